@@ -1,0 +1,229 @@
+"""The operation machinery: one op = one ``operation`` subclass.
+
+An op author writes only the math: a ``forward`` that returns
+``(result_tensor, grad_function)`` and, through ``grad_function(upstream)``, one
+gradient per tensor input. The ``func_op`` decorator family does every piece of
+graph bookkeeping (promoting inputs, ``requires_grad``, ``_op``/``_prev``/
+``_backward_op``, shape matching and accumulation), so no op can get it wrong.
+
+Every subclass that sets ``name`` is entered in ``REGISTRY`` together with its
+display symbol and formula text; the graph labels, the step explanations, the
+op reference page and the gradcheck tests all read that one table.
+"""
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from lucid._backend.grad_mode import is_grad_enabled
+
+if TYPE_CHECKING:
+    from lucid._tensor.tensor import Tensor
+
+GradFunction = Callable[[np.ndarray], Sequence["np.ndarray | None"]]
+Recorder = Callable[..., None]
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """Registry entry: what an op is called, how it is drawn and how it differentiates."""
+
+    name: str
+    symbol: str
+    formula: str
+    derivatives: tuple[str, ...]
+    group: str
+    samples: Callable[[np.random.Generator], list[Any]] | None = field(repr=False, default=None)
+    cls: type = field(repr=False, default=object)
+
+
+REGISTRY: dict[str, OpSpec] = {}
+
+
+@dataclass
+class Sample:
+    """Example call of an op for gradcheck: float arrays become differentiable inputs."""
+
+    args: tuple
+    kwargs: dict = field(default_factory=dict)
+
+
+class operation:
+    """Base of every op. A fresh instance is made per call, so it may keep state
+    (parameters such as ``axis``, the output, lazily computed local derivatives)."""
+
+    name: ClassVar[str] = ""
+    symbol: ClassVar[str] = "?"
+    formula: ClassVar[str] = ""
+    derivatives: ClassVar[tuple[str, ...]] = ()
+    group: ClassVar[str] = "other"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("name"):
+            samples = getattr(cls, "samples", None)
+            REGISTRY[cls.name] = OpSpec(cls.name, cls.symbol, cls.formula, tuple(cls.derivatives),
+                                        cls.group, samples, cls)
+
+    def __init__(self, **params: Any) -> None:
+        self.params = params
+        self.result: Tensor | tuple[Tensor, ...] | None = None
+        self._locals: Callable[[], Sequence[np.ndarray | None]] | None = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.forward(*args, **kwargs)
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def chain(self, local_derivatives: Callable[[], Sequence[np.ndarray | None]]) -> GradFunction:
+        """Gradient function of an elementwise op from its local derivatives.
+
+        ``local_derivatives()`` returns ∂out/∂input per input (``None`` for inputs
+        without a gradient); the chain rule multiplies each by the upstream
+        gradient. The locals are kept so the backward trace can show them.
+        """
+        self._locals = local_derivatives
+
+        def grad_function(upstream: np.ndarray) -> list[np.ndarray | None]:
+            return [None if d is None else upstream * d for d in local_derivatives()]
+
+        return grad_function
+
+    def local_derivatives(self) -> Sequence[np.ndarray | None] | None:
+        """Elementwise ∂out/∂input arrays, or None when the op is not elementwise."""
+        return None if self._locals is None else self._locals()
+
+    def describe(self) -> str:
+        """Short label such as ``sum(axis=0)`` for graphs and explanations."""
+        shown = {k: v for k, v in self.params.items() if v is not None and v is not False}
+        if not shown:
+            return self.symbol
+        inner = ", ".join(f"{k}={_short(v)}" for k, v in shown.items())
+        return f"{self.symbol}({inner})"
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return f"array{value.shape}" if value.size > 6 else np.array2string(value, separator=",")
+    text = repr(value)
+    return text if len(text) <= 24 else text[:21] + "..."
+
+
+def _check_is_tensor(value: Any) -> Tensor:
+    """Promote numbers, lists and arrays to (constant) Tensors; pass Tensors through."""
+    from lucid._tensor.tensor import Tensor
+
+    return value if isinstance(value, Tensor) else Tensor(value)
+
+
+def match_shape(grad: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, tuple[int, ...]]:
+    """Bring a gradient back to an input's shape; also say which grad axes were summed.
+
+    Broadcasting copies an input along new leading axes and along its size-1
+    axes, so its gradient is the *sum* over those axes (never a reshape, which
+    only looks right when the upstream gradient is all ones).
+    """
+    grad = np.asarray(grad)
+    if grad.shape == shape:
+        return grad, ()
+    if grad.ndim == 0:  # a scalar gradient stands for the same value everywhere
+        return np.broadcast_to(grad, shape).copy(), ()
+    extra = grad.ndim - len(shape)
+    if extra < 0:  # same values, fewer axes: restore the size-1 axes
+        if grad.size != int(np.prod(shape)):
+            raise ValueError(f"gradient of shape {grad.shape} cannot match input of shape {shape}")
+        return grad.reshape(shape), ()
+    axes = tuple(range(extra)) + tuple(
+        extra + i for i, n in enumerate(shape) if n == 1 and grad.shape[extra + i] != 1)
+    out = grad.sum(axis=axes, keepdims=True) if axes else grad
+    out = out.reshape(shape) if out.shape != shape else out
+    if out.shape != shape:  # pragma: no cover - defensive
+        raise ValueError(f"gradient of shape {grad.shape} cannot match input of shape {shape}")
+    return out, axes
+
+
+def _match_grad_shape(tensor: Tensor, grad: np.ndarray) -> np.ndarray:
+    """The gradient ``grad`` brought to ``tensor``'s shape (see ``match_shape``)."""
+    return match_shape(grad, tensor.data.shape)[0]
+
+
+def _set_tensor_grad(tensor: Tensor, grad: np.ndarray) -> None:
+    """Accumulate (+=, never =) a gradient: a tensor used twice gets both parts.
+
+    The first gradient is copied so two tensors never share one array.
+    """
+    if tensor.grad is None:
+        tensor.grad = np.array(grad, dtype=tensor.data.dtype if tensor.data.dtype.kind == "f" else np.float64)
+    else:
+        tensor.grad = tensor.grad + grad
+
+
+def _make_backward(result: Tensor, parents: list[Tensor], grad_function: GradFunction) -> Callable[..., None]:
+    def _backward_op(record: Recorder | None = None) -> None:
+        upstream = result.grad
+        grads = grad_function(upstream)
+        for slot, (parent, raw) in enumerate(zip(parents, grads)):
+            if raw is None or not parent.requires_grad:
+                continue
+            matched, axes = match_shape(raw, parent.data.shape)
+            _set_tensor_grad(parent, matched)
+            if record is not None:
+                record(result, parent, slot, upstream, raw, matched, axes)
+
+    return _backward_op
+
+
+def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Callable:
+    """Decorate an ``operation.forward`` with all graph bookkeeping.
+
+    ``n_in`` tensor inputs come first (``None``: the first argument is a
+    sequence of tensors, as for ``concatenate``); other arguments pass through.
+    ``n_ret`` is how many ``(result, grad_function)`` pairs forward returns.
+    With ``has_gradient=False`` results never require grad (comparisons).
+    """
+
+    def decorator(forward: Callable) -> Callable:
+        @functools.wraps(forward)
+        def wrapper(op: operation, *args: Any, **kwargs: Any) -> Any:
+            if n_in is None:
+                tensors = [_check_is_tensor(t) for t in args[0]]
+                outs = forward(op, tensors, *args[1:], **kwargs)
+            else:
+                tensors = [_check_is_tensor(a) for a in args[:n_in]]
+                outs = forward(op, *tensors, *args[n_in:], **kwargs)
+            pairs = [outs] if n_ret == 1 else list(outs)
+            track = has_gradient and is_grad_enabled() and any(t.requires_grad for t in tensors)
+            results = []
+            for result, grad_function in pairs:
+                if track:
+                    result.requires_grad = True
+                    result._op = op
+                    result._prev = tensors
+                    result._backward_op = _make_backward(result, tensors, grad_function)
+                results.append(result)
+            op.result = results[0] if n_ret == 1 else tuple(results)
+            return op.result
+
+        return wrapper
+
+    return decorator
+
+
+def unary_func_op(has_gradient: bool = True) -> Callable:
+    """``func_op`` for one tensor input and one result."""
+    return func_op(1, 1, has_gradient)
+
+
+def binary_func_op(has_gradient: bool = True) -> Callable:
+    """``func_op`` for two tensor inputs and one result."""
+    return func_op(2, 1, has_gradient)
+
+
+def poly_func_op(has_gradient: bool = True) -> Callable:
+    """``func_op`` for a sequence of tensor inputs and one result."""
+    return func_op(None, 1, has_gradient)

@@ -1,0 +1,187 @@
+"""Ops of two tensors (with NumPy broadcasting; shape matching sums it away)."""
+from __future__ import annotations
+
+import numpy as np
+
+from lucid._backend.core import Sample, binary_func_op, func_op, operation
+from lucid._func._samples import distinct, positive, uniform
+from lucid._tensor.tensor import Tensor
+
+
+def _broadcast_pairs(rng: np.random.Generator, maker=uniform, maker_b=None) -> list[Sample]:
+    """Same shapes, a bias row, a column, a scalar: the broadcasting cases that bite."""
+    mb = maker_b or maker
+    return [Sample((maker(rng, 3, 4), mb(rng, 3, 4))), Sample((maker(rng, 3, 4), mb(rng, 1, 4))),
+            Sample((maker(rng, 3, 1), mb(rng, 3, 4))), Sample((maker(rng, 2, 3), mb(rng))),
+            Sample((maker(rng, 4), mb(rng, 2, 3, 4)))]
+
+
+class add(operation):
+    name, symbol, group = "add", "+", "arithmetic"
+    formula, derivatives = "out = a + b", ("∂out/∂a = 1", "∂out/∂b = 1")
+    samples = staticmethod(_broadcast_pairs)
+
+    @binary_func_op()
+    def forward(self, a: Tensor, b: Tensor):
+        out = a.data + b.data
+        self._locals = lambda: (np.ones(out.shape), np.ones(out.shape))
+        return Tensor(out), lambda g: (g, g)
+
+
+class sub(operation):
+    name, symbol, group = "sub", "−", "arithmetic"
+    formula, derivatives = "out = a − b", ("∂out/∂a = 1", "∂out/∂b = −1")
+    samples = staticmethod(_broadcast_pairs)
+
+    @binary_func_op()
+    def forward(self, a: Tensor, b: Tensor):
+        out = a.data - b.data
+        self._locals = lambda: (np.ones(out.shape), np.full(out.shape, -1.0))
+        return Tensor(out), lambda g: (g, -g)
+
+
+class mul(operation):
+    name, symbol, group = "mul", "×", "arithmetic"
+    formula, derivatives = "out = a · b", ("∂out/∂a = b", "∂out/∂b = a")
+    samples = staticmethod(_broadcast_pairs)
+
+    @binary_func_op()
+    def forward(self, a: Tensor, b: Tensor):
+        shape = np.broadcast_shapes(a.shape, b.shape)
+        return Tensor(a.data * b.data), self.chain(
+            lambda: (np.broadcast_to(b.data, shape), np.broadcast_to(a.data, shape)))
+
+
+class div(operation):
+    name, symbol, group = "div", "÷", "arithmetic"
+    formula, derivatives = "out = a / b", ("∂out/∂a = 1/b", "∂out/∂b = −a/b²")
+    samples = staticmethod(lambda rng: _broadcast_pairs(rng, uniform, positive))
+
+    @binary_func_op()
+    def forward(self, a: Tensor, b: Tensor):
+        shape = np.broadcast_shapes(a.shape, b.shape)
+        return Tensor(a.data / b.data), self.chain(
+            lambda: (np.broadcast_to(1.0 / b.data, shape), -a.data / (b.data * b.data)))
+
+
+class pow(operation):
+    name, symbol, group = "pow", "**", "arithmetic"
+    formula, derivatives = "out = aᵇ", ("∂out/∂a = b·aᵇ⁻¹", "∂out/∂b = aᵇ·ln a")
+    samples = staticmethod(lambda rng: _broadcast_pairs(rng, positive, uniform)
+                           + [Sample((uniform(rng, 3, 2), 3.0)), Sample((positive(rng, 4), 0.5))])
+
+    @binary_func_op()
+    def forward(self, a: Tensor, b: Tensor):
+        out = a.data ** b.data
+        shape = out.shape
+
+        def local():
+            da = b.data * a.data ** (b.data - 1.0)
+            db = out * np.log(a.data) if b.requires_grad else None
+            return np.broadcast_to(da, shape), db
+
+        return Tensor(out), self.chain(local)
+
+
+class matmul(operation):
+    name, symbol, group = "matmul", "@", "linear algebra"
+    formula = "out = a @ b   (outᵢⱼ = Σₖ aᵢₖ bₖⱼ)"
+    derivatives = ("∂L/∂a = ∂L/∂out @ bᵀ", "∂L/∂b = aᵀ @ ∂L/∂out")
+    samples = staticmethod(lambda rng: [
+        Sample((uniform(rng, 3, 4), uniform(rng, 4, 2))), Sample((uniform(rng, 4), uniform(rng, 4, 2))),
+        Sample((uniform(rng, 3, 4), uniform(rng, 4))), Sample((uniform(rng, 4), uniform(rng, 4))),
+        Sample((uniform(rng, 2, 3, 4), uniform(rng, 4, 2))), Sample((uniform(rng, 3, 4), uniform(rng, 2, 4, 5)))])
+
+    @binary_func_op()
+    def forward(self, a: Tensor, b: Tensor):
+        A = a.data[None, :] if a.ndim == 1 else a.data
+        B = b.data[:, None] if b.ndim == 1 else b.data
+
+        def grad_function(g: np.ndarray):
+            G = g[..., None] if b.ndim == 1 else g
+            G = np.expand_dims(G, -2) if a.ndim == 1 else G
+            ga = G @ np.swapaxes(B, -1, -2)
+            gb = np.swapaxes(A, -1, -2) @ G
+            return (ga[..., 0, :] if a.ndim == 1 else ga), (gb[..., :, 0] if b.ndim == 1 else gb)
+
+        return Tensor(np.matmul(a.data, b.data)), grad_function
+
+
+class maximum(operation):
+    name, symbol, group = "maximum", "max", "elementwise"
+    formula, derivatives = "out = max(a, b)", ("∂out/∂a = 1 if a > b (½ if a = b)", "∂out/∂b = 1 if b > a (½ if a = b)")
+    samples = staticmethod(lambda rng: [Sample((distinct(rng, 3, 4), distinct(rng, 3, 4) + 0.1)),
+                                        Sample((distinct(rng, 3, 4), distinct(rng, 1, 4) + 0.1))])
+
+    @binary_func_op()
+    def forward(self, a: Tensor, b: Tensor):
+        def local():
+            wa = np.where(a.data > b.data, 1.0, np.where(a.data == b.data, 0.5, 0.0))
+            return wa, 1.0 - wa
+        return Tensor(np.maximum(a.data, b.data)), self.chain(local)
+
+
+class minimum(operation):
+    name, symbol, group = "minimum", "min", "elementwise"
+    formula, derivatives = "out = min(a, b)", ("∂out/∂a = 1 if a < b (½ if a = b)", "∂out/∂b = 1 if b < a (½ if a = b)")
+    samples = staticmethod(lambda rng: [Sample((distinct(rng, 3, 4), distinct(rng, 3, 4) + 0.1)),
+                                        Sample((distinct(rng, 2, 1), distinct(rng, 2, 3) + 0.1))])
+
+    @binary_func_op()
+    def forward(self, a: Tensor, b: Tensor):
+        def local():
+            wa = np.where(a.data < b.data, 1.0, np.where(a.data == b.data, 0.5, 0.0))
+            return wa, 1.0 - wa
+        return Tensor(np.minimum(a.data, b.data)), self.chain(local)
+
+
+class where(operation):
+    name, symbol, group = "where", "where", "elementwise"
+    formula = "out = a where cond else b"
+    derivatives = ("cond: no gradient", "∂out/∂a = 1 where cond else 0", "∂out/∂b = 0 where cond else 1")
+    samples = staticmethod(lambda rng: [Sample((np.array([[True, False, True], [False, False, True]]),
+                                                uniform(rng, 2, 3), uniform(rng, 1, 3)))])
+
+    @func_op(3)
+    def forward(self, cond: Tensor, a: Tensor, b: Tensor):
+        mask = cond.data.astype(bool)
+        shape = np.broadcast_shapes(mask.shape, a.shape, b.shape)
+        chosen = np.broadcast_to(mask, shape).astype(np.float64)
+        return Tensor(np.where(mask, a.data, b.data)), self.chain(lambda: (None, chosen, 1.0 - chosen))
+
+
+class _comparison(operation):
+    """Comparisons give boolean tensors that never carry a gradient."""
+
+    group = "comparison"
+    derivatives = ("no gradient",)
+    compare = staticmethod(np.equal)
+
+    @binary_func_op(has_gradient=False)
+    def forward(self, a: Tensor, b: Tensor):
+        return Tensor(self.compare(a.data, b.data)), lambda g: (None, None)
+
+
+class eq(_comparison):
+    name, symbol, formula, compare = "eq", "==", "out = (a == b)", staticmethod(np.equal)
+
+
+class ne(_comparison):
+    name, symbol, formula, compare = "ne", "!=", "out = (a != b)", staticmethod(np.not_equal)
+
+
+class lt(_comparison):
+    name, symbol, formula, compare = "lt", "<", "out = (a < b)", staticmethod(np.less)
+
+
+class le(_comparison):
+    name, symbol, formula, compare = "le", "≤", "out = (a ≤ b)", staticmethod(np.less_equal)
+
+
+class gt(_comparison):
+    name, symbol, formula, compare = "gt", ">", "out = (a > b)", staticmethod(np.greater)
+
+
+class ge(_comparison):
+    name, symbol, formula, compare = "ge", "≥", "out = (a ≥ b)", staticmethod(np.greater_equal)
+

@@ -1,0 +1,108 @@
+"""Neural-network functions: softmax family and losses, in numerically stable forms."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from lucid._backend.core import Sample, binary_func_op, operation, unary_func_op
+from lucid._func._samples import uniform
+from lucid._func.reduce import stable_logsumexp
+from lucid._tensor.tensor import Tensor
+
+
+class softmax(operation):
+    name, symbol, group = "softmax", "softmax", "neural network"
+    formula = "outᵢ = e^aᵢ / Σⱼ e^aⱼ"
+    derivatives = ("∂L/∂aᵢ = outᵢ (∂L/∂outᵢ − Σⱼ ∂L/∂outⱼ · outⱼ)",)
+    samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 4),)), Sample((uniform(rng, 3, 4),), {"axis": 0})])
+
+    def __init__(self, axis: int = -1) -> None:
+        super().__init__(axis=axis)
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        axis = self.params["axis"]
+        out = np.exp(a.data - stable_logsumexp(a.data, (axis % max(a.ndim, 1),)))
+        return Tensor(out), lambda g: (out * (g - np.sum(g * out, axis=axis, keepdims=True)),)
+
+
+class log_softmax(operation):
+    name, symbol, group = "log_softmax", "log softmax", "neural network"
+    formula = "outᵢ = aᵢ − ln Σⱼ e^aⱼ"
+    derivatives = ("∂L/∂aᵢ = ∂L/∂outᵢ − softmax(a)ᵢ Σⱼ ∂L/∂outⱼ",)
+    samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 4),)), Sample((uniform(rng, 5),))])
+
+    def __init__(self, axis: int = -1) -> None:
+        super().__init__(axis=axis)
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        axis = self.params["axis"]
+        out = a.data - stable_logsumexp(a.data, (axis % max(a.ndim, 1),))
+        return Tensor(out), lambda g: (g - np.exp(out) * np.sum(g, axis=axis, keepdims=True),)
+
+
+class mse_loss(operation):
+    name, symbol, group = "mse_loss", "MSE", "loss"
+    formula = "out = (1/N) Σᵢ (pᵢ − yᵢ)²"
+    derivatives = ("∂out/∂pᵢ = 2(pᵢ − yᵢ)/N", "∂out/∂yᵢ = −2(pᵢ − yᵢ)/N")
+    samples = staticmethod(lambda rng: [Sample((uniform(rng, 4, 2), uniform(rng, 4, 2))),
+                                        Sample((uniform(rng, 4, 2), uniform(rng, 1, 2)))])
+
+    @binary_func_op()
+    def forward(self, p: Tensor, y: Tensor):
+        diff = p.data - y.data
+        n = diff.size
+        return Tensor(np.mean(diff * diff)), self.chain(lambda: (2.0 * diff / n, -2.0 * diff / n))
+
+
+class binary_cross_entropy(operation):
+    name, symbol, group = "binary_cross_entropy", "BCE", "loss"
+    formula = "out = −(1/N) Σᵢ [yᵢ ln pᵢ + (1 − yᵢ) ln(1 − pᵢ)]"
+    derivatives = ("∂out/∂pᵢ = (pᵢ − yᵢ) / (pᵢ(1 − pᵢ) N)", "∂out/∂yᵢ = (ln(1 − pᵢ) − ln pᵢ)/N")
+    samples = staticmethod(lambda rng: [Sample((rng.uniform(0.1, 0.9, (6,)), rng.uniform(0, 1, (6,)))),
+                                        Sample((rng.uniform(0.1, 0.9, (4, 1)), rng.integers(0, 2, (4, 1)) * 1.0))])
+    eps = 1e-12
+
+    @binary_func_op()
+    def forward(self, p: Tensor, y: Tensor):
+        pc = np.clip(p.data, self.eps, 1.0 - self.eps)  # keeps ln finite at p = 0 or 1
+        n = np.broadcast_shapes(p.shape, y.shape)
+        n = int(np.prod(n)) if n else 1
+        log_p, log_q = np.log(pc), np.log1p(-pc)
+        out = -np.mean(y.data * log_p + (1.0 - y.data) * log_q)
+        return Tensor(out), self.chain(lambda: ((pc - y.data) / (pc * (1.0 - pc) * n), (log_q - log_p) / n))
+
+
+class cross_entropy(operation):
+    name, symbol, group = "cross_entropy", "CE", "loss"
+    formula = "out = −(1/N) Σᵢ log_softmax(zᵢ)[tᵢ]   (z: logits, t: integer targets)"
+    derivatives = ("∂out/∂zᵢⱼ = (softmax(zᵢ)ⱼ − [j = tᵢ]) / N", "targets: no gradient")
+    samples = staticmethod(lambda rng: [Sample((uniform(rng, 4, 3), np.array([0, 2, 1, 2]))),
+                                        Sample((uniform(rng, 5), 3))])
+
+    @unary_func_op()
+    def forward(self, z: Tensor, targets: Any):
+        t = np.asarray(targets.data if isinstance(targets, Tensor) else targets)
+        if t.dtype.kind == "f":
+            if not np.all(t == np.round(t)):
+                raise ValueError("cross_entropy targets must be integer class indices")
+            t = t.astype(np.intp)
+        logits = z.data if z.ndim == 2 else z.data[None, :]
+        t = t.reshape(-1)
+        if logits.shape[0] != t.size:
+            raise ValueError(f"cross_entropy got {logits.shape[0]} rows of logits but {t.size} targets")
+        if t.size and (t.min() < 0 or t.max() >= logits.shape[1]):
+            raise ValueError(f"cross_entropy targets must lie in 0..{logits.shape[1] - 1}")
+        self.params["targets"] = t
+        logp = logits - stable_logsumexp(logits, (1,))
+        rows = np.arange(t.size)
+        n = t.size
+
+        def grad_function(g: np.ndarray):
+            grad = np.exp(logp)
+            grad[rows, t] -= 1.0
+            return ((g / n * grad).reshape(z.shape),)
+
+        return Tensor(-np.mean(logp[rows, t])), grad_function

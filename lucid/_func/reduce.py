@@ -1,0 +1,147 @@
+"""Reductions. Each expands its own gradient back over the reduced axes
+(keepdims + broadcast), never by repeating a flattened array."""
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+from lucid._backend.core import Sample, operation, unary_func_op
+from lucid._func._samples import distinct, uniform
+from lucid._tensor.tensor import Tensor
+
+Axis = int | tuple[int, ...] | None
+
+
+def normalize_axis(axis: Any, ndim: int) -> tuple[int, ...]:
+    """Axis argument as a sorted tuple of non-negative axes (all axes for None)."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, int | np.integer) else tuple(axis)
+    out = []
+    for ax in axes:
+        ax = int(ax)
+        if not -ndim <= ax < builtins.max(ndim, 1) or (ndim == 0 and ax not in (0, -1)):
+            raise ValueError(f"axis {ax} is out of range for a tensor with {ndim} dimension(s)")
+        out.append(ax % ndim if ndim else 0)
+    if len(set(out)) != len(out):
+        raise ValueError(f"repeated axis in {axis}")
+    return tuple(sorted(out)) if ndim else ()
+
+
+def expand_reduced(g: np.ndarray, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
+    """Put a reduced gradient back into ``shape``: restore the axes, then broadcast."""
+    if not keepdims and axes:
+        g = np.expand_dims(g, axes)
+    return np.broadcast_to(g, shape)
+
+
+def _reduction_samples(rng: np.random.Generator, maker=uniform) -> list[Sample]:
+    return [Sample((maker(rng, 3, 4),)), Sample((maker(rng, 3, 4),), {"axis": 0}),
+            Sample((maker(rng, 3, 4),), {"axis": 1}), Sample((maker(rng, 2, 3, 4),), {"axis": (0, 2)}),
+            Sample((maker(rng, 3, 4),), {"axis": -1, "keepdims": True}), Sample((maker(rng, 5),), {"axis": 0})]
+
+
+class _reduction(operation):
+    group = "reduction"
+
+    def __init__(self, axis: Axis = None, keepdims: bool = False) -> None:
+        super().__init__(axis=axis, keepdims=keepdims)
+
+    def _axes(self, a: Tensor) -> tuple[int, ...]:
+        return normalize_axis(self.params["axis"], a.ndim)
+
+
+class sum(_reduction):
+    name, symbol = "sum", "Σ"
+    formula, derivatives = "out = Σᵢ aᵢ (over axis)", ("∂out/∂aᵢ = 1",)
+    samples = staticmethod(_reduction_samples)
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        axes, keep = self._axes(a), self.params["keepdims"]
+        out = np.sum(a.data, axis=axes, keepdims=keep)
+        self._locals = lambda: (np.ones(a.shape),)
+        return Tensor(out), lambda g: (expand_reduced(g, a.shape, axes, keep),)
+
+
+class mean(_reduction):
+    name, symbol = "mean", "mean"
+    formula, derivatives = "out = (1/N) Σᵢ aᵢ", ("∂out/∂aᵢ = 1/N",)
+    samples = staticmethod(_reduction_samples)
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        axes, keep = self._axes(a), self.params["keepdims"]
+        n = int(np.prod([a.shape[i] for i in axes])) if axes else 1
+        out = np.mean(a.data, axis=axes, keepdims=keep) if axes else a.data.copy()
+        self._locals = lambda: (np.full(a.shape, 1.0 / n),)
+        return Tensor(out), lambda g: (expand_reduced(g, a.shape, axes, keep) / n,)
+
+
+class _extreme(_reduction):
+    """max/min: the gradient goes to the winning element (split evenly on ties)."""
+
+    pick = staticmethod(np.max)
+    samples = staticmethod(lambda rng: _reduction_samples(rng, distinct))
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        axes, keep = self._axes(a), self.params["keepdims"]
+        out = self.pick(a.data, axis=axes, keepdims=keep)
+
+        def local():
+            mask = (a.data == expand_reduced(out, a.shape, axes, keep)).astype(np.float64)
+            return (mask / mask.sum(axis=axes, keepdims=True),)
+
+        self._locals = local
+        return Tensor(out), lambda g: (expand_reduced(g, a.shape, axes, keep) * local()[0],)
+
+
+class max(_extreme):
+    name, symbol, pick = "max", "max", staticmethod(np.max)
+    formula, derivatives = "out = max over axis of a", ("∂out/∂aᵢ = 1 for the maximum (split on ties), else 0",)
+
+
+class min(_extreme):
+    name, symbol, pick = "min", "min", staticmethod(np.min)
+    formula, derivatives = "out = min over axis of a", ("∂out/∂aᵢ = 1 for the minimum (split on ties), else 0",)
+
+
+class var(_reduction):
+    name, symbol = "var", "var"
+    formula, derivatives = "out = (1/N) Σᵢ (aᵢ − ā)²", ("∂out/∂aᵢ = 2(aᵢ − ā)/N",)
+    samples = staticmethod(_reduction_samples)
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        axes, keep = self._axes(a), self.params["keepdims"]
+        n = int(np.prod([a.shape[i] for i in axes])) if axes else 1
+        centred = a.data - np.mean(a.data, axis=axes, keepdims=True)
+        out = np.mean(centred * centred, axis=axes, keepdims=keep)
+        local = lambda: (2.0 * centred / n,)  # noqa: E731
+        self._locals = local
+        return Tensor(out), lambda g: (expand_reduced(g, a.shape, axes, keep) * local()[0],)
+
+
+class logsumexp(_reduction):
+    name, symbol = "logsumexp", "LSE"
+    formula, derivatives = "out = ln Σᵢ e^aᵢ", ("∂out/∂aᵢ = e^aᵢ / Σⱼ e^aⱼ = softmax(a)ᵢ",)
+    samples = staticmethod(_reduction_samples)
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        axes, keep = self._axes(a), self.params["keepdims"]
+        out_keep = stable_logsumexp(a.data, axes)
+        out = out_keep if keep else np.squeeze(out_keep, axis=axes)
+        local = lambda: (np.exp(a.data - out_keep),)  # noqa: E731
+        self._locals = local
+        return Tensor(out), lambda g: (expand_reduced(g, a.shape, axes, keep) * local()[0],)
+
+
+def stable_logsumexp(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """ln Σ eˣ with keepdims, shifted by the max so eˣ never overflows."""
+    m = np.max(x, axis=axes, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    return m + np.log(np.sum(np.exp(x - m), axis=axes, keepdims=True))

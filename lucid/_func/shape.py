@@ -1,0 +1,163 @@
+"""Ops that move values around without changing them: the gradient moves back."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from lucid._backend.core import Sample, operation, poly_func_op, unary_func_op
+from lucid._func._samples import uniform
+from lucid._tensor.tensor import Tensor
+
+
+class reshape(operation):
+    name, symbol, group = "reshape", "reshape", "shape"
+    formula, derivatives = "out = a viewed with a new shape", ("∂L/∂a = (∂L/∂out).reshape(a.shape)",)
+    samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 4), (2, 6))),
+                                        Sample((uniform(rng, 2, 3, 2), -1))])
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        super().__init__(shape=tuple(shape))
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        return Tensor(a.data.reshape(self.params["shape"])), lambda g: (g.reshape(a.shape),)
+
+
+class transpose(operation):
+    name, symbol, group = "transpose", "ᵀ", "shape"
+    formula, derivatives = "out = a with axes permuted", ("∂L/∂a = (∂L/∂out) with the inverse permutation",)
+    samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 4),)),
+                                        Sample((uniform(rng, 2, 3, 4),), {"axes": (1, 2, 0)})])
+
+    def __init__(self, axes: tuple[int, ...] | None = None) -> None:
+        super().__init__(axes=None if axes is None else tuple(axes))
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        axes = self.params["axes"] or tuple(reversed(range(a.ndim)))
+        inverse = tuple(np.argsort(axes))
+        return Tensor(np.transpose(a.data, axes)), lambda g: (np.transpose(g, inverse),)
+
+
+class swapaxes(operation):
+    name, symbol, group = "swapaxes", "swap", "shape"
+    formula, derivatives = "out = a with two axes swapped", ("∂L/∂a = (∂L/∂out) with the same axes swapped",)
+    samples = staticmethod(lambda rng: [Sample((uniform(rng, 2, 3, 4),), {"axis1": 0, "axis2": 2})])
+
+    def __init__(self, axis1: int, axis2: int) -> None:
+        super().__init__(axis1=axis1, axis2=axis2)
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        i, j = self.params["axis1"], self.params["axis2"]
+        return Tensor(np.swapaxes(a.data, i, j)), lambda g: (np.swapaxes(g, i, j),)
+
+
+class squeeze(operation):
+    name, symbol, group = "squeeze", "squeeze", "shape"
+    formula, derivatives = "out = a without size-1 axes", ("∂L/∂a = (∂L/∂out).reshape(a.shape)",)
+    samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 1, 2),)), Sample((uniform(rng, 1, 4),), {"axis": 0})])
+
+    def __init__(self, axis: int | tuple[int, ...] | None = None) -> None:
+        super().__init__(axis=axis)
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        return Tensor(np.squeeze(a.data, axis=self.params["axis"])), lambda g: (g.reshape(a.shape),)
+
+
+class unsqueeze(operation):
+    name, symbol, group = "unsqueeze", "unsqueeze", "shape"
+    formula, derivatives = "out = a with a new size-1 axis", ("∂L/∂a = (∂L/∂out).reshape(a.shape)",)
+    samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 2),), {"axis": 1})])
+
+    def __init__(self, axis: int | tuple[int, ...]) -> None:
+        super().__init__(axis=axis)
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        return Tensor(np.expand_dims(a.data, self.params["axis"])), lambda g: (g.reshape(a.shape),)
+
+
+class broadcast_to(operation):
+    name, symbol, group = "broadcast_to", "broadcast", "shape"
+    formula, derivatives = "out = a copied along new / size-1 axes", ("∂L/∂a = ∂L/∂out summed over the copied axes",)
+    samples = staticmethod(lambda rng: [Sample((uniform(rng, 1, 4),), {"shape": (3, 4)}),
+                                        Sample((uniform(rng, 3, 1),), {"shape": (2, 3, 5)})])
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        super().__init__(shape=tuple(shape))
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        out = np.broadcast_to(a.data, self.params["shape"]).copy()
+        return Tensor(out), lambda g: (g,)  # shape matching sums the copied axes
+
+
+class concatenate(operation):
+    name, symbol, group = "concatenate", "concat", "shape"
+    formula, derivatives = "out = [a₁, a₂, …] joined along axis", ("∂L/∂aₖ = the slice of ∂L/∂out where aₖ sits",)
+    samples = staticmethod(lambda rng: [Sample(([uniform(rng, 2, 3), uniform(rng, 4, 3)],)),
+                                        Sample(([uniform(rng, 2, 1), uniform(rng, 2, 3)],), {"axis": 1})])
+
+    def __init__(self, axis: int = 0) -> None:
+        super().__init__(axis=axis)
+
+    @poly_func_op()
+    def forward(self, tensors: list[Tensor]):
+        axis = self.params["axis"]
+        cuts = np.cumsum([t.shape[axis] for t in tensors])[:-1]
+        return Tensor(np.concatenate([t.data for t in tensors], axis=axis)), lambda g: np.split(g, cuts, axis=axis)
+
+
+class stack(operation):
+    name, symbol, group = "stack", "stack", "shape"
+    formula, derivatives = "out = [a₁, a₂, …] along a new axis", ("∂L/∂aₖ = (∂L/∂out)[k] along that axis",)
+    samples = staticmethod(lambda rng: [Sample(([uniform(rng, 2, 3), uniform(rng, 2, 3), uniform(rng, 2, 3)],),
+                                               {"axis": 1})])
+
+    def __init__(self, axis: int = 0) -> None:
+        super().__init__(axis=axis)
+
+    @poly_func_op()
+    def forward(self, tensors: list[Tensor]):
+        axis = self.params["axis"]
+        out = np.stack([t.data for t in tensors], axis=axis)
+        return Tensor(out), lambda g: [np.take(g, k, axis=axis) for k in range(len(tensors))]
+
+
+def normalize_index(index: Any) -> Any:
+    """Turn Tensors inside an index into plain arrays (integer or boolean)."""
+    def one(item: Any) -> Any:
+        if isinstance(item, Tensor):
+            data = item.data
+            return data if data.dtype.kind == "b" else data.astype(np.intp)
+        if isinstance(item, list):
+            arr = np.asarray(item)
+            return arr.astype(np.intp) if arr.dtype.kind == "f" else arr
+        return item
+    return tuple(one(i) for i in index) if isinstance(index, tuple) else one(index)
+
+
+class getitem(operation):
+    name, symbol, group = "getitem", "[ ]", "shape"
+    formula, derivatives = "out = a[index]", ("∂L/∂a = zeros with ∂L/∂out added at index (repeats accumulate)",)
+    samples = staticmethod(lambda rng: [
+        Sample((uniform(rng, 4, 3),), {"index": 1}), Sample((uniform(rng, 4, 3),), {"index": (slice(1, 3), 2)}),
+        Sample((uniform(rng, 5),), {"index": [0, 0, 3, 0]}),
+        Sample((uniform(rng, 3, 2),), {"index": np.array([[True, False], [False, True], [True, True]])})])
+
+    def __init__(self, index: Any) -> None:
+        super().__init__(index=normalize_index(index))
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        index = self.params["index"]
+
+        def grad_function(g: np.ndarray):
+            grad = np.zeros(a.shape)
+            np.add.at(grad, index, g)  # x[[0, 0]] must add twice, not assign twice
+            return (grad,)
+
+        return Tensor(np.asarray(a.data[index])), grad_function

@@ -1,0 +1,164 @@
+"""Elementwise ops of one tensor: each is its forward and its local derivative."""
+from __future__ import annotations
+
+import numpy as np
+
+from lucid._backend.core import Sample, operation, unary_func_op
+from lucid._func._samples import away_from_zero, positive, uniform
+from lucid._tensor.tensor import Tensor
+
+
+def _stable_sigmoid(x: np.ndarray) -> np.ndarray:
+    e = np.exp(-np.abs(x))  # never overflows: exponent ≤ 0
+    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+class neg(operation):
+    name, symbol, group = "neg", "−", "arithmetic"
+    formula, derivatives = "out = −a", ("∂out/∂a = −1",)
+    samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 4),))])
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        return Tensor(-a.data), self.chain(lambda: (np.full(a.shape, -1.0),))
+
+
+class exp(operation):
+    name, symbol, group = "exp", "exp", "elementwise"
+    formula, derivatives = "out = eᵃ", ("∂out/∂a = eᵃ = out",)
+    samples = staticmethod(lambda rng: [Sample((uniform(rng, 2, 3),))])
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        out = np.exp(a.data)
+        return Tensor(out), self.chain(lambda: (out,))
+
+
+class log(operation):
+    name, symbol, group = "log", "log", "elementwise"
+    formula, derivatives = "out = ln a", ("∂out/∂a = 1/a",)
+    samples = staticmethod(lambda rng: [Sample((positive(rng, 2, 3),))])
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        return Tensor(np.log(a.data)), self.chain(lambda: (1.0 / a.data,))
+
+
+class sqrt(operation):
+    name, symbol, group = "sqrt", "√", "elementwise"
+    formula, derivatives = "out = √a", ("∂out/∂a = 1/(2√a)",)
+    samples = staticmethod(lambda rng: [Sample((positive(rng, 3),))])
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        out = np.sqrt(a.data)
+        return Tensor(out), self.chain(lambda: (0.5 / out,))
+
+
+class abs(operation):
+    name, symbol, group = "abs", "|·|", "elementwise"
+    formula, derivatives = "out = |a|", ("∂out/∂a = sign(a)  (0 at a = 0)",)
+    samples = staticmethod(lambda rng: [Sample((away_from_zero(rng, 3, 2),))])
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        return Tensor(np.abs(a.data)), self.chain(lambda: (np.sign(a.data),))
+
+
+class sin(operation):
+    name, symbol, group = "sin", "sin", "elementwise"
+    formula, derivatives = "out = sin a", ("∂out/∂a = cos a",)
+    samples = staticmethod(lambda rng: [Sample((uniform(rng, 4),))])
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        return Tensor(np.sin(a.data)), self.chain(lambda: (np.cos(a.data),))
+
+
+class cos(operation):
+    name, symbol, group = "cos", "cos", "elementwise"
+    formula, derivatives = "out = cos a", ("∂out/∂a = −sin a",)
+    samples = staticmethod(lambda rng: [Sample((uniform(rng, 4),))])
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        return Tensor(np.cos(a.data)), self.chain(lambda: (-np.sin(a.data),))
+
+
+class tanh(operation):
+    name, symbol, group = "tanh", "tanh", "activation"
+    formula, derivatives = "out = tanh a", ("∂out/∂a = 1 − tanh²a = 1 − out²",)
+    samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 2),))])
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        out = np.tanh(a.data)
+        return Tensor(out), self.chain(lambda: (1.0 - out * out,))
+
+
+class sigmoid(operation):
+    name, symbol, group = "sigmoid", "σ", "activation"
+    formula, derivatives = "out = 1/(1 + e⁻ᵃ)", ("∂out/∂a = σ(a)(1 − σ(a)) = out(1 − out)",)
+    samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 2, low=-4, high=4),))])
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        out = _stable_sigmoid(a.data)
+        return Tensor(out), self.chain(lambda: (out * (1.0 - out),))
+
+
+class relu(operation):
+    name, symbol, group = "relu", "ReLU", "activation"
+    formula, derivatives = "out = max(a, 0)", ("∂out/∂a = 1 if a > 0 else 0",)
+    samples = staticmethod(lambda rng: [Sample((away_from_zero(rng, 3, 4),))])
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        return Tensor(np.maximum(a.data, 0.0)), self.chain(lambda: ((a.data > 0).astype(np.float64),))
+
+
+class leaky_relu(operation):
+    name, symbol, group = "leaky_relu", "LReLU", "activation"
+    formula, derivatives = "out = a if a > 0 else slope·a", ("∂out/∂a = 1 if a > 0 else slope",)
+    samples = staticmethod(lambda rng: [Sample((away_from_zero(rng, 3, 4),), {"slope": 0.1})])
+
+    def __init__(self, slope: float = 0.01) -> None:
+        super().__init__(slope=slope)
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        slope = self.params["slope"]
+        return (Tensor(np.where(a.data > 0, a.data, slope * a.data)),
+                self.chain(lambda: (np.where(a.data > 0, 1.0, slope),)))
+
+
+class softplus(operation):
+    name, symbol, group = "softplus", "softplus", "activation"
+    formula, derivatives = "out = ln(1 + eᵃ)", ("∂out/∂a = σ(a)",)
+    samples = staticmethod(lambda rng: [Sample((uniform(rng, 5, low=-4, high=4),))])
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        x = a.data
+        out = np.log1p(np.exp(-np.abs(x))) + np.maximum(x, 0.0)
+        return Tensor(out), self.chain(lambda: (_stable_sigmoid(x),))
+
+
+class clip(operation):
+    name, symbol, group = "clip", "clip", "elementwise"
+    formula, derivatives = "out = min(max(a, low), high)", ("∂out/∂a = 1 if low ≤ a ≤ high else 0",)
+    samples = staticmethod(lambda rng: [Sample((np.array([-1.7, -0.6, 0.2, 0.9, 1.8]),),
+                                               {"low": -1.0, "high": 1.0})])
+
+    def __init__(self, low: float | None = None, high: float | None = None) -> None:
+        super().__init__(low=low, high=high)
+
+    @unary_func_op()
+    def forward(self, a: Tensor):
+        low, high = self.params["low"], self.params["high"]
+        inside = np.ones(a.shape, dtype=bool)
+        if low is not None:
+            inside &= a.data >= low
+        if high is not None:
+            inside &= a.data <= high
+        return Tensor(np.clip(a.data, low, high)), self.chain(lambda: (inside.astype(np.float64),))

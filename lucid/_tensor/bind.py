@@ -1,0 +1,36 @@
+"""Bind operators and methods on Tensor to the functions of ``lucid``.
+
+Kept apart from the class so the class module does not import the ops (the ops
+import the class).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from lucid import _func as F
+from lucid._tensor.tensor import Tensor
+
+
+def _swap(fn: Any) -> Any:
+    return lambda self, other: fn(other, self)
+
+
+def bind() -> None:
+    ops = {
+        "__add__": F.add, "__radd__": _swap(F.add), "__sub__": F.sub, "__rsub__": _swap(F.sub),
+        "__mul__": F.mul, "__rmul__": _swap(F.mul), "__truediv__": F.div, "__rtruediv__": _swap(F.div),
+        "__pow__": F.pow, "__rpow__": _swap(F.pow), "__matmul__": F.matmul, "__rmatmul__": _swap(F.matmul),
+        "__neg__": F.neg, "__getitem__": F.getitem,
+        "__eq__": F.eq, "__ne__": F.ne, "__lt__": F.lt, "__le__": F.le, "__gt__": F.gt, "__ge__": F.ge,
+        "__abs__": F.abs,
+    }
+    methods = ["exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "sigmoid", "relu", "leaky_relu", "softplus",
+               "clip", "sum", "mean", "max", "min", "var", "logsumexp", "reshape", "transpose", "swapaxes",
+               "squeeze", "unsqueeze", "expand_dims", "broadcast_to", "softmax", "log_softmax", "matmul",
+               "maximum", "minimum", "pow"]
+    for dunder, fn in ops.items():
+        setattr(Tensor, dunder, fn)
+    for name in methods:
+        setattr(Tensor, name, getattr(F, name))
+    Tensor.T = property(lambda self: F.transpose(self))
+    Tensor.__hash__ = object.__hash__

@@ -1,0 +1,110 @@
+"""The Tensor: a NumPy array plus the links that make it a node of the graph."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from lucid._backend.core import operation
+
+
+def _as_array(data: Any, dtype: Any) -> np.ndarray:
+    if isinstance(data, Tensor):
+        data = data.data
+    if dtype is not None:
+        return np.array(data, dtype=dtype)
+    arr = np.asarray(data)
+    if arr.dtype != np.float64 and arr.dtype.kind in "iuf":
+        arr = arr.astype(np.float64)
+    elif arr.dtype.kind not in "fb":
+        raise TypeError(f"cannot make a Tensor from data of type {arr.dtype}")
+    return arr
+
+
+class Tensor:
+    """An n-dimensional array that remembers how it was computed.
+
+    ``_op`` is the ``operation`` that produced it, ``_prev`` its inputs in order
+    (duplicates kept: ``x*x`` has ``_prev == [x, x]``) and ``_backward_op`` the
+    closure that pushes this tensor's gradient to them.
+    """
+
+    __slots__ = ("data", "grad", "requires_grad", "name", "_op", "_prev", "_backward_op",
+                 "_retain_grad", "__weakref__")
+    __array_priority__ = 1000.0  # make ``ndarray * Tensor`` call Tensor.__rmul__
+
+    def __init__(self, data: Any, requires_grad: bool = False, dtype: Any = None, name: str | None = None) -> None:
+        self.data: np.ndarray = data if (type(data) is np.ndarray and data.dtype == np.float64
+                                         and dtype is None) else _as_array(data, dtype)
+        if requires_grad and self.data.dtype.kind != "f":
+            raise TypeError(f"only floating-point tensors can require grad, not {self.data.dtype}")
+        self.grad: np.ndarray | None = None
+        self.requires_grad: bool = bool(requires_grad)
+        self.name = name
+        self._op: operation | None = None
+        self._prev: list[Tensor] = []
+        self._backward_op: Callable[..., None] | None = None
+        self._retain_grad = False
+
+    # ----- array facts -------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.data.shape
+
+    @property
+    def ndim(self) -> int:
+        return self.data.ndim
+
+    @property
+    def size(self) -> int:
+        return self.data.size
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.data.dtype
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors made by the user rather than by an op."""
+        return self._op is None
+
+    def item(self) -> float:
+        return self.data.item()
+
+    def numpy(self) -> np.ndarray:
+        return self.data
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def __bool__(self) -> bool:
+        return bool(self.data)
+
+    __hash__ = object.__hash__
+
+    # ----- autograd ----------------------------------------------------------
+    def detach(self) -> Tensor:
+        """Same values, cut from the graph."""
+        return Tensor(self.data, name=self.name)
+
+    def retain_grad(self) -> Tensor:
+        """Keep this non-leaf tensor's gradient after backward (it is released otherwise)."""
+        self._retain_grad = True
+        return self
+
+    def zero_grad(self) -> None:
+        self.grad = None
+
+    def backward(self, grad: Any = None) -> None:
+        """Reverse-mode pass from this tensor; leaves' ``grad`` accumulate."""
+        from lucid.autograd.backward import backward
+
+        backward(self, grad)
+
+    def __repr__(self) -> str:
+        body = np.array2string(self.data, precision=4, separator=" ", threshold=20)
+        grad = "None" if self.grad is None else np.array2string(self.grad, precision=4, threshold=20)
+        extra = f", name={self.name!r}" if self.name else ""
+        return f"Tensor({body}, grad={grad}{extra})"

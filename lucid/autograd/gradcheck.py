@@ -1,0 +1,101 @@
+"""Check backward against float64 central finite differences.
+
+The output is reduced to a scalar ``L = Σ out · w`` with an upstream gradient
+``w`` that is random by default: with all-ones upstream gradients the classic
+shape-matching bugs (reshape instead of sum, repeated reductions) stay hidden.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from lucid._backend.grad_mode import no_grad
+from lucid._tensor.tensor import Tensor
+
+
+@dataclass(frozen=True)
+class InputReport:
+    """How one input's analytic gradient compares with the numerical one."""
+
+    index: int
+    name: str | None
+    analytic: np.ndarray
+    numerical: np.ndarray
+    max_abs_error: float
+    max_rel_error: float
+    ok: bool
+
+
+@dataclass(frozen=True)
+class GradcheckReport:
+    inputs: list[InputReport]
+    upstream: np.ndarray
+
+    @property
+    def ok(self) -> bool:
+        return all(r.ok for r in self.inputs)
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+def relative_error(analytic: np.ndarray, numerical: np.ndarray) -> np.ndarray:
+    """|a - n| / max(|a|, |n|) per element (0 where both are exactly 0)."""
+    scale = np.maximum(np.abs(analytic), np.abs(numerical))
+    diff = np.abs(analytic - numerical)
+    return np.divide(diff, scale, out=np.zeros_like(diff), where=scale > 0)
+
+
+def numerical_grad(fn: Callable[..., Tensor], inputs: Sequence[Tensor], index: int,
+                   upstream: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    """∂(Σ fn(inputs) · upstream)/∂inputs[index] by central differences."""
+    target = inputs[index]
+    flat = target.data.reshape(-1)  # a view: perturbing it perturbs the input
+    grad = np.zeros(flat.size)
+    with no_grad():
+        for i in range(flat.size):
+            old = flat[i]
+            flat[i] = old + eps
+            plus = float(np.sum(fn(*inputs).data * upstream))
+            flat[i] = old - eps
+            minus = float(np.sum(fn(*inputs).data * upstream))
+            flat[i] = old
+            grad[i] = (plus - minus) / (2 * eps)
+    return grad.reshape(target.shape)
+
+
+def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 1e-6, atol: float = 1e-5,
+              rtol: float = 1e-3, grad_output: np.ndarray | str | None = "random", seed: int = 0) -> GradcheckReport:
+    """Compare ``fn``'s backward with central differences for every input that requires grad.
+
+    ``grad_output``: ``"random"`` (default, fixed by ``seed``), ``None`` for ones,
+    or an explicit array of the output's shape.
+    """
+    inputs = [t if t.data.flags.writeable and t.data.flags.c_contiguous
+              else Tensor(np.ascontiguousarray(t.data), requires_grad=t.requires_grad, name=t.name)
+              for t in inputs]
+    for t in inputs:
+        t.grad = None
+    out = fn(*inputs)
+    if isinstance(grad_output, str):
+        upstream = np.random.default_rng(seed).uniform(0.5, 1.5, out.shape) * \
+            np.random.default_rng(seed + 1).choice([-1.0, 1.0], out.shape)
+    elif grad_output is None:
+        upstream = np.ones(out.shape)
+    else:
+        upstream = np.asarray(grad_output, dtype=np.float64)
+    out.backward(upstream)
+    reports = []
+    for i, t in enumerate(inputs):
+        if not t.requires_grad:
+            continue
+        analytic = np.zeros(t.shape) if t.grad is None else np.array(t.grad)
+        numerical = numerical_grad(fn, inputs, i, upstream, eps)
+        abs_err = np.abs(analytic - numerical)
+        rel = relative_error(analytic, numerical)
+        reports.append(InputReport(i, t.name, analytic, numerical,
+                                   float(abs_err.max(initial=0.0)), float(rel.max(initial=0.0)),
+                                   bool(np.allclose(analytic, numerical, atol=atol, rtol=rtol))))
+    return GradcheckReport(reports, upstream)

@@ -1,0 +1,5 @@
+"""Shared test setup: make the project root importable."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
