@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Install everything the tests need (Python packages; Debian's graphviz and chromium
-# must be present: see README) and run lint plus the whole test suite.
+# Install everything the tests need, then lint and run the whole suite (unit, app, browser).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash scripts/setup_system.sh
 python3 -m pip install -q -r requirements-dev.txt
 python3 -m ruff check .
 python3 -m pytest -q
