@@ -1,4 +1,15 @@
-"""Lucid Graph Lab: entry point (the Playground is built in the app issue)."""
+"""Lucid Graph Lab: `streamlit run app.py`. The Playground first, then the classroom pages."""
 import streamlit as st
 
-st.title("Lucid Graph Lab")
+st.set_page_config(page_title="Lucid Graph Lab", page_icon=":material/hub:", layout="wide")
+
+pages = [
+    st.Page("pages/playground.py", title="Playground", url_path="playground", icon=":material/hub:", default=True),
+    st.Page("pages/gradient_check.py", title="Gradient check", url_path="gradient_check",
+            icon=":material/rule:"),
+    st.Page("pages/train_mlp.py", title="Train an MLP", url_path="train_mlp", icon=":material/model_training:"),
+    st.Page("pages/pitfalls.py", title="Pitfalls", url_path="pitfalls", icon=":material/warning:"),
+    st.Page("pages/broadcasting.py", title="Broadcasting", url_path="broadcasting", icon=":material/open_in_full:"),
+    st.Page("pages/op_reference.py", title="Op reference", url_path="op_reference", icon=":material/menu_book:"),
+]
+st.navigation(pages, position="top").run()

@@ -13,16 +13,15 @@ op reference page and the gradcheck tests all read that one table.
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
-from lucid._backend.grad_mode import is_grad_enabled
-
-if TYPE_CHECKING:
-    from lucid._tensor.tensor import Tensor
+from lucid._backend.grad_mode import _grad_enabled
+from lucid._tensor.tensor import Tensor
 
 GradFunction = Callable[[np.ndarray], Sequence["np.ndarray | None"]]
 Recorder = Callable[..., None]
@@ -64,6 +63,12 @@ class operation:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if "forward" in cls.__dict__ and "__call__" not in cls.__dict__:
+            # op(a, b) runs the decorated forward directly (one Python frame less per op), unless a
+            # base class defines its own __call__
+            owner = next(base for base in cls.__mro__[1:] if "__call__" in base.__dict__)
+            if owner is operation or owner.__dict__["__call__"] is owner.__dict__.get("forward"):
+                cls.__call__ = cls.__dict__["forward"]
         if cls.__dict__.get("name"):
             samples = getattr(cls, "samples", None)
             REGISTRY[cls.name] = OpSpec(cls.name, cls.symbol, cls.formula, tuple(cls.derivatives),
@@ -71,8 +76,19 @@ class operation:
 
     def __init__(self, **params: Any) -> None:
         self.params = params
-        self.result: Tensor | tuple[Tensor, ...] | None = None
+        self._result: Any = None
         self._locals: Callable[[], Sequence[np.ndarray | None]] | None = None
+
+    @property
+    def result(self) -> Tensor | tuple[Tensor, ...] | None:
+        """The tensor(s) this call produced (held weakly: ``result._op`` is this op, and a
+        strong link back would make every graph a reference cycle that only the GC frees)."""
+        ref = self._result
+        if ref is None:
+            return None
+        if isinstance(ref, tuple):
+            return tuple(r() for r in ref)
+        return ref()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.forward(*args, **kwargs)
@@ -116,8 +132,6 @@ def _short(value: Any) -> str:
 
 def _check_is_tensor(value: Any) -> Tensor:
     """Promote numbers, lists and arrays to (constant) Tensors; pass Tensors through."""
-    from lucid._tensor.tensor import Tensor
-
     return value if isinstance(value, Tensor) else Tensor(value)
 
 
@@ -155,27 +169,55 @@ def _match_grad_shape(tensor: Tensor, grad: np.ndarray) -> np.ndarray:
 def _set_tensor_grad(tensor: Tensor, grad: np.ndarray) -> None:
     """Accumulate (+=, never =) a gradient: a tensor used twice gets both parts.
 
-    The first gradient is copied so two tensors never share one array.
+    The first gradient is copied so two tensors never share one array; a sum
+    is a new array (an array someone kept from an earlier pass never changes),
+    and a 0-d sum stays an array rather than decaying to a NumPy scalar.
     """
-    if tensor.grad is None:
-        tensor.grad = np.array(grad, dtype=tensor.data.dtype if tensor.data.dtype.kind == "f" else np.float64)
+    current = tensor.grad
+    if current is None:
+        dtype = tensor.data.dtype
+        tensor.grad = np.array(grad, dtype=dtype if dtype.kind == "f" else np.float64)
     else:
-        tensor.grad = tensor.grad + grad
+        total = current + grad
+        tensor.grad = total if total.__class__ is np.ndarray else np.array(total)
 
 
-def _make_backward(result: Tensor, parents: list[Tensor], grad_function: GradFunction) -> Callable[..., None]:
-    def _backward_op(record: Recorder | None = None) -> None:
-        upstream = result.grad
-        grads = grad_function(upstream)
-        for slot, (parent, raw) in enumerate(zip(parents, grads)):
+class _BackwardOp:
+    """The ``_backward_op`` of a result: pushes ``result.grad`` to its parents.
+
+    A slotted object rather than a closure (one garbage-collected object per node
+    instead of a function, its closure tuple and cells), and ``result`` is held
+    weakly: this object lives on ``result`` itself, and a strong reference would
+    make a cycle per node, so graphs would wait for the cyclic GC to be freed.
+    """
+
+    __slots__ = ("result_ref", "parents", "grad_function")
+
+    def __init__(self, result_ref: weakref.ref, parents: list[Tensor], grad_function: GradFunction) -> None:
+        self.result_ref = result_ref
+        self.parents = parents
+        self.grad_function = grad_function
+
+    def __call__(self, record: Recorder | None = None) -> None:
+        node = self.result_ref()
+        upstream = node.grad
+        grads = self.grad_function(upstream)
+        for slot, parent in enumerate(self.parents):
+            raw = grads[slot]
             if raw is None or not parent.requires_grad:
+                continue
+            kind = raw.__class__
+            if record is None and (kind is np.ndarray or kind is np.float64) and raw.shape == parent.data.shape:
+                _set_tensor_grad(parent, raw)  # fast path: nothing to sum away
                 continue
             matched, axes = match_shape(raw, parent.data.shape)
             _set_tensor_grad(parent, matched)
             if record is not None:
-                record(result, parent, slot, upstream, raw, matched, axes)
+                record(node, parent, slot, upstream, raw, matched, axes)
 
-    return _backward_op
+
+def _make_backward(result: Tensor, parents: list[Tensor], grad_function: GradFunction) -> Callable[..., None]:
+    return _BackwardOp(weakref.ref(result), parents, grad_function)
 
 
 def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Callable:
@@ -188,26 +230,54 @@ def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Call
     """
 
     def decorator(forward: Callable) -> Callable:
+        # The wrapper runs for every op call, so it is written for speed: the common
+        # one- and two-input cases are spelled out and the grad-mode lookup comes last.
         @functools.wraps(forward)
         def wrapper(op: operation, *args: Any, **kwargs: Any) -> Any:
-            if n_in is None:
-                tensors = [_check_is_tensor(t) for t in args[0]]
-                outs = forward(op, tensors, *args[1:], **kwargs)
+            if n_in == 1:
+                a = args[0]
+                if not isinstance(a, Tensor):
+                    a = Tensor(a)
+                tensors = [a]
+                outs = forward(op, a, *args[1:], **kwargs) if kwargs or len(args) > 1 else forward(op, a)
+                needs = a.requires_grad
+            elif n_in == 2:
+                a, b = args[0], args[1]
+                if not isinstance(a, Tensor):
+                    a = Tensor(a)
+                if not isinstance(b, Tensor):
+                    b = Tensor(b)
+                tensors = [a, b]
+                outs = forward(op, a, b, *args[2:], **kwargs) if kwargs or len(args) > 2 else forward(op, a, b)
+                needs = a.requires_grad or b.requires_grad
             else:
-                tensors = [_check_is_tensor(a) for a in args[:n_in]]
-                outs = forward(op, *tensors, *args[n_in:], **kwargs)
-            pairs = [outs] if n_ret == 1 else list(outs)
-            track = has_gradient and is_grad_enabled() and any(t.requires_grad for t in tensors)
+                if n_in is None:
+                    tensors = [_check_is_tensor(t) for t in args[0]]
+                    outs = forward(op, tensors, *args[1:], **kwargs)
+                else:
+                    tensors = [_check_is_tensor(t) for t in args[:n_in]]
+                    outs = forward(op, *tensors, *args[n_in:], **kwargs)
+                needs = any(t.requires_grad for t in tensors)
+            track = has_gradient and needs and _grad_enabled.get()
+            if n_ret == 1:
+                result, grad_function = outs
+                if track:
+                    result.requires_grad = True
+                    result._op = op
+                    result._prev = tensors
+                    result._backward_op = _make_backward(result, tensors, grad_function)
+                op._result = weakref.ref(result)
+                return result
             results = []
-            for result, grad_function in pairs:
+            for result, grad_function in outs:
                 if track:
                     result.requires_grad = True
                     result._op = op
                     result._prev = tensors
                     result._backward_op = _make_backward(result, tensors, grad_function)
                 results.append(result)
-            op.result = results[0] if n_ret == 1 else tuple(results)
-            return op.result
+            op._result = tuple(weakref.ref(r) for r in results)
+            return tuple(results)
 
         return wrapper
 

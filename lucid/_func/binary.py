@@ -47,9 +47,12 @@ class mul(operation):
 
     @binary_func_op()
     def forward(self, a: Tensor, b: Tensor):
-        shape = np.broadcast_shapes(a.shape, b.shape)
-        return Tensor(a.data * b.data), self.chain(
-            lambda: (np.broadcast_to(b.data, shape), np.broadcast_to(a.data, shape)))
+        out = a.data * b.data
+        self._locals = lambda: (np.broadcast_to(b.data, out.shape), np.broadcast_to(a.data, out.shape))
+        # upstream · b equals upstream · broadcast(b) elementwise; skipping the
+        # broadcast copies and the unneeded side keeps the per-op cost small
+        return Tensor(out), lambda g: (g * b.data if a.requires_grad else None,
+                                       g * a.data if b.requires_grad else None)
 
 
 class div(operation):
@@ -59,9 +62,10 @@ class div(operation):
 
     @binary_func_op()
     def forward(self, a: Tensor, b: Tensor):
-        shape = np.broadcast_shapes(a.shape, b.shape)
-        return Tensor(a.data / b.data), self.chain(
-            lambda: (np.broadcast_to(1.0 / b.data, shape), -a.data / (b.data * b.data)))
+        out = a.data / b.data
+        return Tensor(out), self.chain(
+            lambda: (np.broadcast_to(1.0 / b.data, out.shape) if a.requires_grad else None,
+                     -a.data / (b.data * b.data) if b.requires_grad else None))
 
 
 class pow(operation):
@@ -100,9 +104,14 @@ class matmul(operation):
         def grad_function(g: np.ndarray):
             G = g[..., None] if b.ndim == 1 else g
             G = np.expand_dims(G, -2) if a.ndim == 1 else G
-            ga = G @ np.swapaxes(B, -1, -2)
-            gb = np.swapaxes(A, -1, -2) @ G
-            return (ga[..., 0, :] if a.ndim == 1 else ga), (gb[..., :, 0] if b.ndim == 1 else gb)
+            ga = gb = None  # only the inputs that need a gradient get one
+            if a.requires_grad:
+                ga = G @ np.swapaxes(B, -1, -2)
+                ga = ga[..., 0, :] if a.ndim == 1 else ga
+            if b.requires_grad:
+                gb = np.swapaxes(A, -1, -2) @ G
+                gb = gb[..., :, 0] if b.ndim == 1 else gb
+            return ga, gb
 
         return Tensor(np.matmul(a.data, b.data)), grad_function
 

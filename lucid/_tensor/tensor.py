@@ -10,6 +10,9 @@ if TYPE_CHECKING:
     from lucid._backend.core import operation
 
 
+_FLOAT64 = np.dtype(np.float64)
+
+
 def _as_array(data: Any, dtype: Any) -> np.ndarray:
     if isinstance(data, Tensor):
         data = data.data
@@ -36,8 +39,14 @@ class Tensor:
     __array_priority__ = 1000.0  # make ``ndarray * Tensor`` call Tensor.__rmul__
 
     def __init__(self, data: Any, requires_grad: bool = False, dtype: Any = None, name: str | None = None) -> None:
-        self.data: np.ndarray = data if (type(data) is np.ndarray and data.dtype == np.float64
-                                         and dtype is None) else _as_array(data, dtype)
+        # Fast path first: every op result is a fresh float64 array or a float64 scalar.
+        kind = data.__class__
+        if dtype is None and kind is np.ndarray and data.dtype is _FLOAT64:
+            self.data: np.ndarray = data
+        elif dtype is None and (kind is np.float64 or kind is float):
+            self.data = np.array(data)
+        else:
+            self.data = _as_array(data, dtype)
         if requires_grad and self.data.dtype.kind != "f":
             raise TypeError(f"only floating-point tensors can require grad, not {self.data.dtype}")
         self.grad: np.ndarray | None = None

@@ -16,27 +16,41 @@ from lucid._tensor.tensor import Tensor
 
 
 def topological_order(root: Tensor) -> list[Tensor]:
-    """Every node reachable from ``root``, each after all of its inputs (``root`` last)."""
+    """Every node reachable from ``root``, each after all of its inputs (``root`` last).
+
+    Depth-first with an explicit stack of nodes and, in step with it, the index
+    of the next parent to look at (plain ints: no per-node tuples or iterators,
+    so a long walk creates nothing for the garbage collector to scan).
+    """
     order: list[Tensor] = []
     visited = {id(root)}
-    stack = [(root, iter(root._prev))]
-    while stack:
-        node, parents = stack[-1]
-        for parent in parents:
+    nodes = [root]
+    positions = [0]
+    while nodes:
+        prev = nodes[-1]._prev
+        i = positions[-1]
+        n = len(prev)
+        while i < n:
+            parent = prev[i]
+            i += 1
             if id(parent) not in visited:
                 visited.add(id(parent))
-                stack.append((parent, iter(parent._prev)))
-                break
+                if parent._prev:
+                    positions[-1] = i
+                    nodes.append(parent)
+                    positions.append(0)
+                    break
+                order.append(parent)  # a leaf (or constant) is finished as soon as it is seen
         else:
-            stack.pop()
-            order.append(node)
+            order.append(nodes.pop())
+            positions.pop()
     return order
 
 
 def seed_gradient(root: Tensor, grad: Any = None) -> np.ndarray:
     """The gradient that starts the pass: ones of the root's shape unless given."""
     if grad is None:
-        return np.ones_like(root.data, dtype=np.float64)
+        return np.ones(root.data.shape)
     seed = np.asarray(grad.data if isinstance(grad, Tensor) else grad, dtype=np.float64)
     if seed.shape != root.shape:
         raise ValueError(f"seed gradient has shape {seed.shape} but the output has shape {root.shape}")

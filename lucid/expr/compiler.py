@@ -1,0 +1,516 @@
+"""Syntax tree -> checked plan: names resolved, shapes inferred, limits enforced.
+
+Nothing is evaluated here and no tensor data is allocated (list literals,
+bounded by the source length, are the exception). The result is a ``Plan``: a
+flat list of instructions in evaluation order, each knowing its inputs (earlier
+instruction slots), its fixed options and where in the source it came from, so
+the evaluator can point any runtime problem at the right spot and
+``Program.function()`` can re-run the plan without re-parsing.
+
+The leaf rule lives here: a number, list literal or constructor assigned to a
+name, and any list literal or constructor inside an expression, is a leaf that
+requires grad; a bare number inside a larger expression is a constant;
+everything under ``const(...)`` is constant.
+"""
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+import lucid
+from lucid.expr import shapes as sh
+from lucid.expr import syntax as S
+from lucid.expr.errors import ExprError, line_text
+from lucid.expr.functions import (
+    AXIS,
+    BINARY_OPERATORS,
+    BOOL,
+    CONDITION,
+    FLOAT,
+    FUNCTIONS,
+    INT,
+    INTS,
+    METHODS,
+    OPT_FLOAT,
+    OPT_INTS,
+    TARGETS,
+    TENSOR,
+    TENSOR_KINDS,
+    TENSORS,
+    FunctionSpec,
+    Param,
+)
+from lucid.expr.limits import Limits
+from lucid.expr.shapes import Shape, ShapeProblem
+
+_MAX_EXACT_INT = 2 ** 53
+_RESERVED = {"True", "False", "None"}
+
+
+@dataclass(eq=False)
+class Instr:
+    """One step of a plan. ``kind``: ``leaf`` (data made once, before the first run), ``op`` (an engine
+    call), ``detach`` (``const`` of a computed value) or ``bind`` (a name given to a value)."""
+
+    kind: str
+    args: tuple[int, ...]
+    line: int
+    col: int
+    length: int
+    label: str = ""
+    op: str = ""
+    shape: Shape = ()
+    grad: bool = False
+    call: Callable[..., Any] | None = None
+    make: Callable[[np.random.Generator], np.ndarray] | None = None
+    data: np.ndarray | None = None
+    name: str = ""
+    check_exponent: bool = False
+
+
+@dataclass
+class Plan:
+    """A checked program ready to evaluate; ``output`` is the slot of the root."""
+
+    source: str
+    limits: Limits
+    instrs: list[Instr] = field(default_factory=list)
+    output: int = -1
+    total_elements: int = 0
+    graph_nodes: int = 0
+    matmul_work: int = 0
+
+
+@dataclass(frozen=True)
+class Value:
+    """What the checker knows about an expression's result before it exists.
+
+    ``literal`` is the number itself when the value is a number literal (so ``x ** 5000`` can be refused
+    before evaluation); ``mask`` marks True/False results of comparisons.
+    """
+
+    slot: int
+    shape: Shape
+    grad: bool
+    mask: bool = False
+    literal: float | None = None
+
+
+def _shorten(text: str, most: int = 24) -> str:
+    return text if len(text) <= most else text[:most - 3] + "..."
+
+
+def _suggest(name: str, candidates: Any) -> str:
+    close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+class Compiler:
+    def __init__(self, source: str, limits: Limits) -> None:
+        self.source = source
+        self.limits = limits
+        self.plan = Plan(source, limits)
+        self.env: dict[str, Value] = {}
+
+    # ----- errors and bookkeeping ---------------------------------------------------
+    def error(self, at: Any, message: str, kind: str = "syntax", length: int | None = None) -> ExprError:
+        if length is None:
+            length = at.length if isinstance(at, S.Node) else 1
+        return ExprError(message, at.line, at.col, line_text(self.source, at.line), kind, length)
+
+    def emit(self, instr: Instr, at: Any, grad: bool, mask: bool = False, literal: float | None = None,
+             extra_elements: int = 0) -> Value:
+        """Append a tensor-producing instruction after checking its size against the limits."""
+        limits, plan = self.limits, self.plan
+        n = sh.size(instr.shape)
+        if n > limits.max_tensor_elements:
+            raise self.error(at, f"{instr.label} would make a tensor of shape {instr.shape} with {n:,} elements "
+                             f"(the limit is {limits.max_tensor_elements:,})", "limit")
+        if n == 0:
+            raise self.error(at, f"{instr.label} would make an empty tensor of shape {instr.shape}; "
+                             "empty tensors are not supported", "shape")
+        plan.total_elements += n + extra_elements
+        if plan.total_elements > limits.max_total_elements:
+            raise self.error(at, f"the program's tensors would hold more than {limits.max_total_elements:,} "
+                             "elements in total", "limit")
+        plan.graph_nodes += 1
+        if plan.graph_nodes > limits.max_graph_nodes:
+            raise self.error(at, f"the graph would have more than {limits.max_graph_nodes:,} nodes", "limit")
+        plan.instrs.append(instr)
+        return Value(len(plan.instrs) - 1, instr.shape, grad, mask, literal)
+
+    def instr(self, kind: str, at: Any, label: str, shape: Shape, **fields: Any) -> Instr:
+        length = at.length if isinstance(at, S.Node) else 1
+        return Instr(kind, fields.pop("args", ()), at.line, at.col, length, label=label,
+                     shape=shape, **fields)
+
+    # ----- statements ----------------------------------------------------------------
+    def program(self, statements: list[S.Statement]) -> Plan:
+        if not statements:
+            raise ExprError("the program is empty: write an expression, like tanh(0.5)", 1, 1,
+                            line_text(self.source, 1), "syntax")
+        value = None
+        for i, st in enumerate(statements):
+            if isinstance(st, S.ExprStmt):
+                if i != len(statements) - 1:
+                    raise self.error(st, "only the last line may be a bare expression; give this value a name, "
+                                     "like y = ...", length=st.value.length if st.value.line == st.line else 1)
+                value = self.expr(st.value)
+            else:
+                value = self.assign(st)
+        if value.mask:
+            last = statements[-1]
+            raise self.error(last, "the output is a comparison (True/False values), which has no gradient; use it "
+                             "as the condition of where(...)", "argument")
+        self.plan.output = value.slot
+        return self.plan
+
+    def assign(self, st: S.Assign) -> Value:
+        name = st.name
+        if name in FUNCTIONS:
+            raise self.error(st, f"'{name}' is the name of a function; choose another name for the variable",
+                             "name", len(name))
+        if name in _RESERVED:
+            raise self.error(st, f"cannot assign to {name}", "syntax", len(name))
+        node = st.value
+        value = self.leaf_number(node, grad=True) if isinstance(node, S.Num) else self.expr(node)
+        self.plan.instrs.append(Instr("bind", (value.slot,), st.line, st.col, len(name), name=name))
+        self.env[name] = value
+        return value
+
+    # ----- expressions ---------------------------------------------------------------
+    def expr(self, node: S.Node, in_const: bool = False) -> Value:
+        if isinstance(node, S.Num):
+            return self.leaf_number(node, grad=False)
+        if isinstance(node, S.Name):
+            return self.name(node)
+        if isinstance(node, S.Binary):
+            left = self.expr(node.left, in_const)
+            right = self.expr(node.right, in_const)
+            spec = FUNCTIONS[BINARY_OPERATORS[node.op]]
+            return self.apply(spec, node, [left, right], {}, f"'{node.op}'")
+        if isinstance(node, S.Unary):
+            operand = self.expr(node.operand, in_const)
+            return self.apply(FUNCTIONS["neg"], node, [operand], {}, "unary '-'")
+        if isinstance(node, S.Call):
+            return self.call(node, in_const)
+        if isinstance(node, S.Method):
+            return self.method(node, in_const)
+        if isinstance(node, S.Attribute):
+            return self.attribute(node, in_const)
+        if isinstance(node, S.Index):
+            return self.index(node, in_const)
+        if isinstance(node, S.ListLit):
+            return self.leaf_list(node, grad=not in_const)
+        if isinstance(node, S.Keyword):
+            raise self.error(node, f"{node.value} can only be an option value, like keepdims=True or axis=None",
+                             "argument")
+        if isinstance(node, S.TupleLit):
+            raise self.error(node, "tuples like (2, 3) are only allowed as shape or axis arguments", "argument")
+        raise self.error(node, "slices and '...' are only allowed inside an index, like x[1:3]")
+
+    def name(self, node: S.Name) -> Value:
+        value = self.env.get(node.id)
+        if value is not None:
+            return value
+        if node.id in FUNCTIONS:
+            raise self.error(node, f"'{node.id}' is a function: call it, like {node.id}(x)", "name")
+        raise self.error(node, f"name '{node.id}' is not defined{_suggest(node.id, self.env)}", "name")
+
+    def leaf_number(self, node: S.Num, grad: bool) -> Value:
+        data = np.array(node.value, dtype=np.float64)
+        label = "the number" if not grad else "the leaf"
+        ins = self.instr("leaf", node, label, (), grad=grad, make=lambda rng, d=data: d.copy())
+        return self.emit(ins, node, grad, literal=node.value)
+
+    def leaf_list(self, node: S.ListLit, grad: bool) -> Value:
+        data = self.literal_array(node, ints=False)
+        ins = self.instr("leaf", node, "the list", data.shape, grad=grad, make=lambda rng, d=data: d.copy())
+        return self.emit(ins, node, grad)
+
+    def literal_array(self, node: S.Node, ints: bool) -> np.ndarray:
+        """A rectangular nested list of number literals as an array (intp for indices)."""
+        shape, flat = self._walk_literal(node, ints)
+        return np.array(flat, dtype=np.intp if ints else np.float64).reshape(shape)
+
+    def _walk_literal(self, node: S.Node, ints: bool) -> tuple[Shape, list[float]]:
+        if isinstance(node, S.Num):
+            return (), [self.int_value(node, "an index") if ints else node.value]
+        if not isinstance(node, S.ListLit):
+            what = "index lists may contain only whole numbers" if ints else \
+                "list literals may contain only numbers (to combine tensors use stack([a, b]))"
+            raise self.error(node, what, "argument")
+        if not node.items:
+            raise self.error(node, "empty lists are not allowed", "argument")
+        parts = [self._walk_literal(item, ints) for item in node.items]
+        first = parts[0][0]
+        flat: list[float] = []
+        for item, (shape, values) in zip(node.items, parts):
+            if shape != first:
+                raise self.error(item, f"the rows of a list literal must have the same shape: {first} and {shape}",
+                                 "shape")
+            flat.extend(values)
+        return (len(parts),) + first, flat
+
+    # ----- applying functions -------------------------------------------------------
+    def apply(self, spec: FunctionSpec, at: S.Node, values: list[Value], options: dict[str, Any],
+              label: str) -> Value:
+        for k, v in enumerate(values):
+            if v.mask and not (spec.name == "where" and k == 0):
+                raise self.error(at, f"{label}: comparison results (True/False) can only be used as the "
+                                 "condition of where(...), like where(x > 0, x, 0)", "argument")
+        try:
+            shape = spec.shape([v.shape for v in values], options)
+        except ShapeProblem as problem:
+            message = problem.message
+            if not message.startswith(("cannot", spec.name)):
+                message = f"{label}: {message}"
+            raise self.error(at, message, problem.kind) from None
+        extra = sum(sh.size(v.shape) for v in values)  # the gradients backward sends to the inputs
+        if spec.name == "matmul":
+            self.plan.matmul_work += sh.matmul(values[0].shape, values[1].shape)[1]
+            if self.plan.matmul_work > self.limits.max_matmul_work:
+                raise self.error(at, f"{label}: the matrix products would need more than "
+                                 f"{self.limits.max_matmul_work:,} multiply-adds", "limit")
+        if spec.name == "pow":
+            exponent = values[1].literal
+            if exponent is not None and abs(exponent) > self.limits.max_exponent:
+                raise self.error(at, f"the exponent {exponent:g} is too large (the limit is "
+                                 f"{self.limits.max_exponent:g})", "limit")
+        grad = spec.group != "comparison" and any(v.grad for v in values)
+        call = spec.call
+        ins = self.instr("op", at, label, shape, args=tuple(v.slot for v in values), op=spec.op or spec.name,
+                         grad=grad, call=lambda *ts: call(list(ts), options),
+                         check_exponent=spec.name == "pow")
+        literal = None
+        if spec.name == "neg" and values[0].literal is not None:
+            literal = -values[0].literal
+        return self.emit(ins, at, grad, mask=spec.group == "comparison", literal=literal, extra_elements=extra)
+
+    def call(self, node: S.Call, in_const: bool) -> Value:
+        spec = FUNCTIONS.get(node.func)
+        if spec is None:
+            if node.func in self.env:
+                raise self.error(node, f"'{node.func}' is a variable, not a function", "name")
+            raise self.error(node, f"unknown function '{node.func}'{_suggest(node.func, FUNCTIONS)}", "name")
+        label = f"{spec.name}()"
+        if spec.name == "const":
+            values, _ = self.bind_args(spec, node, node.args, node.kwargs, None, True)
+            value = values[0]
+            if not value.grad:
+                return value
+            ins = self.instr("detach", node, label, value.shape, args=(value.slot,))
+            return self.emit(ins, node, False, literal=value.literal)
+        values, options = self.bind_args(spec, node, node.args, node.kwargs, None, in_const)
+        if spec.is_constructor:
+            try:
+                shape = spec.shape([], options)
+            except ShapeProblem as problem:
+                message = problem.message if problem.message.startswith(spec.name) else \
+                    f"{label}: {problem.message}"
+                raise self.error(node, message, problem.kind) from None
+            make = spec.make
+            ins = self.instr("leaf", node, label, shape, grad=not in_const,
+                             make=lambda rng: make(rng, options))
+            return self.emit(ins, node, not in_const)
+        return self.apply(spec, node, values, options, label)
+
+    def method(self, node: S.Method, in_const: bool) -> Value:
+        spec = METHODS.get(node.name)
+        if spec is None:
+            if node.name == "T":
+                raise self.error(node, "'.T' is not a method: write x.T without parentheses", "name")
+            close = difflib.get_close_matches(node.name, list(METHODS), n=1, cutoff=0.6)
+            hint = f"; did you mean '.{close[0]}()'?" if close else ""
+            raise self.error(node, f"unknown method '.{node.name}()'{hint}", "name")
+        receiver = self.expr(node.receiver, in_const)
+        values, options = self.bind_args(spec, node, node.args, node.kwargs, receiver, in_const)
+        return self.apply(spec, node, values, options, f".{node.name}()")
+
+    def attribute(self, node: S.Attribute, in_const: bool) -> Value:
+        if node.name in METHODS:
+            raise self.error(node, f"'.{node.name}' is a method: call it, like x.{node.name}()", "name")
+        if node.name != "T":
+            close = difflib.get_close_matches(node.name, list(METHODS), n=1, cutoff=0.6)
+            hint = f"; did you mean '.{close[0]}()'?" if close else ""
+            raise self.error(node, f"unknown attribute '.{node.name}' (the only attribute is .T){hint}", "name")
+        receiver = self.expr(node.receiver, in_const)
+        return self.apply(FUNCTIONS["transpose"], node, [receiver], {"axes": None}, ".T")
+
+    def index(self, node: S.Index, in_const: bool) -> Value:
+        receiver = self.expr(node.receiver, in_const)
+        items = [self.index_item(item) for item in node.items]
+        key = tuple(items) if node.is_tuple else items[0]
+        label = "indexing [...]"
+        if receiver.mask:
+            raise self.error(node, f"{label}: comparison results (True/False) can only be used as the "
+                             "condition of where(...)", "argument")
+        try:
+            shape = sh.index(receiver.shape, key)
+        except ShapeProblem as problem:
+            raise self.error(node, problem.message, problem.kind) from None
+        ins = self.instr("op", node, label, shape, args=(receiver.slot,), op="getitem", grad=receiver.grad,
+                         call=lambda t: lucid.getitem(t, key))
+        return self.emit(ins, node, receiver.grad, extra_elements=sh.size(receiver.shape))
+
+    def index_item(self, node: S.Node) -> Any:
+        if isinstance(node, S.Num):
+            return self.int_value(node, "an index")
+        if isinstance(node, S.EllipsisNode):
+            return Ellipsis
+        if isinstance(node, S.Keyword) and node.value is None:
+            return None
+        if isinstance(node, S.Slice):
+            parts = [None if p is None or (isinstance(p, S.Keyword) and p.value is None)
+                     else self.int_value(p, "a slice bound") for p in (node.start, node.stop, node.step)]
+            if parts[2] == 0:
+                raise self.error(node.step, "a slice step cannot be zero", "argument")
+            return slice(*parts)
+        if isinstance(node, S.ListLit):
+            return self.literal_array(node, ints=True)
+        raise self.error(node, "indices must be literals: x[0], x[1:3], x[:, 0] or x[[0, 2]]; computed or tensor "
+                         "indices are not supported", "argument")
+
+    # ----- arguments -----------------------------------------------------------------
+    def bind_args(self, spec: FunctionSpec, at: S.Node, args: list[S.Node], kwargs: list[S.KeywordArg],
+                  receiver: Value | None, in_const: bool) -> tuple[list[Value], dict[str, Any]]:
+        """Match call arguments to ``spec``'s parameters; evaluate tensors, read options."""
+        params = list(spec.params[1:] if receiver is not None else spec.params)
+        what = f".{spec.name}()" if receiver is not None else f"{spec.name}()"
+        given: dict[str, Any] = {}
+        positional = list(args)
+        for p in params:
+            if not positional:
+                break
+            if p.name == spec.varargs:
+                given[p.name] = positional
+                positional = []
+            else:
+                given[p.name] = positional.pop(0)
+        if positional:
+            count = len(params)
+            raise self.error(positional[0], f"{what} takes {count} argument{'s' if count != 1 else ''} "
+                             f"({', '.join(p.name for p in params) or 'none'}) but {len(args)} were given",
+                             "argument")
+        by_name = {p.name: p for p in params}
+        for kw in kwargs:
+            p = by_name.get(kw.name)
+            if p is None or p.kind in TENSOR_KINDS:
+                allowed = ", ".join(spec.keywords) or "none"
+                hint = _suggest(kw.name, spec.keywords) if spec.keywords else ""
+                message = (f"{what} has no option '{kw.name}'{hint} (options: {allowed})" if p is None else
+                           f"{what}: pass '{kw.name}' by position, not as a keyword")
+                raise self.error(kw, message, "argument", len(kw.name))
+            if kw.name in given:
+                raise self.error(kw, f"{what} got '{kw.name}' twice", "argument", len(kw.name))
+            given[kw.name] = kw.value
+        values: list[Value] = [] if receiver is None else [receiver]
+        options: dict[str, Any] = {}
+        for p in params:
+            if p.name not in given:
+                if p.required:
+                    raise self.error(at, f"{what} is missing its argument '{p.name}' "
+                                     f"(usage: {spec.signature()})", "argument")
+                if p.kind not in TENSOR_KINDS:
+                    options[p.name] = p.default
+                continue
+            node = given[p.name]
+            if p.kind == TENSOR:
+                values.append(self.expr(node, in_const))
+            elif p.kind == CONDITION:  # a literal condition is a constant, never a leaf with a gradient
+                values.append(self.expr(node, True))
+            elif p.kind == TENSORS:
+                values.extend(self.tensor_list(node, what, in_const))
+            elif p.kind == TARGETS:
+                value, static = self.targets(node, what, in_const)
+                values.append(value)
+                options["targets"] = static
+            elif p.name == spec.varargs:
+                options[p.name] = self.varargs(node, p, what, spec)
+            else:
+                options[p.name] = self.static(node, p, what, spec)
+        return values, options
+
+    def tensor_list(self, node: S.Node, what: str, in_const: bool) -> list[Value]:
+        if not isinstance(node, S.ListLit | S.TupleLit) or not node.items:
+            raise self.error(node, f"{what} takes a list of tensors, like {what[:-2]}([a, b])", "argument")
+        return [self.expr(item, in_const) for item in node.items]
+
+    def targets(self, node: S.Node, what: str, in_const: bool) -> tuple[Value, np.ndarray | None]:
+        if isinstance(node, S.Num | S.ListLit):
+            data = self.literal_array(node, ints=False)
+            if not np.all(data == np.round(data)):
+                raise self.error(node, f"{what}: targets must be whole-number class indices", "argument")
+            ins = self.instr("leaf", node, "the targets", data.shape, grad=False, make=lambda rng, d=data: d.copy())
+            return self.emit(ins, node, False), data
+        value = self.expr(node, in_const)
+        if value.grad or value.mask:
+            raise self.error(node, f"{what}: targets must be constant class indices; write them inline, like "
+                             "cross_entropy(z, [0, 2]), or wrap them in const(...)", "argument")
+        return value, None
+
+    def varargs(self, nodes: Any, p: Param, what: str, spec: FunctionSpec) -> Any:
+        """``randn(3, 2)`` / ``randn((3, 2))`` / ``x.reshape(2, -1)`` / ``transpose(x, (1, 0))``."""
+        if not isinstance(nodes, list):  # given by keyword
+            return self.static(nodes, p, what, spec)
+        if len(nodes) == 1:
+            return self.static(nodes[0], p, what, spec)
+        return tuple(self.int_value(n, f"{what} {p.name}") for n in nodes)
+
+    def static(self, node: S.Node, p: Param, what: str, spec: FunctionSpec) -> Any:
+        """A literal option value of kind ``p.kind``."""
+        label = f"{what} {p.name}"
+        is_none = isinstance(node, S.Keyword) and node.value is None
+        if p.kind == INT:
+            return self.int_value(node, label)
+        if p.kind == "int or None":
+            return None if is_none else self.int_value(node, label)
+        if p.kind in (FLOAT, OPT_FLOAT):
+            if p.kind == OPT_FLOAT and is_none:
+                return None
+            if isinstance(node, S.Num):
+                return int(node.value) if node.is_int and abs(node.value) <= _MAX_EXACT_INT else node.value
+            raise self.error(node, f"{label} must be a number literal like 0.5"
+                             f"{' or None' if p.kind == OPT_FLOAT else ''}", "argument")
+        if p.kind == BOOL:
+            if isinstance(node, S.Keyword) and isinstance(node.value, bool):
+                return node.value
+            raise self.error(node, f"{label} must be True or False", "argument")
+        if p.kind == AXIS:
+            if is_none:
+                return None
+            if isinstance(node, S.TupleLit):
+                return tuple(self.int_value(item, label) for item in node.items)
+            if isinstance(node, S.Num):
+                return self.int_value(node, label)
+            hint = f"; for the elementwise {spec.name}imum of two tensors use {spec.name}imum(a, b)" \
+                if spec.name in ("max", "min") else ""
+            raise self.error(node, f"{label} must be an integer literal like 0, a tuple like (0, 1), or None{hint}",
+                             "argument")
+        if p.kind in (INTS, OPT_INTS):
+            if p.kind == OPT_INTS and is_none:
+                return None
+            if isinstance(node, S.TupleLit | S.ListLit):
+                return tuple(self.int_value(item, label) for item in node.items)
+            if isinstance(node, S.Num):
+                return (self.int_value(node, label),)
+            raise self.error(node, f"{label} must be whole-number literals, like 3 or (2, 3)", "argument")
+        raise self.error(node, f"{label}: unsupported option", "internal")  # pragma: no cover
+
+    def int_value(self, node: S.Node, label: str) -> int:
+        if not isinstance(node, S.Num):
+            raise self.error(node, f"{label} must be a whole-number literal like 3", "argument")
+        if not node.is_int:
+            raise self.error(node, f"{label} must be a whole number, not {node.text}", "argument")
+        if abs(node.value) > _MAX_EXACT_INT:
+            raise self.error(node, f"{label}: {_shorten(node.text)} is too large", "limit")
+        return int(node.value)
+
+
+def compile_program(statements: list[S.Statement], source: str, limits: Limits) -> Plan:
+    """Check a parsed program and turn it into a ``Plan`` (see the module docstring)."""
+    return Compiler(source, limits).program(statements)

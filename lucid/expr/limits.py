@@ -1,0 +1,41 @@
+"""How much one program may ask of the server.
+
+The defaults suit a classroom server shared by dozens of people at once: a
+program gets well under a second of CPU and a few tens of megabytes, and its
+graph stays small enough for Graphviz to draw. Every limit is checked before
+the thing it guards is built: text limits before parsing, shape limits (worked
+out from the syntax tree alone) before any array is allocated.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Ceilings for one ``run``; pass a custom instance to loosen or tighten them."""
+
+    max_source_chars: int = 10_000
+    """Characters in the whole program."""
+    max_lines: int = 200
+    """Lines in the program, comments and blank lines included."""
+    max_syntax_nodes: int = 4_000
+    """Numbers, names, operators, calls ... in the parsed program (bounds list literals too)."""
+    max_depth: int = 64
+    """Nesting of the syntax tree: brackets, unary signs and chained operators all count."""
+    max_tensor_elements: int = 1_000_000
+    """Elements of any one tensor (8 MB of float64)."""
+    max_total_elements: int = 8_000_000
+    """Elements of all tensors of the graph together, plus, for every op, the elements of its inputs: the
+    gradients its backward pass will send along each edge (``x.sum()`` on a big ``x`` costs a full-size
+    gradient even though its output is one number)."""
+    max_graph_nodes: int = 1_000
+    """Tensors in the graph: leaves, constants and op results."""
+    max_matmul_work: int = 50_000_000
+    """Multiply-adds of all matrix products together."""
+    max_exponent: float = 1_000.0
+    """Largest |exponent| of ``**`` (checked on literals before evaluating, and on computed exponents
+    before the power is taken)."""
+
+
+DEFAULT_LIMITS = Limits()

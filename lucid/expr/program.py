@@ -1,0 +1,99 @@
+"""``run``: text in, ``Program`` (a graph of lucid Tensors) out, or an ``ExprError``.
+
+The stages are: character and size checks, tokens, syntax tree, checked plan
+(names, shapes and limits, nothing allocated), leaf data from one seeded
+generator, evaluation through the engine. Whatever fails, and however it
+fails, the caller sees an ``ExprError``.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from lucid._backend.grad_mode import enable_grad
+from lucid._tensor.tensor import Tensor
+from lucid.expr.compiler import Plan, compile_program
+from lucid.expr.errors import ExprError
+from lucid.expr.evaluate import execute, materialize
+from lucid.expr.limits import DEFAULT_LIMITS, Limits
+from lucid.expr.parser import parse
+from lucid.expr.tokens import check_text, tokenize
+
+
+class Program:
+    """A program that has been run once.
+
+    ``output`` is the last line's value (the root of the graph), ``variables``
+    maps each assigned name to its tensor in order of first definition (a
+    re-assigned name points at its latest value), and ``inputs`` are all the
+    leaves that require grad, named or not, in the order they were created.
+    """
+
+    def __init__(self, source: str, plan: Plan, output: Tensor, variables: dict[str, Tensor],
+                 inputs: list[Tensor]) -> None:
+        self.source = source
+        self.output = output
+        self.variables = variables
+        self.inputs = inputs
+        self._plan = plan
+
+    def function(self) -> Callable[..., Tensor]:
+        """The program as a function of its input leaves: ``f(*program.inputs)`` recomputes ``output``.
+
+        It re-runs the checked plan (no parsing) with the given tensors standing
+        for ``inputs`` positionally; constants and random draws keep the values
+        of the first run, so equal inputs give equal results. Suitable for
+        ``lucid.autograd.gradcheck(program.function(), program.inputs)``
+        (a program that uses ``const(x)`` of an input on purpose blocks part
+        of the gradient, so finite differences will rightly disagree there).
+        """
+        plan, count = self._plan, len(self.inputs)
+
+        def evaluate(*leaves: Tensor) -> Tensor:
+            if len(leaves) != count:
+                raise TypeError(f"this program has {count} input tensor(s), got {len(leaves)}")
+            return execute(plan, leaves, name_inputs=False)[0]
+
+        return evaluate
+
+    @property
+    def graph_nodes(self) -> int:
+        """How many tensors the checker counted (leaves, constants and op results)."""
+        return self._plan.graph_nodes
+
+    def __repr__(self) -> str:
+        names = ", ".join(self.variables) or "-"
+        return f"Program(output shape {self.output.shape}, variables: {names}, {len(self.inputs)} input(s))"
+
+
+def run(source: str, *, seed: int = 0, limits: Limits | None = None) -> Program:
+    """Parse, check and evaluate ``source``; raise ``ExprError`` for any problem at all.
+
+    ``seed`` fixes the numbers of ``randn``/``rand``: the same source and seed
+    always give the same program. ``limits`` defaults to ``Limits()``.
+    """
+    limits = limits or DEFAULT_LIMITS
+    try:
+        if not isinstance(source, str):
+            raise ExprError(f"the program must be text, not {type(source).__name__}", kind="argument")
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+            raise ExprError(f"the seed must be a non-negative integer, not {seed!r}", kind="argument")
+        if len(source) > limits.max_source_chars:
+            check_text(source, limits)  # raises the "too long" error before any copying
+        text = source.replace("\r\n", "\n")
+        statements = parse(tokenize(text, limits), text, limits)
+        plan = compile_program(statements, text, limits)
+        inputs = materialize(plan, np.random.default_rng(int(seed)))
+        with enable_grad():
+            output, variables = execute(plan, inputs)
+        return Program(source, plan, output, variables, inputs)
+    except ExprError:
+        raise
+    except RecursionError:
+        raise ExprError("the program is nested too deeply to process", kind="limit") from None
+    except MemoryError:
+        raise ExprError("the program needs more memory than is available", kind="limit") from None
+    except Exception as exc:  # the promise: nothing but ExprError escapes
+        raise ExprError(f"internal error while running the program ({type(exc).__name__}: {exc})",
+                        kind="internal") from exc

@@ -1,0 +1,199 @@
+"""Shape rules of the engine's ops, worked out from shapes alone.
+
+The checker runs these before anything is evaluated, so a program that would
+make a 10¹⁰-element array is refused without allocating it, and a mismatch is
+reported with both shapes and the operator that joined them.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+Shape = tuple[int, ...]
+
+
+class ShapeProblem(Exception):
+    """A shape or argument problem; the checker adds the position."""
+
+    def __init__(self, message: str, kind: str = "shape") -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
+
+
+def size(shape: Shape) -> int:
+    return math.prod(shape)
+
+
+def broadcast(verb: str, *shapes: Shape) -> Shape:
+    """NumPy broadcasting, or "cannot add shapes (3, 4) and (2,)"."""
+    ndim = max(len(s) for s in shapes)
+    out = []
+    for axis in range(-ndim, 0):
+        sizes = {s[axis] for s in shapes if len(s) >= -axis} - {1}
+        if len(sizes) > 1:
+            listed = ", ".join(str(s) for s in shapes[:-1]) + f" and {shapes[-1]}"
+            raise ShapeProblem(f"cannot {verb} shapes {listed}: sizes {' and '.join(map(str, sorted(sizes)))} "
+                               "do not match (sizes must be equal or 1)")
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
+def matmul(a: Shape, b: Shape) -> tuple[Shape, int]:
+    """Result shape of ``a @ b`` and its number of multiply-adds."""
+    if not a or not b:
+        raise ShapeProblem(f"cannot matmul shapes {a} and {b}: '@' needs at least 1-D operands; use '*' for scalars")
+    k_a = a[-1]
+    k_b = b[0] if len(b) == 1 else b[-2]
+    if k_a != k_b:
+        raise ShapeProblem(f"cannot matmul shapes {a} and {b}: inner sizes {k_a} and {k_b} differ")
+    batch_a, batch_b = a[:-2], b[:-2]
+    try:
+        batch = tuple(np.broadcast_shapes(batch_a, batch_b))
+    except ValueError:
+        raise ShapeProblem(f"cannot matmul shapes {a} and {b}: batch shapes {batch_a} and {batch_b} "
+                           "do not broadcast") from None
+    rows = (a[-2],) if len(a) >= 2 else ()
+    cols = (b[-1],) if len(b) >= 2 else ()
+    out = batch + rows + cols
+    return out, size(out) * k_a
+
+
+def axes(shape: Shape, axis: Any, what: str) -> tuple[int, ...]:
+    """Normalised, sorted axes of ``axis`` (None means all), with errors naming ``what``."""
+    ndim = len(shape)
+    if axis is None:
+        return tuple(range(ndim))
+    items = axis if isinstance(axis, tuple) else (axis,)
+    out = []
+    for ax in items:
+        if not -ndim <= ax < ndim:
+            raise ShapeProblem(f"{what}: axis {ax} is out of range for shape {shape} "
+                               f"({ndim} dimension{'s' if ndim != 1 else ''})")
+        out.append(ax % ndim)
+    if len(set(out)) != len(out):
+        raise ShapeProblem(f"{what}: axis {axis} repeats an axis", "argument")
+    return tuple(sorted(out))
+
+
+def reduce(shape: Shape, axis: Any, keepdims: bool, what: str) -> Shape:
+    chosen = axes(shape, axis, what)
+    if keepdims:
+        return tuple(1 if i in chosen else n for i, n in enumerate(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in chosen)
+
+
+def one_axis(shape: Shape, axis: int, what: str) -> None:
+    if not shape:
+        raise ShapeProblem(f"{what} needs at least a 1-D tensor, not a scalar")
+    axes(shape, axis, what)
+
+
+def reshape(shape: Shape, new: Sequence[int]) -> Shape:
+    new = tuple(new)
+    if sum(1 for n in new if n == -1) > 1:
+        raise ShapeProblem("reshape: only one size may be -1", "argument")
+    if any(n < -1 for n in new):
+        raise ShapeProblem(f"reshape: sizes must be positive (or one -1), not {new}", "argument")
+    known = size(tuple(n for n in new if n != -1))
+    total = size(shape)
+    if -1 in new:
+        if known == 0 or total % known:
+            raise ShapeProblem(f"cannot reshape shape {shape} into {new}")
+        new = tuple(total // known if n == -1 else n for n in new)
+    if size(new) != total:
+        raise ShapeProblem(f"cannot reshape shape {shape} ({total} elements) into {new} ({size(new)} elements)")
+    return new
+
+
+def permute(shape: Shape, perm: Sequence[int] | None) -> Shape:
+    """Shape after ``transpose(axes=perm)``, validating the permutation."""
+    if perm is None:
+        return tuple(reversed(shape))
+    perm = tuple(perm)
+    if len(perm) != len(shape):
+        raise ShapeProblem(f"transpose: axes {perm} do not match shape {shape}")
+    for ax in perm:
+        if not -len(shape) <= ax < len(shape):
+            raise ShapeProblem(f"transpose: axis {ax} is out of range for shape {shape}")
+    normal = [ax % len(shape) for ax in perm]
+    if sorted(normal) != list(range(len(shape))):
+        raise ShapeProblem(f"transpose: axes {perm} are not a permutation of the axes of shape {shape}")
+    return tuple(shape[i] for i in normal)
+
+
+def swapaxes(shape: Shape, i: int, j: int) -> Shape:
+    a, b = axes(shape, i, "swapaxes"), axes(shape, j, "swapaxes")
+    out = list(shape)
+    out[a[0]], out[b[0]] = out[b[0]], out[a[0]]
+    return tuple(out)
+
+
+def squeeze(shape: Shape, axis: Any) -> Shape:
+    if axis is None:
+        return tuple(n for n in shape if n != 1)
+    chosen = axes(shape, axis, "squeeze")
+    for ax in chosen:
+        if shape[ax] != 1:
+            raise ShapeProblem(f"squeeze: axis {ax} of shape {shape} has size {shape[ax]}, not 1")
+    return tuple(n for i, n in enumerate(shape) if i not in chosen)
+
+
+def unsqueeze(shape: Shape, axis: Any) -> Shape:
+    items = axis if isinstance(axis, tuple) else (axis,)
+    ndim = len(shape) + len(items)
+    chosen = axes((1,) * ndim, items, "unsqueeze")
+    rest = iter(shape)
+    return tuple(1 if i in chosen else next(rest) for i in range(ndim))
+
+
+def broadcast_to(shape: Shape, target: Sequence[int]) -> Shape:
+    target = tuple(target)
+    if any(n < 0 for n in target):
+        raise ShapeProblem(f"broadcast_to: sizes must not be negative, not {target}", "argument")
+    if len(target) < len(shape) or broadcast("broadcast", shape, target) != target:
+        raise ShapeProblem(f"cannot broadcast shape {shape} to {target}")
+    return target
+
+
+def concatenate(shapes: Sequence[Shape], axis: int) -> Shape:
+    first = shapes[0]
+    if not first:
+        raise ShapeProblem("concatenate needs at least 1-D tensors, not scalars")
+    ax = axes(first, axis, "concatenate")[0]
+    for other in shapes[1:]:
+        if len(other) != len(first) or any(a != b for i, (a, b) in enumerate(zip(first, other)) if i != ax):
+            raise ShapeProblem(f"cannot concatenate shapes {first} and {other} along axis {axis}")
+    return first[:ax] + (sum(s[ax] for s in shapes),) + first[ax + 1:]
+
+
+def stack(shapes: Sequence[Shape], axis: int) -> Shape:
+    first = shapes[0]
+    for other in shapes[1:]:
+        if other != first:
+            raise ShapeProblem(f"cannot stack shapes {first} and {other}: they must be equal")
+    ax = axes((1,) * (len(first) + 1), axis, "stack")[0]
+    return first[:ax] + (len(shapes),) + first[ax:]
+
+
+def index(shape: Shape, key: Any) -> Shape:
+    """Shape of ``x[key]``, found by indexing a zero-byte stand-in so nothing real is allocated."""
+    stand_in = np.empty(shape, dtype=[])
+    try:
+        return stand_in[key].shape
+    except IndexError as exc:
+        raise ShapeProblem(f"bad index for shape {shape}: {exc}") from None
+    except (ValueError, TypeError) as exc:
+        raise ShapeProblem(f"bad index for shape {shape}: {exc}", "argument") from None
+
+
+def full_shape(sizes: Sequence[int], what: str) -> Shape:
+    """A constructor's shape, refusing negative sizes."""
+    shape = tuple(sizes)
+    for n in shape:
+        if n < 0:
+            raise ShapeProblem(f"{what}: sizes must not be negative, not {shape}", "argument")
+    return shape

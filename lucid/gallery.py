@@ -1,0 +1,154 @@
+"""Ready-made programs a teacher can pick from, each with the one thing it teaches.
+
+Plain data (no Streamlit): the Playground and the Gradient check page show the
+same list, the tests run every example, and a shared link can name one by slug.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Example:
+    """One gallery entry: ``slug`` for URLs, a ``title``, the ``lesson`` in one sentence, the program text."""
+
+    slug: str
+    title: str
+    lesson: str
+    source: str
+
+
+EXAMPLES: tuple[Example, ...] = (
+    Example(
+        "scalar", "Scalar expression",
+        "Every operation is a node, and a, b and c collect gradient along every path that leads to the output.",
+        "a = 1.3\n"
+        "b = -0.7\n"
+        "c = 0.45\n"
+        "out = tanh(a*b + c**2) * sigmoid(a - c) + log(b*b + 1)\n",
+    ),
+    Example(
+        "neuron", "A single neuron",
+        "A neuron is a weighted sum plus a bias through tanh: each weight's gradient is its input times tanh's slope.",
+        "x = [0.5, -1.2, 2.0]\n"
+        "w = [0.3, 0.8, -0.5]\n"
+        "b = 0.1\n"
+        "z = sum(x * w) + b\n"
+        "out = tanh(z)\n",
+    ),
+    Example(
+        "used-twice", "x*x: a node used twice",
+        "When a node feeds an op twice, both contributions are added (+=), so d(x*x)/dx = 2x = 6, not 3.",
+        "x = 3.0\n"
+        "y = x * x\n",
+    ),
+    Example(
+        "bias-broadcast", "A bias broadcast over a batch",
+        "Broadcasting copies the bias to every row, so its gradient is the sum of the rows' gradients.",
+        "X = randn(4, 3)\n"
+        "b = [0.1, -0.2, 0.3]\n"
+        "H = tanh(X + b)\n"
+        "loss = sum(H * H)\n",
+    ),
+    Example(
+        "reduction", "A reduction",
+        "Summing over an axis sends the same upstream gradient back to every element that was summed.",
+        "A = randn(3, 4)\n"
+        "s = A.sum(axis=0)\n"
+        "out = sum(s * s) / 4\n",
+    ),
+    Example(
+        "softmax-ce", "Softmax + cross-entropy",
+        "Through softmax and the log, the gradient at the logits comes out as "
+        "(softmax(logits) - one-hot targets) / batch size.",
+        "logits = randn(4, 3)\n"
+        "Y = const([[1, 0, 0], [0, 0, 1], [0, 1, 0], [0, 0, 1]])\n"
+        "p = softmax(logits, axis=1)\n"
+        "loss = -sum(Y * log(p)) / 4\n",
+    ),
+    Example(
+        "mlp", "A 2-layer MLP on a batch",
+        "Backprop through a network is the chain rule applied layer by layer: "
+        "matmuls pass gradients through transposed weights.",
+        "x = const(randn(6, 3))\n"
+        "W1 = randn(3, 4)\n"
+        "b1 = zeros(4)\n"
+        "h = tanh(x @ W1 + b1)\n"
+        "W2 = randn(4, 1)\n"
+        "b2 = zeros(1)\n"
+        "y = h @ W2 + b2\n"
+        "t = const(randn(6, 1))\n"
+        "loss = mean((y - t) ** 2)\n",
+    ),
+    Example(
+        "mse", "Mean squared error",
+        "The gradient of the mean squared error is 2·(prediction - target)/N: big misses get big gradients.",
+        "pred = [2.5, 0.0, 2.1, 7.8]\n"
+        "target = const([3.0, -0.5, 2.0, 7.5])\n"
+        "loss = mean((pred - target) ** 2)\n",
+    ),
+    Example(
+        "residual", "A residual connection",
+        "A skip connection hands its gradient straight through, added to whatever the branch sends back.",
+        "x = 0.8\n"
+        "w = -1.5\n"
+        "branch = tanh(w * x)\n"
+        "r = x + branch\n"
+        "out = r * r\n",
+    ),
+    Example(
+        "div-pow", "A division/power chain",
+        "Quotient and power rules chain: each step multiplies the upstream gradient by its own local derivative.",
+        "x = 2.0\n"
+        "y = 0.5\n"
+        "q = x ** 3 / (y + 1)\n"
+        "r = q ** 0.5\n"
+        "out = r / x\n",
+    ),
+    Example(
+        "relu-gate", "ReLU gates the gradient",
+        "ReLU passes the gradient where its input was positive and blocks it (zero) everywhere else.",
+        "x = [-1.5, -0.2, 0.3, 2.0]\n"
+        "y = relu(x)\n"
+        "weights = const([1.0, 2.0, 3.0, 4.0])\n"
+        "out = sum(y * weights)\n",
+    ),
+    Example(
+        "sigmoid-saturation", "Saturating sigmoid",
+        "Far from zero the sigmoid is flat, so almost no gradient gets through: the vanishing gradient.",
+        "x = [-6.0, -1.0, 0.0, 1.0, 6.0]\n"
+        "s = sigmoid(x)\n"
+        "out = sum(s)\n",
+    ),
+    Example(
+        "fused-ce", "Fused cross-entropy",
+        "cross_entropy takes logits and integer class targets in one numerically stable op, "
+        "so the whole loss is a single node.",
+        "logits = randn(4, 3)\n"
+        "targets = const([0, 2, 1, 2])\n"
+        "loss = cross_entropy(logits, targets)\n",
+    ),
+    Example(
+        "matmul", "Matrix product",
+        "For C = A @ B the gradients are upstream @ Bᵀ for A and Aᵀ @ upstream for B: shapes tell you the order.",
+        "A = randn(2, 3)\n"
+        "B = randn(3, 2)\n"
+        "C = A @ B\n"
+        "out = sum(C * C)\n",
+    ),
+)
+
+DEFAULT: Example = EXAMPLES[0]
+
+_BY_SLUG = {e.slug: e for e in EXAMPLES}
+
+
+def by_slug(slug: str) -> Example | None:
+    """The example with this slug, or None (slugs come from URLs, so unknown ones are normal)."""
+    return _BY_SLUG.get(slug)
+
+
+def find_source(source: str) -> Example | None:
+    """The example whose program is exactly ``source`` (ignoring surrounding blank space), if any."""
+    wanted = source.strip()
+    return next((e for e in EXAMPLES if e.source.strip() == wanted), None)

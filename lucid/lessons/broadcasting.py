@@ -1,0 +1,189 @@
+"""Broadcasting forward, summing backward: the numbers behind the Broadcasting page.
+
+Forward, NumPy copies an input along new leading axes and along its size-1
+axes. Backward, every copy received its own share of the upstream gradient, so
+the input's gradient is the *sum* over exactly those axes. ``match_shape`` (the
+engine's own rule) does that and reports the axes; this module lays the
+pieces out for a person to read and checks them against ``backward``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from lucid._backend.core import match_shape
+from lucid._tensor.tensor import Tensor
+
+MAX_NDIM = 4
+MAX_DIM = 6
+OPS = ("+", "×")
+_SHAPE_TEXT = re.compile(r"^[\s(\[]*((?:\d+\s*(?:[,x×*]\s*)?)*)[\s)\]]*$")
+
+
+def parse_shape(text: str) -> tuple[int, ...]:
+    """``"3, 1, 4"``, ``"(3, 1, 4)"``, ``"3x4"`` -> a shape; ``""`` or ``"()"`` -> a scalar.
+
+    Shapes are kept small enough to print: at most 4 axes of at most 6 each.
+    """
+    match = _SHAPE_TEXT.match(text or "")
+    if match is None:
+        raise ValueError(f"{text!r} is not a shape: write sizes separated by commas, like 3, 1, 4")
+    dims = tuple(int(n) for n in re.findall(r"\d+", match.group(1)))
+    if len(dims) > MAX_NDIM:
+        raise ValueError(f"at most {MAX_NDIM} axes, please (got {len(dims)})")
+    for n in dims:
+        if not 1 <= n <= MAX_DIM:
+            raise ValueError(f"every size must be between 1 and {MAX_DIM} (got {n})")
+    return dims
+
+
+def format_shape(shape: tuple[int, ...]) -> str:
+    """``(3, 4)``, ``(4,)`` and ``()`` the way Python prints them."""
+    return str(tuple(shape))
+
+
+def broadcast_shape(shape_a: tuple[int, ...], shape_b: tuple[int, ...]) -> tuple[int, ...]:
+    """The result shape, or a ValueError that names the clashing axis."""
+    for rank, (m, n) in enumerate(zip(reversed(shape_a), reversed(shape_b)), start=1):
+        if m != n and 1 not in (m, n):
+            raise ValueError(f"shapes {format_shape(shape_a)} and {format_shape(shape_b)} do not broadcast: "
+                             f"axis {-rank} has sizes {m} and {n}, and neither is 1")
+    return tuple(np.broadcast_shapes(shape_a, shape_b))
+
+
+def alignment(shape_a: tuple[int, ...], shape_b: tuple[int, ...]) -> list[dict[str, str]]:
+    """One row per output axis: each input's size there (right-aligned) and who was copied."""
+    out = broadcast_shape(shape_a, shape_b)
+    rows = []
+    for axis, size in enumerate(out):
+        sizes = []
+        notes = []
+        for label, shape in (("a", shape_a), ("b", shape_b)):
+            k = axis - (len(out) - len(shape))
+            if k < 0:
+                sizes.append("—")
+                notes.append(f"{label} gets a new axis, copied {size}×")
+            else:
+                sizes.append(str(shape[k]))
+                if shape[k] == 1 and size != 1:
+                    notes.append(f"{label} is stretched from 1 to {size}")
+        rows.append({"axis": str(axis), "a": sizes[0], "b": sizes[1], "result": str(size),
+                     "what happens": "; ".join(notes) or "sizes agree"})
+    return rows
+
+
+@dataclass(frozen=True)
+class InputGradient:
+    """How one input's gradient comes back: raw (output shape) -> summed -> input shape."""
+
+    label: str
+    shape: tuple[int, ...]
+    raw: np.ndarray
+    summed_axes: tuple[int, ...]
+    grad: np.ndarray
+    engine_grad: np.ndarray
+
+    @property
+    def agrees_with_engine(self) -> bool:
+        return self.engine_grad.shape == self.grad.shape and bool(np.allclose(self.engine_grad, self.grad))
+
+
+@dataclass(frozen=True)
+class BroadcastDemo:
+    a: np.ndarray
+    b: np.ndarray
+    op: str
+    out: np.ndarray
+    upstream: np.ndarray
+    inputs: tuple[InputGradient, InputGradient]
+
+
+def example_values(shape: tuple[int, ...], start: float = 1.0, step: float = 1.0) -> np.ndarray:
+    """``start, start+step, …`` laid out in ``shape``: small, distinct, easy to follow by eye."""
+    size = int(np.prod(shape)) if shape else 1
+    return (start + step * np.arange(size, dtype=np.float64)).reshape(shape)
+
+
+def broadcast_demo(shape_a: tuple[int, ...], shape_b: tuple[int, ...], op: str = "+") -> BroadcastDemo:
+    """Forward ``a op b`` with broadcasting, then backward with a non-ones upstream gradient.
+
+    Each input's raw gradient (upstream × local derivative, in the output's
+    shape) is brought back with ``match_shape``; the engine's own ``backward``
+    is run alongside so the page can show that the two agree.
+    """
+    if op not in OPS:
+        raise ValueError(f"op must be one of {OPS}")
+    out_shape = broadcast_shape(shape_a, shape_b)
+    a = example_values(shape_a, 1.0)
+    b = example_values(shape_b, 10.0, 10.0)
+    upstream = example_values(out_shape, 0.5, 0.5)
+    ta, tb = Tensor(a.copy(), requires_grad=True), Tensor(b.copy(), requires_grad=True)
+    result = ta + tb if op == "+" else ta * tb
+    result.backward(upstream)
+    if op == "+":
+        raws = (upstream, upstream)
+    else:
+        raws = (upstream * np.broadcast_to(b, out_shape), upstream * np.broadcast_to(a, out_shape))
+    grads = []
+    for label, shape, raw, tensor in (("a", shape_a, raws[0], ta), ("b", shape_b, raws[1], tb)):
+        matched, axes = match_shape(raw, shape)
+        grads.append(InputGradient(label, shape, np.array(raw), tuple(axes), matched, np.array(tensor.grad)))
+    return BroadcastDemo(a, b, op, result.data, upstream, (grads[0], grads[1]))
+
+
+def summed_axes_text(item: InputGradient, out_shape: tuple[int, ...]) -> str:
+    """Plain words for which axes were summed and why."""
+    if not item.summed_axes:
+        if item.raw.shape == item.shape:
+            return f"{item.label} already has the output's shape: nothing to sum."
+        return f"{item.label}: same values, the missing size-1 axes are restored by a reshape."
+    extra = len(out_shape) - len(item.shape)
+    parts = []
+    new = [ax for ax in item.summed_axes if ax < extra]
+    stretched = [ax for ax in item.summed_axes if ax >= extra]
+    if new:
+        parts.append(f"axes {new} are new leading axes for {item.label}")
+    if stretched:
+        parts.append(f"axes {stretched} were size 1 in {item.label} and stretched")
+    tail = (f"; summing drops the new axes, leaving {format_shape(item.shape)}." if new
+            else f"; the summed axes stay as size 1, leaving {format_shape(item.shape)}.")
+    return f"sum over axes {list(item.summed_axes)}: " + " and ".join(parts) + tail
+
+
+# ----- the case table of gradient-shape matching --------------------------------
+@dataclass(frozen=True)
+class ShapeCase:
+    """One branch of ``match_shape``, with a concrete gradient pushed through it."""
+
+    case: str
+    example: str
+    input_shape: tuple[int, ...]
+    grad_in: np.ndarray
+    grad_out: np.ndarray
+    summed_axes: tuple[int, ...]
+    rule: str
+
+
+def shape_cases() -> list[ShapeCase]:
+    """The cases of gradient-shape matching, each computed live by ``match_shape``."""
+    specs = [
+        ("same shape", "a * b, both (2, 3)", (2, 3), example_values((2, 3), 0.5, 0.5),
+         "nothing to do: the gradient already fits"),
+        ("scalar input", "s * x, s is () and x is (2, 3)", (), example_values((2, 3), 0.5, 0.5),
+         "s was copied to every element: sum over all axes"),
+        ("scalar gradient", "a 0-d gradient for a (2, 3) input", (2, 3), np.array(2.5),
+         "one number stands for every element: broadcast it to the input's shape"),
+        ("reshape", "a (3,) gradient for a (1, 3) input", (1, 3), example_values((3,), 0.5, 0.5),
+         "same values, fewer axes: restore the size-1 axes"),
+        ("broadcast-and-sum", "x + bias, x is (3, 4) and bias is (1, 4)", (1, 4),
+         example_values((3, 4), 0.5, 0.5), "the bias row was copied to 3 rows: sum over axis 0"),
+        ("broadcast-and-sum", "x + c, x is (2, 4, 3) and c is (4, 1)", (4, 1),
+         example_values((2, 4, 3), 0.5, 0.5), "new leading axis 0 and stretched axis 2: sum over both"),
+    ]
+    cases = []
+    for name, example, shape, grad, rule in specs:
+        out, axes = match_shape(grad, shape)
+        cases.append(ShapeCase(name, example, shape, grad, out, tuple(axes), rule))
+    return cases

@@ -1,0 +1,124 @@
+"""The op reference, generated from ``lucid.REGISTRY``, with a live gradcheck per op.
+
+``check_op`` runs every registry sample of one op through ``gradcheck``
+(float64 central differences, random non-ones upstream gradient); the Op
+reference page and ``tests/test_lessons_op_reference.py`` both call it, so what
+the page shows as ✓ is exactly what the test asserts.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import lucid
+from lucid._backend.core import REGISTRY, OpSpec, Sample
+from lucid._tensor.tensor import Tensor
+from lucid.autograd.gradcheck import gradcheck
+
+
+def op_function(name: str) -> Callable[..., Tensor]:
+    """The public function of a registered op (``lucid.add`` for ``"add"``).
+
+    Only names that are registry keys are looked up, never free text.
+    """
+    if name not in REGISTRY:
+        raise KeyError(f"{name!r} is not a registered op")
+    fn = getattr(lucid, REGISTRY[name].name, None)
+    if not callable(fn):
+        raise KeyError(f"op {name!r} has no public function lucid.{name}")
+    return fn
+
+
+def sample_inputs(sample: Sample) -> tuple[list[Tensor], Callable[[Callable[..., Tensor]], Callable[..., Tensor]]]:
+    """Split a sample into differentiable inputs and a function of them.
+
+    Float ndarrays (also inside a list argument, as for ``concatenate``)
+    become Tensors that require grad; everything else (integer targets,
+    boolean conditions, indices) is passed through unchanged. Returns
+    ``(inputs, bind)`` where ``bind(fn)`` gives ``run(*inputs)``.
+    """
+    inputs: list[Tensor] = []
+    template: list[tuple[str, Any]] = []
+    for arg in sample.args:
+        if isinstance(arg, list):
+            slots = []
+            for item in arg:
+                inputs.append(Tensor(np.array(item, dtype=np.float64), requires_grad=True))
+                slots.append(len(inputs) - 1)
+            template.append(("list", slots))
+        elif isinstance(arg, np.ndarray) and arg.dtype.kind == "f":
+            inputs.append(Tensor(arg.copy(), requires_grad=True))
+            template.append(("tensor", len(inputs) - 1))
+        else:
+            template.append(("raw", arg))
+
+    def bind(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+        def run(*tensors: Tensor) -> Tensor:
+            args = [[tensors[j] for j in value] if kind == "list" else tensors[value] if kind == "tensor"
+                    else value for kind, value in template]
+            return fn(*args, **sample.kwargs)
+        return run
+
+    return inputs, bind
+
+
+@dataclass(frozen=True)
+class OpCheck:
+    """Gradcheck of all of one op's samples: the worst error over every input element."""
+
+    name: str
+    samples: int
+    inputs_checked: int
+    max_abs_error: float
+    max_rel_error: float
+    ok: bool | None  # None: the op has no gradient (comparisons)
+    error: str = ""
+
+    @property
+    def status(self) -> str:
+        if self.ok is None:
+            return "— no gradient"
+        return "✓ passes" if self.ok else "✗ FAILS"
+
+
+def check_samples(name: str, fn: Callable[..., Tensor], samples: Sequence[Sample], seed: int = 0) -> OpCheck:
+    """Gradcheck ``fn`` on each sample; a crash counts as a failure with its message."""
+    worst_abs = worst_rel = 0.0
+    checked = 0
+    ok = True
+    try:
+        for sample in samples:
+            inputs, bind = sample_inputs(sample)
+            report = gradcheck(bind(fn), inputs, seed=seed)
+            for item in report.inputs:
+                checked += 1
+                worst_abs = max(worst_abs, item.max_abs_error)
+                worst_rel = max(worst_rel, item.max_rel_error)
+                ok = ok and item.ok
+    except Exception as err:  # a crashing op is a failing op, shown on the page
+        return OpCheck(name, len(samples), checked, worst_abs, worst_rel, False, f"{type(err).__name__}: {err}")
+    return OpCheck(name, len(samples), checked, worst_abs, worst_rel, ok and checked > 0)
+
+
+def check_op(name: str, seed: int = 0) -> OpCheck:
+    """Run every registry sample of op ``name`` (drawn with ``seed``) through ``gradcheck``."""
+    spec = REGISTRY[name]
+    if spec.samples is None:
+        return OpCheck(name, 0, 0, 0.0, 0.0, None)
+    return check_samples(name, op_function(name), spec.samples(np.random.default_rng(seed)), seed)
+
+
+def check_all(seed: int = 0, names: Sequence[str] | None = None) -> dict[str, OpCheck]:
+    """``check_op`` for every registered op (or the given ones), by name."""
+    return {name: check_op(name, seed) for name in (names or sorted(REGISTRY))}
+
+
+def reference_rows(specs: Sequence[OpSpec] | None = None) -> list[dict[str, str]]:
+    """One row per op, grouped and sorted: name, symbol, group, forward and derivative formulas."""
+    specs = list(REGISTRY.values()) if specs is None else list(specs)
+    specs.sort(key=lambda s: (s.group, s.name))
+    return [{"op": s.name, "symbol": s.symbol, "group": s.group, "forward": s.formula,
+             "derivatives": "\n".join(s.derivatives)} for s in specs]

@@ -1,0 +1,228 @@
+"""Training an MLP for the training page: the loop, the boundary grid, the graph, tensors vs scalars.
+
+Everything here is plain library code the page calls and the tests pin: the
+loop reports every step through a callback (the page draws its progress bar
+and live loss curve from it), and the comparison trains the *same* network
+(same initial weights) built from arrays and built from 0-d tensors, so the
+two final losses agree and only the graph size and the time differ.
+"""
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from lucid._backend.grad_mode import no_grad
+from lucid._func import binary_cross_entropy
+from lucid._tensor.tensor import Tensor
+from lucid.autograd.backward import topological_order
+from lucid.autograd.trace import Trace, backward_trace
+from lucid.data.dataset import Dataset, standardize
+from lucid.nn import MLP
+from lucid.nn.reference import NumpyMLP
+from lucid.nn.scalar import ScalarMLP
+from lucid.optim import SGD, Adam, Optimizer
+
+OPTIMIZERS = ("SGD", "Adam")
+StepCallback = Callable[[int, float], None]
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Train and test parts, standardised with the training part's mean and std; labels as columns."""
+
+    Z: np.ndarray
+    y: np.ndarray
+    Z_test: np.ndarray
+    y_test: np.ndarray
+    mean: np.ndarray
+    std: np.ndarray
+
+
+def prepare(dataset: Dataset, test_share: float = 0.25, seed: int = 0) -> Prepared:
+    """Shuffle, hold out ``test_share`` of the points, standardise both with the training statistics.
+
+    Standardising matters: the file-chunk features differ in scale by 10×.
+    """
+    if not 0.0 <= test_share < 1.0:
+        raise ValueError("test_share must lie in [0, 1)")
+    order = np.random.default_rng(seed).permutation(dataset.n_samples)
+    n_test = int(round(dataset.n_samples * test_share))
+    test, train = order[:n_test], order[n_test:]
+    Z, mean, std = standardize(dataset.X[train])
+    return Prepared(Z, dataset.y[train].reshape(-1, 1), (dataset.X[test] - mean) / std,
+                    dataset.y[test].reshape(-1, 1), mean, std)
+
+
+def make_model(n_features: int, hidden: int, seed: int = 0, activation: str = "tanh") -> MLP:
+    """``n_features → hidden → 1`` with a sigmoid output: the probability of label 1."""
+    return MLP([n_features, hidden, 1], activation=activation, output_activation="sigmoid", seed=seed)
+
+
+def make_optimizer(name: str, params: Sequence[Tensor], lr: float, momentum: float = 0.0) -> Optimizer:
+    """``"SGD"`` (optionally with momentum) or ``"Adam"``, chosen from a fixed table."""
+    if name == "SGD":
+        return SGD(params, lr=lr, momentum=momentum)
+    if name == "Adam":
+        return Adam(params, lr=lr)
+    raise ValueError(f"unknown optimizer {name!r}; choose one of {', '.join(OPTIMIZERS)}")
+
+
+def bce_loss(model: MLP, Z: np.ndarray, y: np.ndarray) -> Tensor:
+    """Mean binary cross-entropy of the model's probabilities: a fresh graph each call."""
+    return binary_cross_entropy(model(Tensor(Z)), Tensor(y))
+
+
+def fit(loss_fn: Callable[[], Tensor], optimizer: Optimizer, steps: int,
+        on_step: StepCallback | None = None) -> list[float]:
+    """``steps`` rounds of zero_grad → loss → backward → step; the loss before each update.
+
+    ``on_step(step, loss)`` is called after every step (1-based) so a caller can
+    draw progress while training runs.
+    """
+    losses = []
+    for step in range(1, steps + 1):
+        optimizer.zero_grad()
+        loss = loss_fn()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+        if on_step is not None:
+            on_step(step, losses[-1])
+    return losses
+
+
+def predict(model: MLP, Z: np.ndarray) -> np.ndarray:
+    """Probabilities of label 1, shape ``(n,)``, without building a graph."""
+    with no_grad():
+        return model(Tensor(Z)).data.reshape(-1)
+
+
+def accuracy(model: MLP, Z: np.ndarray, y: np.ndarray) -> float:
+    """Share of points whose rounded probability equals the label."""
+    return float(np.mean((predict(model, Z) >= 0.5) == (np.asarray(y).reshape(-1) >= 0.5)))
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A square grid over the (standardised) 2-D plane and the model's probability at each point."""
+
+    x1: np.ndarray  # (resolution,)
+    x2: np.ndarray  # (resolution,)
+    prob: np.ndarray  # (resolution, resolution), prob[i, j] at (x1[j], x2[i])
+
+
+def decision_grid(model: MLP, Z: np.ndarray, resolution: int = 60, margin: float = 0.5) -> Grid:
+    """Evaluate a 2-input model on a grid covering the data plus a margin, in one batch."""
+    if Z.shape[1] != 2:
+        raise ValueError("a decision boundary is drawn for 2-D data only")
+    lo = Z.min(axis=0) - margin
+    hi = Z.max(axis=0) + margin
+    x1 = np.linspace(lo[0], hi[0], resolution)
+    x2 = np.linspace(lo[1], hi[1], resolution)
+    g1, g2 = np.meshgrid(x1, x2)
+    prob = predict(model, np.column_stack([g1.ravel(), g2.ravel()])).reshape(resolution, resolution)
+    return Grid(x1, x2, prob)
+
+
+def training_step_graph(model: MLP, Z: np.ndarray, y: np.ndarray, batch: int = 4) -> Trace:
+    """One training step's backward on the first ``batch`` points, recorded for drawing.
+
+    ``trace.root`` is the loss. Built on a copy of the model (parameters named
+    ``W1, b1, W2, …``) so drawing it never touches the trained model's weights
+    or gradients.
+    """
+    twin = copy.deepcopy(model)
+    for k, layer in enumerate(twin.layers, start=1):
+        layer.weight.name = f"W{k}"
+        if layer.bias is not None:
+            layer.bias.name = f"b{k}"
+    x = Tensor(Z[:batch], name="X")
+    target = Tensor(y[:batch], name="y")
+    loss = binary_cross_entropy(twin(x), target)
+    loss.name = "loss"
+    return backward_trace(loss)
+
+
+def node_count(root: Tensor) -> int:
+    """Nodes (tensors) in the graph that ``root`` was computed from, itself included."""
+    return len(topological_order(root))
+
+
+@dataclass(frozen=True)
+class Twin:
+    """One way to build the network: its graph size for one step, time and losses over the run."""
+
+    name: str
+    nodes: int | None
+    seconds: float
+    losses: list[float]
+
+    @property
+    def final_loss(self) -> float:
+        return self.losses[-1]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The same network and data trained as arrays, as 0-d tensors and (for reference) as NumPy by hand."""
+
+    samples: int
+    steps: int
+    hidden: int
+    tensor: Twin
+    scalar: Twin
+    numpy: Twin
+
+    @property
+    def node_ratio(self) -> float:
+        return self.scalar.nodes / self.tensor.nodes
+
+    @property
+    def time_ratio(self) -> float:
+        return self.scalar.seconds / self.tensor.seconds
+
+    @property
+    def numpy_ratio(self) -> float:
+        """How much lucid's tensor graph costs over hand-written NumPy."""
+        return self.tensor.seconds / self.numpy.seconds if self.numpy.seconds > 0 else float("inf")
+
+
+def compare_tensor_scalar(Z: np.ndarray, y: np.ndarray, hidden: int = 4, steps: int = 10, lr: float = 0.5,
+                          samples: int = 32, seed: int = 0) -> Comparison:
+    """Train one initial network three ways with plain SGD on the first ``samples`` points.
+
+    Work is kept small on purpose: the scalar twin builds one node per multiply
+    and add, hundreds of times more than the tensor graph.
+    """
+    Z, y = Z[:samples], y[:samples]
+    model = make_model(Z.shape[1], hidden, seed)
+    scalar = ScalarMLP.from_mlp(model)
+    reference = NumpyMLP(model.weights(), model.activation)
+
+    tensor_nodes = node_count(bce_loss(model, Z, y))
+    scalar_nodes = node_count(scalar.bce_loss(Z, y))
+
+    start = time.perf_counter()
+    tensor_losses = fit(lambda: bce_loss(model, Z, y), SGD(model.parameters(), lr=lr), steps)
+    tensor_seconds = time.perf_counter() - start
+
+    start = time.perf_counter()
+    scalar_losses = fit(lambda: scalar.bce_loss(Z, y), SGD(scalar.parameters(), lr=lr), steps)
+    scalar_seconds = time.perf_counter() - start
+
+    start = time.perf_counter()
+    numpy_losses = []
+    for _ in range(steps):
+        loss, grads = reference.loss_and_grads(Z, y)
+        reference.sgd_step(grads, lr)
+        numpy_losses.append(loss)
+    numpy_seconds = time.perf_counter() - start
+
+    return Comparison(len(Z), steps, hidden,
+                      Twin("tensors (arrays)", tensor_nodes, tensor_seconds, tensor_losses),
+                      Twin("scalars (0-d tensors)", scalar_nodes, scalar_seconds, scalar_losses),
+                      Twin("NumPy by hand", None, numpy_seconds, numpy_losses))

@@ -1,0 +1,49 @@
+"""The Playground's view controls: classroom mode, drawing options and autoplay speed.
+
+They sit in one row above the editor (drawing options in a popover) rather than
+in the sidebar, so the graph gets the page's full width.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from lucid.ui import stepper
+from lucid.ui.options import DIRECTIONS, LARGE_MODES, DrawOptions
+
+
+@dataclass(frozen=True)
+class ViewSettings:
+    classroom: bool
+    options: DrawOptions
+    seconds_per_step: float
+
+
+def view_controls(key: str) -> ViewSettings:
+    """Title row: page title, classroom toggle, drawing options, autoplay speed."""
+    title, speed_col, opts_col, class_col = st.columns([3, 1.4, 1.2, 1.2], vertical_alignment="bottom")
+    title.header("Playground", anchor=False)
+    title.caption("Type a program, run it, then watch the backward pass one gradient at a time.")
+    with speed_col:
+        label = st.select_slider("Autoplay speed", list(stepper.SPEEDS), value=stepper.DEFAULT_SPEED,
+                                 key=f"{key}_speed")
+    with opts_col.popover("Drawing", icon=":material/tune:", width="stretch"):
+        options = draw_options(key)
+    with class_col:
+        classroom = st.toggle("Classroom mode", key=f"{key}_classroom",
+                              help="Larger type and graph for a projector; the editor folds away.")
+    return ViewSettings(classroom, options, stepper.seconds_per_step(label))
+
+
+def draw_options(key: str) -> DrawOptions:
+    """What the graph shows and how it is laid out."""
+    direction = st.radio("Direction", list(DIRECTIONS), key=f"{key}_direction", horizontal=True)
+    c1, c2 = st.columns(2)
+    values = c1.checkbox("Values", True, key=f"{key}_values")
+    grads = c2.checkbox("Gradients", True, key=f"{key}_grads")
+    shapes = c1.checkbox("Shapes", True, key=f"{key}_shapes")
+    constants = c2.checkbox("Constants", True, key=f"{key}_constants")
+    large = st.selectbox("Large graphs", list(LARGE_MODES), key=f"{key}_large",
+                         help="Compact mode collapses chains of one-input ops and shortens labels.")
+    return DrawOptions(DIRECTIONS[direction], values, grads, shapes, constants, LARGE_MODES[large])

@@ -1,0 +1,124 @@
+"""The program editor shared by the Playground and the Gradient check page.
+
+Gallery picker, a text area, a Run button and errors shown as the
+``ExprError`` message with the offending line and a caret (never a
+traceback). The program runs when Run is pressed or when the committed text
+changes (a text area commits on Ctrl+Enter). A bad program leaves the last
+good one in place, so the graph on screen never disappears mid-lesson.
+
+Session-state keys all start with the ``key`` argument, so two pages never clash.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+import streamlit as st
+
+from lucid import gallery
+from lucid.expr import ExprError, Program, run
+from lucid.ui import share
+from lucid.ui.memo import LRUMemo
+
+T = TypeVar("T")
+
+CUSTOM = "(your own program)"
+
+
+def _k(key: str, name: str) -> str:
+    return f"{key}_{name}"
+
+
+def session_memo(key: str, name: str = "memo", capacity: int = 32) -> LRUMemo:
+    """A per-session LRU memo stored under ``<key>_<name>`` (created on first use)."""
+    slot = _k(key, name)
+    if slot not in st.session_state:
+        st.session_state[slot] = LRUMemo(capacity)
+    return st.session_state[slot]
+
+
+def _load_example(key: str) -> None:
+    title = st.session_state[_k(key, "example")]
+    example = next((e for e in gallery.EXAMPLES if e.title == title), None)
+    if example is not None:
+        st.session_state[_k(key, "source")] = example.source
+        st.session_state[_k(key, "run_requested")] = True
+
+
+def _request_run(key: str) -> None:
+    st.session_state[_k(key, "run_requested")] = True
+
+
+def initial_source(share_url: bool) -> tuple[str, int | None]:
+    """The program to show on a session's first run: from the link when there is one, else the default."""
+    if share_url:
+        view = share.decode(st.query_params.to_dict())
+        if view.source is not None:
+            return view.source, view.step
+        slug = st.query_params.get("example")
+        if slug and gallery.by_slug(slug):
+            return gallery.by_slug(slug).source, view.step
+    return gallery.DEFAULT.source, None
+
+
+def show_error(err: ExprError) -> None:
+    """An ``ExprError`` as a person can act on it: where, what, and the line with a caret."""
+    st.error(f"**Line {err.line}, column {err.col}:** {err.message}", icon="⚠️")
+    st.code(err.caret_text(), language=None)
+
+
+def editor(key: str, evaluate: Callable[[str], T], *, share_url: bool = False,
+           height: int = 160) -> T | None:
+    """Render picker + editor + Run; return ``evaluate(source)`` for the last good program (or None).
+
+    ``evaluate`` must be deterministic: results are memoized per session by source text.
+    """
+    source_key, ran_key, good_key, err_key = (_k(key, n) for n in ("source", "ran", "good", "error"))
+    if source_key not in st.session_state:
+        text, step = initial_source(share_url)
+        st.session_state[source_key] = text
+        st.session_state[ran_key] = None
+        st.session_state[_k(key, "initial_step")] = step
+
+    current = st.session_state[source_key]
+    match = gallery.find_source(current)
+    st.session_state[_k(key, "example")] = match.title if match else CUSTOM
+    left, right = st.columns([2, 3])
+    with left:
+        st.selectbox("Gallery", [CUSTOM, *(e.title for e in gallery.EXAMPLES)], key=_k(key, "example"),
+                     on_change=_load_example, args=(key,),
+                     help="Ready-made programs; each one teaches one thing about backprop.")
+        if match:
+            st.caption(f":material/lightbulb: {match.lesson}")
+        st.button("Run", key=_k(key, "run"), type="primary", on_click=_request_run, args=(key,),
+                  icon=":material/play_arrow:", help="Runs the program (Ctrl+Enter in the editor does too).")
+    with right:
+        st.text_area("Program", key=source_key, height=height,
+                     help="One statement per line; the last line is the output. Ctrl+Enter runs it.")
+
+    source = st.session_state[source_key]
+    wanted = st.session_state.pop(_k(key, "run_requested"), False) or source != st.session_state[ran_key]
+    if wanted:
+        st.session_state[ran_key] = source
+        memo = session_memo(key, "programs", capacity=16)
+        try:
+            result = memo.get(("eval", source), lambda: evaluate(source))
+        except ExprError as err:
+            st.session_state[err_key] = err
+        else:
+            st.session_state[good_key] = result
+            st.session_state[err_key] = None
+    err = st.session_state.get(err_key)
+    if err is not None:
+        show_error(err)
+        if st.session_state.get(good_key) is not None:
+            st.caption("Still showing the last program that ran.")
+    return st.session_state.get(good_key)
+
+
+def program_editor(key: str) -> Program | None:
+    """Gallery picker, editor, Run and errors; returns the last good ``Program`` (None before any).
+
+    Stable signature for other pages (the Gradient check page uses it).
+    """
+    return editor(key, lambda source: run(source, seed=0))

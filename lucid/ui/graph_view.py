@@ -1,0 +1,71 @@
+"""The graph of one frame of the backward pass, its legend and its exports (Streamlit side).
+
+Frames are memoized per session by (program, seed, step, options): stepping
+back and forth, or autoplay looping, never rebuilds a DOT it already made.
+"""
+from __future__ import annotations
+
+import shutil
+
+import graphviz
+import streamlit as st
+
+from lucid import viz
+from lucid.ui.analysis import Analysis
+from lucid.ui.memo import LRUMemo
+from lucid.ui.options import DrawOptions
+
+
+def frame(memo: LRUMemo, analysis: Analysis, step: int | None, options: DrawOptions) -> graphviz.Digraph:
+    """The Digraph of ``analysis`` after ``step`` gradients (no trace: just the forward graph).
+
+    Raises ``lucid.viz.GraphTooLarge`` for graphs past the node cap.
+    """
+    key = ("frame", analysis.source, analysis.seed, step, options)
+
+    def build() -> graphviz.Digraph:
+        trace = analysis.trace
+        return viz.to_dot(analysis.program.output, trace, None if trace is None else step, **options.as_kwargs())
+
+    return memo.get(key, build)
+
+
+def show_graph(graph: graphviz.Digraph, *, classroom: bool) -> None:
+    """Draw the graph in the page (rendered in the browser, so `dot` is not needed on the server)."""
+    st.graphviz_chart(graph, width="stretch", height="content")
+
+
+def show_legend() -> None:
+    """The colour/shape legend, beside the graph, so colour is never the only signal."""
+    legend = viz.legend()
+    if isinstance(legend, graphviz.Graph | graphviz.Digraph):
+        st.graphviz_chart(legend, width="content")
+    else:
+        st.markdown(str(legend))
+
+
+def has_dot() -> bool:
+    """Whether Graphviz's ``dot`` binary is installed (needed for SVG, PNG and GIF files)."""
+    return shutil.which("dot") is not None
+
+
+def export_buttons(key: str, analysis: Analysis, graph: graphviz.Digraph, step: int,
+                   options: DrawOptions) -> None:
+    """DOT always; SVG, PNG and the whole animation as GIF when ``dot`` exists (made only when clicked)."""
+    base = f"lucid-step{step}"
+    cols = st.columns(4)
+    cols[0].download_button("DOT", graph.source, file_name=f"{base}.dot", mime="text/vnd.graphviz",
+                            key=f"{key}_dl_dot", on_click="ignore", icon=":material/download:")
+    if not has_dot():
+        st.caption("SVG, PNG and GIF exports need Graphviz's `dot` program on the server "
+                   "(Debian: `apt-get install graphviz`); the DOT file opens in any Graphviz viewer.")
+        return
+    cols[1].download_button("SVG", lambda: viz.to_svg(graph), file_name=f"{base}.svg", mime="image/svg+xml",
+                            key=f"{key}_dl_svg", on_click="ignore", icon=":material/download:")
+    cols[2].download_button("PNG", lambda: viz.to_png(graph), file_name=f"{base}.png", mime="image/png",
+                            key=f"{key}_dl_png", on_click="ignore", icon=":material/download:")
+    if analysis.trace is not None:
+        trace, root = analysis.trace, analysis.program.output
+        cols[3].download_button("GIF (whole pass)", lambda: viz.animation_gif(root, trace, **options.as_kwargs()),
+                                file_name="lucid-backward.gif", mime="image/gif", key=f"{key}_dl_gif",
+                                on_click="ignore", icon=":material/movie:")

@@ -1,0 +1,91 @@
+"""What the node inspector shows: a node's full value and gradient arrays, its op and its parents.
+
+Nodes are numbered in topological order (``t<k>``, the same ids the SVG
+carries), so choosing "t3" in the list and clicking node t3 in the graph agree.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from lucid._backend.core import REGISTRY
+from lucid._tensor.tensor import Tensor
+from lucid.ui.analysis import Analysis
+
+
+@dataclass(frozen=True)
+class NodeDetails:
+    """Everything about one tensor node at one step of the backward pass."""
+
+    node_id: str
+    title: str
+    kind: str
+    shape: tuple[int, ...]
+    value: str
+    gradient: str | None
+    gradient_is_final: bool
+    op: str | None
+    formula: str | None
+    derivatives: tuple[str, ...]
+    parents: tuple[str, ...]
+    children: tuple[str, ...]
+
+
+def node_name(analysis: Analysis, k: int) -> str:
+    """Short human label for node ``k``: its variable name, else what made it."""
+    t = analysis.order[k]
+    if t.name:
+        return t.name
+    if t._op is not None:
+        return t._op.describe()
+    return "constant" if not t.requires_grad else "input"
+
+
+def node_choices(analysis: Analysis) -> list[str]:
+    """Labels for the inspector's list, one per tensor in topological order, output last."""
+    return [f"t{k} · {node_name(analysis, k)} {tuple(t.shape)}" for k, t in enumerate(analysis.order)]
+
+
+def full_array(arr: np.ndarray) -> str:
+    """The whole array, readable and aligned (no '...' for the sizes the language allows)."""
+    arr = np.asarray(arr)
+    if arr.ndim == 0:
+        return f"{arr.item():.6g}"
+    return np.array2string(arr, precision=5, suppress_small=True, max_line_width=100, threshold=10_000)
+
+
+def _kind(analysis: Analysis, t: Tensor) -> str:
+    if t is analysis.program.output:
+        return "output"
+    if t._op is not None:
+        return "intermediate"
+    return "input (requires grad)" if t.requires_grad else "constant"
+
+
+def node_details(analysis: Analysis, k: int, step: int | None = None) -> NodeDetails:
+    """Details of node ``k``; its gradient as it stands after ``step`` (the last step when None)."""
+    t = analysis.order[k]
+    grad = None
+    final = False
+    if analysis.trace is not None:
+        last = analysis.n_steps - 1
+        at = last if step is None else max(0, min(step, last))
+        grad_arr = analysis.trace.grads_at(at).get(id(t))
+        if grad_arr is not None:
+            grad = full_array(grad_arr)
+            done = [s for s in analysis.trace.steps[: at + 1] if s.parent is t]
+            final = bool(done and done[-1].is_final)
+    op = formula = None
+    derivatives: tuple[str, ...] = ()
+    if t._op is not None:
+        op = t._op.describe()
+        spec = REGISTRY.get(type(t._op).name)
+        if spec is not None:
+            formula = spec.formula
+            derivatives = spec.derivatives
+    label = {id(n): f"t{i} · {node_name(analysis, i)}" for i, n in enumerate(analysis.order)}
+    parents = tuple(label[id(p)] for p in t._prev if id(p) in label)
+    children = tuple(label[id(c)] for c in analysis.order if any(p is t for p in c._prev))
+    return NodeDetails(f"t{k}", node_name(analysis, k), _kind(analysis, t), tuple(t.shape), full_array(t.data),
+                       grad, final, op, formula, derivatives, parents, children)

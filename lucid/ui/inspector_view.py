@@ -1,0 +1,41 @@
+"""The node inspector (Streamlit side): pick a node, see its full arrays, its op and its parents."""
+from __future__ import annotations
+
+import streamlit as st
+
+from lucid.ui import inspector
+from lucid.ui.analysis import Analysis
+
+FOLLOW = "The node receiving gradient at this step"
+
+
+def node_inspector(key: str, analysis: Analysis, step: int | None, current: int | None) -> None:
+    """An expander with a node list; by default it follows the node the current step flows into."""
+    choices = inspector.node_choices(analysis)
+    with st.expander("Inspect a node", icon=":material/search:"):
+        pick_key = f"{key}_inspect"
+        if st.session_state.get(pick_key) not in (FOLLOW, *choices):
+            st.session_state[pick_key] = FOLLOW
+        picked = st.selectbox("Node", [FOLLOW, *choices], key=pick_key,
+                              help="Nodes are numbered in topological order, like t3 in the graph.")
+        k = current if picked == FOLLOW else choices.index(picked)
+        if k is None:
+            k = len(choices) - 1
+        d = inspector.node_details(analysis, k, step)
+        st.markdown(f"**{d.node_id} · {d.title}** — {d.kind}, shape `{d.shape}`")
+        left, right = st.columns(2)
+        with left:
+            st.markdown("Value")
+            st.code(d.value, language=None)
+        with right:
+            state = "final" if d.gradient_is_final else "partial: more contributions still to come"
+            st.markdown("Gradient" + (f" ({state})" if d.gradient is not None else ""))
+            st.code(d.gradient if d.gradient is not None else "not reached yet at this step", language=None)
+        if d.op:
+            st.markdown(f"Made by **{d.op}**" + (f": `{d.formula}`" if d.formula else ""))
+            if d.derivatives:
+                st.markdown("Local derivatives: " + ", ".join(f"`{x}`" for x in d.derivatives))
+        if d.parents:
+            st.markdown("Inputs (parents): " + ", ".join(d.parents))
+        if d.children:
+            st.markdown("Used by: " + ", ".join(d.children))

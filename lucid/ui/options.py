@@ -1,0 +1,28 @@
+"""The drawing options a person picks in the sidebar, as one hashable value.
+
+Hashable so a frame's DOT is memoized per (program, step, options): moving one
+step reuses everything, changing an option redraws once.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+DIRECTIONS = {"Top to bottom": "TB", "Left to right": "LR"}
+"""Top to bottom first: expression graphs are wide, and the page scrolls vertically."""
+LARGE_MODES = {"Automatic": "auto", "Always compact": True, "Never compact": False}
+
+
+@dataclass(frozen=True)
+class DrawOptions:
+    """Keyword arguments of ``lucid.viz.to_dot`` that the page lets people change."""
+
+    direction: str = "TB"
+    show_values: bool = True
+    show_grads: bool = True
+    show_shapes: bool = True
+    show_constants: bool = True
+    large: Any = "auto"
+
+    def as_kwargs(self) -> dict[str, Any]:
+        return asdict(self)

@@ -1,0 +1,24 @@
+"""Keep the URL in step with the Playground, so any view can be shared as a link."""
+from __future__ import annotations
+
+import streamlit as st
+
+from lucid.ui import share
+from lucid.ui.analysis import Analysis
+
+
+def on_program_shown(key: str, analysis: Analysis) -> None:
+    """When a new program appears: start at the linked step (first visit) or the seed, and put it in the URL."""
+    shown_key = f"{key}_shown"
+    if st.session_state.get(shown_key) == (analysis.source, analysis.seed):
+        return
+    first_time = shown_key not in st.session_state
+    st.session_state[shown_key] = (analysis.source, analysis.seed)
+    linked = st.session_state.pop(f"{key}_initial_step", None) if first_time else None
+    st.session_state[f"{key}_step"] = linked if linked is not None else 0
+    st.session_state[f"{key}_playing"] = False
+    params = share.encode(analysis.source)
+    for stale in (share.PLAIN_KEY, share.PACKED_KEY, "example"):
+        if stale not in params and stale in st.query_params:
+            del st.query_params[stale]
+    st.query_params.update(params)

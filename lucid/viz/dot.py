@@ -1,0 +1,177 @@
+"""``to_dot``: a lucid graph, optionally at one step of its backward pass, as a Graphviz Digraph.
+
+The structure (nodes, edges, their order, shapes and label sizes) comes from
+``structure.build_model`` and is the same for every step; only classes,
+colours, border widths and the text of gradients change from frame to frame, so
+Graphviz places every node at the same spot in every frame.
+
+Classes emitted (Graphviz adds ``node``/``edge`` in front in SVG):
+
+- tensor nodes ``t<k>``: kind ``leaf``/``const``/``intermediate``/``output``; with a
+  trace also ``current``/``done``/``pending`` and ``partial``/``final``/``nograd``,
+  plus ``source`` (its gradient is being pushed now) and ``nan`` (value has NaN/inf);
+  without a trace only the kind and ``final``/``nograd``;
+- op nodes ``op<k>``: ``op`` plus ``active``/``done``/``pending`` with a trace,
+  ``chain`` for a collapsed chain (and ``current`` when the current tensor is hidden in it);
+- edges ``e<k>_<slot>``: ``input`` plus ``flowing``/``flowed``/``pending``/``nograd``;
+  edges ``o<k>``: ``output`` plus ``active``/``flowed``/``pending`` (``static`` for
+  both without a trace).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import graphviz
+import numpy as np
+
+from lucid._tensor.tensor import Tensor
+from lucid.autograd import Trace, TraceStep
+from lucid.viz.labels import LabelOptions, edge_text, number_columns, op_html, tensor_label
+from lucid.viz.numbers import array_lines, format_number, has_nonfinite, shape_text
+from lucid.viz.opinfo import spec_of
+from lucid.viz.state import FrameState, edge_steps, frame_state, grads_over_trace
+from lucid.viz.structure import GraphModel, build_model
+from lucid.viz.style import (
+    EDGE_ATTRS,
+    EDGE_STYLE,
+    GRAPH_ATTRS,
+    KIND_STYLE,
+    NODE_ATTRS,
+    OP_STATE_STYLE,
+    PROGRESS_STYLE,
+    RED,
+    add_legend,
+)
+from lucid.viz.text import attribute_text, html_text, shorten
+
+DIRECTIONS = ("LR", "TB", "RL", "BT")
+#: Points against the data flow, the way gradients travel (arrowheads stay forward: moving
+#: them would bend the edge's spline and the frames would no longer match).
+BACK_ARROW = {"LR": "◀", "RL": "▶", "TB": "▲", "BT": "▼"}
+
+
+def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = None, *, direction: str = "LR",
+           show_values: bool = True, show_grads: bool = True, show_shapes: bool = True,
+           show_constants: bool = True, large: bool | str = "auto", max_nodes: int = 400,
+           legend: bool = False) -> graphviz.Digraph:
+    """The graph of ``root`` (and, with ``trace``, its state after ``step`` gradients have flowed).
+
+    ``step=None`` with a trace shows the end of the pass. ``large="auto"``
+    switches large-graph mode on for big graphs (chains of one-input ops
+    collapsed, clusters by name prefix, one-line labels). More than ``max_nodes``
+    drawn nodes raises ``GraphTooLarge``. ``legend=True`` draws the legend beside the graph.
+    """
+    if root is None:
+        if trace is None:
+            raise ValueError("to_dot needs a tensor or a trace")
+        root = trace.root
+    if trace is not None and trace.root is not root:
+        raise ValueError("the trace was recorded for a different output tensor than the one given")
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}")
+    if large not in ("auto", True, False):
+        raise ValueError(f"large must be 'auto', True or False, not {large!r}")
+    model = build_model(root, None if trace is None else trace.order, show_constants=show_constants,
+                        large=large, max_nodes=max_nodes)
+    state = frame_state(model, trace, step)
+    options = LabelOptions(show_values, show_grads, show_shapes, grids=not model.large)
+    g = graphviz.Digraph("lucid", graph_attr={**GRAPH_ATTRS, "rankdir": direction},
+                         node_attr=NODE_ATTRS, edge_attr=EDGE_ATTRS)
+    clusters = [graphviz.Digraph(name=f"cluster_{i}", graph_attr={
+        "label": f"<{html_text(shorten(prefix, 24))}>", "style": "rounded,dashed", "color": "#9A9A9A",
+        "fontcolor": "#555555", "id": f"cluster{i}", "class": "prefix"}) for i, prefix in enumerate(model.clusters)]
+    _add_nodes(g, clusters, model, state, options, trace)
+    for c in clusters:
+        g.subgraph(c)
+    _add_edges(g, model, state, trace, direction)
+    if legend:
+        box = graphviz.Digraph(name="cluster_legend", graph_attr={
+            "label": "Legend", "style": "rounded", "color": "#BBBBBB", "id": "legend", "class": "legend"})
+        add_legend(box, "legend")
+        g.subgraph(box)
+    return g
+
+
+def draw(tensor: Tensor, **options: Any) -> graphviz.Digraph:
+    """``to_dot(tensor, **options)``: a Digraph, which Jupyter displays inline."""
+    return to_dot(tensor, **options)
+
+
+def _add_nodes(g: graphviz.Digraph, clusters: list[graphviz.Digraph], model: GraphModel, state: FrameState,
+               options: LabelOptions, trace: Trace | None) -> None:
+    all_grads = grads_over_trace(model, trace) if trace is not None else {}
+    current = next((k for k, p in state.progress.items() if p == "current"), None)
+    current_chain = model.hidden_in.get(current) if current is not None else None
+    ops = {op.index: op for op in model.ops}
+    for node in model.tensors:
+        k, t = node.index, node.tensor
+        target = g if node.cluster is None else clusters[node.cluster]
+        op = ops.get(k)
+        if op is not None:
+            op_state = state.op_state.get(k)
+            classes = ["op"] + ([op_state] if op_state else []) + (["chain"] if op.is_chain else [])
+            attrs = {**KIND_STYLE["op"], **OP_STATE_STYLE.get(op_state or "", {})}
+            if current_chain == k:
+                classes.append("current")
+                attrs.update(PROGRESS_STYLE["current"])
+            spec = spec_of(t)
+            tip = spec.formula if spec is not None and not op.is_chain else op.text
+            target.node(op.id, label=op_html(op.text), id=op.id, _attributes={"class": " ".join(classes)},
+                        tooltip=attribute_text(shorten(tip, 200)), **attrs)
+        grads = all_grads.get(k, [])
+        if t.grad is not None and trace is None:
+            grads = [t.grad]
+        width = number_columns([t.data, *grads])
+        has_grad_row = t.requires_grad
+        status = state.grad_status.get(k, "nograd") if has_grad_row else None
+        label = tensor_label(node.label, node.kind, t.data, grad=state.grads.get(k), grad_status=status,
+                             width=width, grad_history=grads, options=options,
+                             status_words=state.traced)
+        classes = [node.kind]
+        attrs = dict(KIND_STYLE[node.kind])
+        if state.traced:
+            progress = state.progress[k]
+            classes.append(progress)
+            attrs.update(PROGRESS_STYLE[progress])
+            if state.source == k and progress != "current":
+                classes.append("source")
+                attrs.update(PROGRESS_STYLE["source"])
+        classes.append(state.grad_status.get(k, "nograd"))
+        if has_nonfinite(t.data):
+            classes.append("nan")
+            if "current" not in classes:
+                attrs["color"] = RED
+        tip = f"{node.label}: {node.kind}, shape {shape_text(t.shape)}" if node.kind != "intermediate" else \
+            f"{node.label}: shape {shape_text(t.shape)}"
+        target.node(node.id, label=label, id=node.id, _attributes={"class": " ".join(classes)},
+                    tooltip=attribute_text(shorten(tip, 200)), **attrs)
+
+
+def contribution_note(step: TraceStep, direction: str = "LR") -> str:
+    """The short text on a flowing edge: ``◀ ∂ += 3.000`` (and the summed axes, if any)."""
+    c = np.asarray(step.contribution, dtype=np.float64)
+    if c.ndim == 0:
+        body = format_number(c)
+    elif c.size <= 3 and c.ndim == 1:
+        body = array_lines(c)[0]
+    else:
+        body = f"{shape_text(c.shape)}, mean {format_number(c.mean()) if c.size else '-'}"
+    note = f"{BACK_ARROW.get(direction, '◀')} ∂ += {body}"
+    if step.summed_axes:
+        note += f"  (Σ axis {','.join(str(a) for a in step.summed_axes)})"
+    return note
+
+
+def _add_edges(g: graphviz.Digraph, model: GraphModel, state: FrameState, trace: Trace | None,
+               direction: str) -> None:
+    steps = edge_steps(model, trace) if trace is not None else {}
+    for edge in model.edges:
+        edge_state = state.edge_state.get(edge.id, "static")
+        attrs: dict[str, str] = dict(EDGE_STYLE[edge_state])
+        if edge.slot_name:
+            attrs["headlabel"] = f'<<FONT POINT-SIZE="9" COLOR="#555555">{html_text(edge.slot_name)}</FONT>>'
+        if edge.id in steps:
+            attrs["label"] = edge_text(contribution_note(steps[edge.id], direction), edge_state == "flowing")
+            attrs["fontcolor"] = EDGE_STYLE["flowing"]["color"]
+        classes = edge.kind if edge_state == "static" else f"{edge.kind} {edge_state}"
+        g.edge(edge.tail, edge.head, id=edge.id, _attributes={"class": classes}, **attrs)

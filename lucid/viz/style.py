@@ -1,0 +1,113 @@
+"""Colours, shapes and line styles, and the legend that explains them.
+
+Colours come from the Okabe–Ito palette (distinguishable with the common kinds
+of colour blindness) in light fills that stay readable on a washed-out
+projector. Colour is never the only signal: each kind also has its own border
+(rounded, dashed, double) and a word in the label, and each state changes the
+line width or dash pattern and a word (``partial``/``final``/``pending``).
+"""
+from __future__ import annotations
+
+import graphviz
+
+BLUE, ORANGE, GREEN, VERMILLION, GREY, RED = "#0072B2", "#E69F00", "#009E73", "#D55E00", "#7F7F7F", "#D62728"
+FONT = "Helvetica"
+MONO = "Courier"
+
+#: Per kind: DOT node attributes that never change between frames (shape, border style, fill).
+KIND_STYLE: dict[str, dict[str, str]] = {
+    "leaf": {"shape": "box", "style": "rounded,filled", "fillcolor": "#D7EAF8", "color": BLUE},
+    "const": {"shape": "box", "style": "filled,dashed", "fillcolor": "#EFEFEF", "color": GREY},
+    "intermediate": {"shape": "box", "style": "filled", "fillcolor": "#FFFFFF", "color": "#4D4D4D"},
+    "output": {"shape": "box", "style": "rounded,filled", "fillcolor": "#D5F0E3", "color": GREEN,
+               "peripheries": "2"},
+    "op": {"shape": "ellipse", "style": "filled", "fillcolor": "#FFF4CC", "color": "#8A6A00"},
+}
+#: Words shown in a tensor's label so the kind reads without colour.
+KIND_WORD = {"leaf": "leaf", "const": "const", "intermediate": "", "output": "output"}
+
+#: Per progress state: the border (colour, width). Widths never change a node's size in dot.
+PROGRESS_STYLE = {
+    "current": {"color": VERMILLION, "penwidth": "4"},
+    "source": {"color": ORANGE, "penwidth": "2.5"},
+    "done": {"penwidth": "1.5"},
+    "pending": {"penwidth": "1"},
+}
+OP_STATE_STYLE = {
+    "active": {"color": VERMILLION, "penwidth": "3", "fillcolor": "#FBD9C4"},
+    "done": {"penwidth": "1.2"},
+    "pending": {"penwidth": "1"},
+}
+#: Gradient text colour and cell background per gradient status (the status word is shown too).
+GRAD_COLOURS = {"partial": ("#9C4A00", "#FFEFD2"), "final": ("#004F7C", "#E1F0FA"), "nograd": ("#8C8C8C", "")}
+
+EDGE_STYLE = {
+    "flowing": {"color": VERMILLION, "penwidth": "3.5", "style": "bold"},
+    "active": {"color": ORANGE, "penwidth": "2.5", "style": "solid"},
+    "flowed": {"color": BLUE, "penwidth": "1.6", "style": "solid"},
+    "pending": {"color": "#9A9A9A", "penwidth": "1.2", "style": "dashed"},
+    "nograd": {"color": "#B5B5B5", "penwidth": "1", "style": "dotted"},
+    "static": {"color": "#555555", "penwidth": "1.2", "style": "solid"},
+}
+
+GRAPH_ATTRS = {"bgcolor": "white", "fontname": FONT, "nodesep": "0.3", "ranksep": "0.35",
+               "forcelabels": "true", "outputorder": "edgesfirst", "class": "lucid-graph"}
+NODE_ATTRS = {"fontname": FONT, "fontsize": "12", "margin": "0.06,0.03"}
+EDGE_ATTRS = {"fontname": FONT, "fontsize": "10", "arrowsize": "0.7"}
+
+
+def legend() -> graphviz.Digraph:
+    """A small picture of every kind, state and edge style, to show beside the graph."""
+    g = graphviz.Digraph("legend", graph_attr={**GRAPH_ATTRS, "rankdir": "LR", "class": "lucid-legend",
+                                               "nodesep": "0.12", "ranksep": "0.3"},
+                         node_attr={**NODE_ATTRS, "fontsize": "11"}, edge_attr=EDGE_ATTRS)
+    add_legend(g, "legend")
+    return g
+
+
+def add_legend(g: graphviz.Digraph, prefix: str) -> None:
+    """Draw the legend's entries into ``g`` (a graph or a cluster laid out left to right); ids start with ``prefix``.
+
+    Two columns: node kinds and states on the left, edge styles on the right.
+    """
+    nodes = [
+        ("leaf", KIND_STYLE["leaf"], {}, "leaf: input that requires grad (rounded)"),
+        ("const", KIND_STYLE["const"], {}, "const: input without gradient (dashed)"),
+        ("intermediate", KIND_STYLE["intermediate"], {}, "intermediate result (square)"),
+        ("output", KIND_STYLE["output"], {}, "output (double border)"),
+        ("op", KIND_STYLE["op"], {}, "operation (ellipse)"),
+        ("current", KIND_STYLE["intermediate"], PROGRESS_STYLE["current"], "current: gradient arriving (thick)"),
+        ("source", KIND_STYLE["intermediate"], PROGRESS_STYLE["source"], "source: gradient leaving (medium)"),
+        ("partial", KIND_STYLE["intermediate"], {}, "grad partial: more paths to add"),
+        ("final", KIND_STYLE["intermediate"], {}, "grad final: all paths added"),
+        ("nan", {**KIND_STYLE["intermediate"], "color": RED}, {}, "⚠ NaN/inf (red text)"),
+    ]
+    column = graphviz.Digraph(name=f"{prefix}_nodes", graph_attr={"rank": "same"})
+    names = []
+    for key, base, extra, text in nodes:
+        colour = {"partial": GRAD_COLOURS["partial"][0], "final": GRAD_COLOURS["final"][0], "nan": RED}.get(key)
+        label = text if colour is None else f'<<FONT COLOR="{colour}">{text}</FONT>>'
+        name = f"{prefix}_{key}"
+        column.node(name, label=label, id=name, **{**base, **extra})
+        names.append(name)
+    for a, b in zip(names, names[1:]):
+        column.edge(a, b, style="invis")
+    g.subgraph(column)
+    tails = graphviz.Digraph(name=f"{prefix}_tails", graph_attr={"rank": "same"})
+    heads = graphviz.Digraph(name=f"{prefix}_heads", graph_attr={"rank": "same"})
+    edges = [("flowing", "◀ ∂ gradient flowing now (thick, labelled)"), ("flowed", "gradient has flowed (solid)"),
+             ("pending", "gradient not here yet (dashed)"), ("nograd", "no gradient: into a constant (dotted)")]
+    previous = None
+    for key, text in edges:
+        tail, head = f"{prefix}_{key}_from", f"{prefix}_{key}_to"
+        tails.node(tail, label="", shape="point", width="0.06", id=tail)
+        heads.node(head, label=text, shape="plaintext", id=head)
+        if previous is not None:
+            tails.edge(previous, tail, style="invis")
+        previous = tail
+    g.subgraph(tails)
+    g.subgraph(heads)
+    for key, _ in edges:
+        g.edge(f"{prefix}_{key}_from", f"{prefix}_{key}_to", id=f"{prefix}_{key}_edge", minlen="2",
+               **EDGE_STYLE[key])
+    g.edge(names[0], f"{prefix}_flowing_from", style="invis")

@@ -1,0 +1,107 @@
+"""Broadcasting page: forward copies an input along axes, backward sums over exactly those axes.
+
+Thin over ``lucid.lessons.broadcasting``; every number is computed live.
+"""
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from lucid.lessons.broadcasting import (
+    OPS,
+    alignment,
+    broadcast_demo,
+    format_shape,
+    parse_shape,
+    shape_cases,
+    summed_axes_text,
+)
+
+PRESETS = {
+    "column and row: (3, 1) with (4,)": ("3, 1", "4"),
+    "bias row: (3, 4) with (1, 4)": ("3, 4", "1, 4"),
+    "scalar: (2, 3) with ()": ("2, 3", ""),
+    "new and stretched axes: (2, 4, 3) with (4, 1)": ("2, 4, 3", "4, 1"),
+    "same shape: (2, 3) with (2, 3)": ("2, 3", "2, 3"),
+}
+
+
+def apply_preset() -> None:
+    shape_a, shape_b = PRESETS[st.session_state["bc_preset"]]
+    st.session_state["bc_shape_a"] = shape_a
+    st.session_state["bc_shape_b"] = shape_b
+
+
+def show_array(label: str, values: np.ndarray) -> None:
+    st.markdown(f"**{label}** · shape `{format_shape(values.shape)}`")
+    st.code(np.array2string(np.asarray(values), precision=3, suppress_small=True, separator=" "), language=None)
+
+
+def array_text(values: np.ndarray) -> str:
+    return np.array2string(np.asarray(values), precision=3, separator=" ").replace("\n", "")
+
+
+st.title("Broadcasting, forward and backward")
+st.write("Forward, NumPy copies an input along **new leading axes** and along its **size-1 axes**. "
+         "Backward, each copy received its own share of the upstream gradient, so the input's gradient is the "
+         "**sum** over exactly those axes (a reshape would only look right when the upstream gradient is all ones).")
+
+st.session_state.setdefault("bc_shape_a", "3, 1")
+st.session_state.setdefault("bc_shape_b", "4")
+st.selectbox("Start from an example", list(PRESETS), key="bc_preset", on_change=apply_preset)
+c1, c2, c3 = st.columns([2, 2, 1])
+text_a = c1.text_input("shape of a", key="bc_shape_a", help="sizes separated by commas; empty for a scalar")
+text_b = c2.text_input("shape of b", key="bc_shape_b", help="sizes separated by commas; empty for a scalar")
+op = c3.radio("op", OPS, horizontal=True, key="bc_op")
+
+try:
+    shape_a, shape_b = parse_shape(text_a), parse_shape(text_b)
+    rows = alignment(shape_a, shape_b)
+    demo = broadcast_demo(shape_a, shape_b, op)
+except ValueError as err:
+    st.error(str(err))
+    st.stop()
+
+st.header("Forward")
+st.write(f"`a` {format_shape(shape_a)} {op} `b` {format_shape(shape_b)} → result {format_shape(demo.out.shape)}. "
+         "Shapes are lined up from the right:")
+st.dataframe(pd.DataFrame(rows), hide_index=True, key="bc_alignment")
+cols = st.columns(3)
+with cols[0]:
+    show_array("a", demo.a)
+with cols[1]:
+    show_array("b", demo.b)
+with cols[2]:
+    show_array(f"a {op} b", demo.out)
+
+st.header("Backward")
+st.write("The upstream gradient ∂L/∂out has the result's shape (not all ones, so mistakes would show):")
+show_array("∂L/∂out", demo.upstream)
+local = {"+": "∂out/∂a = 1, ∂out/∂b = 1", "×": "∂out/∂a = b, ∂out/∂b = a (both broadcast)"}[op]
+st.caption(f"Local derivatives: {local}. The raw gradient of each input is upstream × local, in the result's shape.")
+for item in demo.inputs:
+    st.subheader(f"gradient of {item.label} {format_shape(item.shape)}")
+    st.write(summed_axes_text(item, demo.out.shape))
+    left, right = st.columns(2)
+    with left:
+        show_array(f"raw: upstream × ∂out/∂{item.label}", item.raw)
+    with right:
+        axes = list(item.summed_axes) if item.summed_axes else "none"
+        show_array(f"∂L/∂{item.label}: summed over axes {axes}", item.grad)
+    if item.agrees_with_engine:
+        st.success(f"lucid's backward gives the same ∂L/∂{item.label}.", icon=":material/check_circle:")
+    else:
+        st.error(f"lucid's backward disagrees: {array_text(item.engine_grad)}")
+
+st.header("The cases of gradient-shape matching")
+st.write("Every gradient an op hands back is brought to its input's shape by one rule, `match_shape`. "
+         "Its branches, each with a concrete gradient pushed through it right now:")
+cases = shape_cases()
+for start in range(0, len(cases), 3):
+    for column, case in zip(st.columns(3), cases[start:start + 3]):
+        with column.container(border=True):
+            st.markdown(f"**{case.case}**  \n{case.example}")
+            show_array("gradient in", case.grad_in)
+            axes = f"sum over axes {list(case.summed_axes)}" if case.summed_axes else "no sum"
+            st.markdown(f"↓ {axes}, to the input's shape `{format_shape(case.input_shape)}`")
+            show_array("gradient out", case.grad_out)
+            st.caption(case.rule)

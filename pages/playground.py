@@ -1,0 +1,25 @@
+"""Playground: type a program, see its computation graph, step through the backward pass."""
+import streamlit as st
+
+from lucid.ui import classroom, controls
+from lucid.ui.analysis import analyze
+from lucid.ui.editor import editor, session_memo
+from lucid.ui.inputs_view import inputs_table
+from lucid.ui.stepper_view import backward_stepper
+from lucid.ui.url_state import on_program_shown
+
+KEY = "pg"
+
+view = controls.view_controls(KEY)
+classroom.apply_style(view.classroom)
+with st.expander("Program", expanded=not view.classroom, icon=":material/edit:"):
+    analysis = editor(KEY, analyze, share_url=True, height=130 if view.classroom else 150)
+
+if analysis is None:
+    st.info("Run a program to see its graph.")
+    st.stop()
+
+on_program_shown(KEY, analysis)
+backward_stepper(KEY, analysis, view.options, session_memo(KEY, "frames", capacity=160),
+                 seconds=view.seconds_per_step, classroom=view.classroom, share_url=True)
+inputs_table(analysis, session_memo(KEY, "inputs", capacity=16))

@@ -1,0 +1,105 @@
+"""The Playground in a real browser: the SVG graph, stepping, redrawing, autoplay, and the README screenshot."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lucid import gallery
+from lucid.ui.analysis import analyze
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOT = ROOT / "docs" / "screenshot-playground.png"
+GRAPH = ".st-key-pg_graph"
+NODES = f"{GRAPH} g.node"
+
+
+def expected_ids(source: str) -> set[str]:
+    """Ids of the drawn nodes: every tensor t<k> and, for tensors made by an op, op<k>."""
+    a = analyze(source)
+    return {f"t{k}" for k in range(a.n_tensors)} | {f"op{k}" for k, t in enumerate(a.order) if t._op is not None}
+
+
+def open_playground(page, app_url: str, query: str = "") -> None:
+    page.goto(f"{app_url}/{query}")
+    page.wait_for_selector(NODES)
+
+
+def node_ids(page) -> set[str]:
+    return set(page.eval_on_selector_all(NODES, "els => els.map(e => e.id)"))
+
+
+def highlighted(page) -> tuple[list[str], list[str]]:
+    """Ids of the node(s) classed ``current`` and the edge(s) classed ``flowing`` in the SVG."""
+    current = page.eval_on_selector_all(f"{GRAPH} g.node.current", "els => els.map(e => e.id)")
+    flowing = page.eval_on_selector_all(f"{GRAPH} g.edge.flowing", "els => els.map(e => e.id)")
+    return current, flowing
+
+
+STEP_INPUT = ".st-key-pg_step input[type=range]"
+
+
+def step_value(page) -> int:
+    return int(page.eval_on_selector(STEP_INPUT, "el => el.value"))
+
+
+def test_graph_svg_has_one_node_per_tensor_and_op(page, app_url):
+    open_playground(page, app_url)
+    wanted = expected_ids(gallery.DEFAULT.source)
+    assert len(wanted) == 27
+    page.wait_for_function(f"n => document.querySelectorAll('{NODES}').length === n", arg=len(wanted))
+    assert node_ids(page) == wanted
+    assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_next_moves_the_highlighted_node_and_edge(page, app_url):
+    open_playground(page, app_url)
+    a = analyze(gallery.DEFAULT.source)
+    output_id = f"t{a.n_tensors - 1}"
+    page.wait_for_function(f"() => document.querySelector('{GRAPH} g.node.current')?.id === '{output_id}'")
+    current0, flowing0 = highlighted(page)
+    assert current0 == [output_id] and flowing0 == []
+    expected = []
+    for step in (1, 2):
+        s = a.trace.steps[step]
+        expected.append(f"t{a.index_of(s.parent)}")
+    page.get_by_role("button", name="Next").click()
+    page.wait_for_function(f"() => document.querySelector('{GRAPH} g.node.current')?.id === '{expected[0]}'")
+    current1, flowing1 = highlighted(page)
+    assert current1 == [expected[0]] and len(flowing1) == 1
+    page.get_by_role("button", name="Next").click()
+    page.wait_for_function(f"() => document.querySelector('{GRAPH} g.node.current')?.id === '{expected[1]}'")
+    current2, flowing2 = highlighted(page)
+    assert current2 == [expected[1]] and len(flowing2) == 1 and flowing2 != flowing1
+    assert step_value(page) == 2
+
+
+def test_typing_a_new_expression_and_running_it_redraws(page, app_url):
+    open_playground(page, app_url)
+    source = "p = 2.0\nq = p * p * p\n"
+    wanted = expected_ids(source)
+    editor = page.locator(".st-key-pg_source textarea")
+    editor.fill(source)
+    page.get_by_role("button", name="Run").click()
+    page.wait_for_function(f"n => document.querySelectorAll('{NODES}').length === n", arg=len(wanted))
+    assert node_ids(page) == wanted
+    assert "code=" in page.url
+
+
+def test_play_advances_on_its_own_and_saves_the_screenshot(page, app_url):
+    open_playground(page, app_url)
+    page.get_by_role("button", name="Play").click()
+    page.wait_for_function(f"() => Number(document.querySelector('{STEP_INPUT}')?.value) >= 5", timeout=60_000)
+    assert page.get_by_role("button", name="Pause").is_visible()
+    page.wait_for_selector(f"{GRAPH} g.edge.flowing")
+    page.locator("[data-testid=stExpander] summary").filter(has_text="Program").click()  # fold the editor
+    page.locator(".st-key-pg_source textarea").wait_for(state="hidden")
+    SCREENSHOT.parent.mkdir(exist_ok=True)
+    page.screenshot(path=str(SCREENSHOT))
+    assert SCREENSHOT.stat().st_size > 20_000
+    page.get_by_role("button", name="Pause").click()
+    page.get_by_role("button", name="Play").wait_for()
+    paused_at = step_value(page)
+    assert 5 <= paused_at < 17

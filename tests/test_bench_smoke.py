@@ -1,0 +1,35 @@
+"""The benchmark scripts run end to end at tiny sizes (no timing asserts: speed is printed, not tested)."""
+import numpy as np
+
+from bench import bench_backward_chain, bench_mlp
+
+
+def test_bench_mlp_three_versions_agree_at_a_tiny_size():
+    setup = bench_mlp.Setup(samples=8, steps=4)
+    runs = bench_mlp.compare(setup, repeats=1, scalar_repeats=1)
+    assert [r.name for r in runs] == ["lucid", "numpy", "scalar"]
+    assert bench_mlp.check_agreement(runs) <= 1e-9
+    assert all(r.seconds > 0 for r in runs)
+    text = bench_mlp.report(runs, setup)
+    assert "lucid/numpy" in text and "scalar/numpy" in text
+
+
+def test_bench_mlp_flags_disagreeing_losses():
+    runs = [bench_mlp.Run("lucid", 0.5, 1.0), bench_mlp.Run("numpy", 0.5 + 1e-6, 1.0)]
+    try:
+        bench_mlp.check_agreement(runs)
+    except AssertionError as err:
+        assert "disagree" in str(err)
+    else:  # pragma: no cover - the check must fire
+        raise AssertionError("check_agreement accepted losses 1e-6 apart")
+
+
+def test_bench_backward_chain_builds_a_chain_with_the_right_gradient():
+    x, y = bench_backward_chain.build_chain(5)
+    y.backward()
+    values = [0.5]
+    for _ in range(5):
+        values.append(np.sin(values[-1]))
+    assert x.grad == np.prod(np.cos(values[:-1]))
+    build, backward = bench_backward_chain.time_chain(20, repeats=1)
+    assert build > 0 and backward > 0

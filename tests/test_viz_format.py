@@ -1,0 +1,57 @@
+"""lucid.viz number text: 4 significant digits, fixed widths, grids for small tensors, summaries for big ones."""
+import numpy as np
+import pytest
+
+from lucid.viz import format_array, format_number
+
+
+@pytest.mark.parametrize("value, text", [
+    (3, "3.000"), (0.5, "0.5000"), (-0.012345, "-0.01235"), (123.456, "123.5"), (12345.6, "1.235e4"),
+    (9999.7, "1.000e4"), (0.0012345, "1.234e-3"), (1e-12, "1.000e-12"), (-2.5e100, "-2.500e100"), (0.0, "0"),
+    (float("nan"), "nan"), (float("inf"), "inf"), (float("-inf"), "-inf"), (np.float32(1.5), "1.500"),
+])
+def test_numbers_have_four_significant_digits(value, text):
+    assert format_number(value) == text
+
+
+def test_number_width_depends_on_magnitude_not_digits():
+    rng = np.random.default_rng(3)
+    for low, width in [(1, 5), (10, 5), (100, 5), (1000, 4), (0.1, 6), (0.01, 7)]:
+        values = rng.uniform(low, low * 9.99, 200)
+        assert {len(format_number(v)) for v in values} == {width}, low
+        assert {len(format_number(-v)) for v in values} == {width + 1}, low
+
+
+def test_scalar_is_one_number():
+    assert format_array(np.array(-1.25)) == "-1.250"
+
+
+def test_small_vector_is_one_row_with_aligned_columns():
+    assert format_array(np.array([1.0, -2.5, 30.0])) == "[ 1.000 -2.500  30.00]"
+
+
+def test_small_matrix_is_a_grid_like_numpy():
+    assert format_array(np.array([[1.0, 2.0], [3.0, 4.5]])) == "[[1.000 2.000]\n [3.000 4.500]]"
+    assert format_array(np.array([[1.0, 2.0, 3.0]])) == "[[1.000 2.000 3.000]]"
+
+
+def test_width_pads_every_number():
+    assert format_array(np.array([1.0, 2.0]), width=7) == "[  1.000   2.000]"
+
+
+def test_large_tensor_is_shape_and_min_mean_max():
+    assert format_array(np.arange(20.0).reshape(4, 5) - 2) == \
+        "shape 4×5: min -2.000  mean 7.500  max 17.00"
+    assert format_array(np.arange(20.0), shape=False) == "min 0  mean 9.500  max 19.00"
+
+
+def test_summary_counts_nan_and_inf():
+    # finite values 0..15 without 3, 5, 7: mean 105 / 13
+    a = np.arange(16.0)
+    a[3], a[5], a[7] = np.nan, np.inf, np.nan
+    assert format_array(a) == "shape 16: min 0  mean 8.077  max 15.00  2 nan  1 inf"
+
+
+def test_empty_and_boolean_arrays():
+    assert format_array(np.zeros((0, 3))) == "(0×3) empty"
+    assert format_array(np.array([True, False])) == "[1.000     0]"
