@@ -6,12 +6,18 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from lucid.lessons.pitfalls import quadratic_descent, square_gradients, try_lucid_backward, try_recursive_sort
+from lucid.lessons.pitfalls import (
+    DeepGraphResult,
+    quadratic_descent,
+    square_gradients,
+    try_lucid_backward,
+    try_recursive_sort,
+)
 from lucid.viz import to_dot
 
 
 @st.cache_data(show_spinner="Building the chain and sorting it…", max_entries=16)
-def deep_chain(n: int, engine: str):
+def deep_chain(n: int, engine: str) -> DeepGraphResult:
     """One of the two sorts on an ``n``-addition chain (pure, so cached across reruns)."""
     return try_recursive_sort(n) if engine == "recursive" else try_lucid_backward(n)
 

@@ -7,9 +7,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lucid.data import DATASETS, load
+from lucid.data import DATASETS, Dataset, load
 from lucid.lessons.training import (
     OPTIMIZERS,
+    Comparison,
+    Prepared,
     accuracy,
     bce_loss,
     compare_tensor_scalar,
@@ -22,6 +24,7 @@ from lucid.lessons.training import (
     prepare,
     training_step_graph,
 )
+from lucid.nn import MLP
 from lucid.viz import to_dot
 
 LEARNING_RATES = [0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0]
@@ -29,17 +32,17 @@ COLORS = alt.Scale(domain=[0, 1], range=["#2b6cb0", "#c53030"])
 
 
 @st.cache_data(show_spinner="Building the dataset…", max_entries=8)
-def dataset(name: str):
+def dataset(name: str) -> Dataset:
     return load(name)
 
 
 @st.cache_data(show_spinner="Training the same network as tensors and as scalars…", max_entries=16)
-def comparison(name: str, hidden: int, lr: float, steps: int, samples: int):
+def comparison(name: str, hidden: int, lr: float, steps: int, samples: int) -> Comparison:
     prepared = prepare(dataset(name))
     return compare_tensor_scalar(prepared.Z, prepared.y, hidden=hidden, steps=steps, lr=lr, samples=samples)
 
 
-def boundary_chart(model, prepared) -> alt.Chart:
+def boundary_chart(model: MLP, prepared: Prepared) -> alt.LayerChart:
     grid = decision_grid(model, prepared.Z, resolution=60)
     g1, g2 = np.meshgrid(grid.x1, grid.x2)
     step1, step2 = grid.x1[1] - grid.x1[0], grid.x2[1] - grid.x2[0]
@@ -65,17 +68,19 @@ def boundary_chart(model, prepared) -> alt.Chart:
     return (heat + dots).properties(height=420)
 
 
-def features_chart(model, prepared, names, fx: int, fy: int) -> alt.Chart:
+def features_chart(model: MLP, prepared: Prepared, names: list[str], fx: int, fy: int) -> alt.Chart:
+    """Held-out points on two raw features, coloured by label, crosses where the model is wrong."""
     prob = predict(model, prepared.Z_test)
-    frame = pd.DataFrame({names[fx]: prepared.Z_test[:, fx], names[fy]: prepared.Z_test[:, fy],
-                          "label": prepared.y_test[:, 0].astype(int), "P(label 1)": prob,
-                          "correct": (prob >= 0.5) == (prepared.y_test[:, 0] >= 0.5)})
-    return alt.Chart(frame).mark_point(filled=True, size=50).encode(
-        x=alt.X(f"{names[fx]}:Q", title=f"{names[fx]} (standardised)"),
-        y=alt.Y(f"{names[fy]}:Q", title=f"{names[fy]} (standardised)"),
+    raw = prepared.Z_test * prepared.std + prepared.mean
+    frame = pd.DataFrame({"x": raw[:, fx], "y": raw[:, fy], "label": prepared.y_test[:, 0].astype(int),
+                          "P(label 1)": prob, "correct": (prob >= 0.5) == (prepared.y_test[:, 0] >= 0.5)})
+    return alt.Chart(frame).mark_point(filled=True).encode(
+        x=alt.X("x:Q", title=names[fx], scale=alt.Scale(zero=False)),
+        y=alt.Y("y:Q", title=names[fy], scale=alt.Scale(zero=False)),
         color=alt.Color("label:N", scale=alt.Scale(range=["#2b6cb0", "#c53030"])),
         shape=alt.Shape("correct:N", scale=alt.Scale(domain=[True, False], range=["circle", "cross"])),
-        tooltip=["label", "P(label 1)", "correct"],
+        size=alt.condition("datum.correct", alt.value(50), alt.value(200)),
+        tooltip=["label", alt.Tooltip("P(label 1):Q", format=".3f"), "correct"],
     ).properties(height=380)
 
 
@@ -138,11 +143,11 @@ if ds.n_features == 2:
     st.altair_chart(boundary_chart(model, prepared), width="stretch")
 else:
     st.write(f"The data has {ds.n_features} features, so there is no plane to colour. Held-out points on two "
-             "features of your choice, crosses where the model is wrong:")
+             "features of your choice (label 1: zlib gets the chunk below 30%), crosses where the model is wrong:")
     f1, f2 = st.columns(2)
     names = list(ds.feature_names)
     fx = names.index(f1.selectbox("horizontal", names, index=0, key="train_fx"))
-    fy = names.index(f2.selectbox("vertical", names, index=2, key="train_fy"))
+    fy = names.index(f2.selectbox("vertical", names, index=3, key="train_fy"))
     st.altair_chart(features_chart(model, prepared, names, fx, fy), width="stretch")
 
 st.header("The graph of one training step")

@@ -1,4 +1,5 @@
 """The Playground page, driven by Streamlit's AppTest (no browser): load, step, errors, links, gallery."""
+import json
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,10 @@ def explanation(at: AppTest) -> str:
 
 
 def graph_dot(at: AppTest) -> str:
+    """The drawn frame: SVG text of the clickable graph (``dot`` installed) or the DOT of the fallback chart."""
+    clickable = at.get("bidi_component")
+    if clickable:
+        return json.loads(clickable[0].proto.json)["svg"]
     charts = at.get("graphviz_chart")
     assert charts, "no graph on the page"
     return charts[0].proto.spec
@@ -43,7 +48,7 @@ def test_page_loads_the_default_example_without_exception():
     assert at.selectbox(key="pg_example").value == gallery.DEFAULT.title
     assert explanation(at).startswith("**Step 0 of ")
     dot = graph_dot(at)
-    assert "digraph" in dot and "tanh" in dot
+    assert ("<svg" in dot or "digraph" in dot) and "tanh" in dot
     assert not at.error
 
 
@@ -169,3 +174,15 @@ def test_classroom_mode_folds_the_editor_and_keeps_working():
     assert not at.exception
     at.button(key="pg_next").click().run()
     assert explanation(at).startswith("**Step 1 of ")
+
+
+def test_without_dot_the_graph_is_drawn_in_the_browser_and_exports_explain_why(monkeypatch):
+    from lucid.ui import graph_view
+
+    monkeypatch.setattr(graph_view, "has_dot", lambda: False)
+    at = start()
+    assert not at.exception
+    assert not at.get("bidi_component")
+    assert "tanh" in at.get("graphviz_chart")[0].proto.spec
+    assert any("need Graphviz's `dot`" in c.value for c in at.caption)
+

@@ -28,7 +28,8 @@ class transpose(operation):
     name, symbol, group = "transpose", "ᵀ", "shape"
     formula, derivatives = "out = a with axes permuted", ("∂L/∂a = (∂L/∂out) with the inverse permutation",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 4),)),
-                                        Sample((uniform(rng, 2, 3, 4),), {"axes": (1, 2, 0)})])
+                                        Sample((uniform(rng, 2, 3, 4),), {"axes": (1, 2, 0)}),
+                                        Sample((uniform(rng, 2, 3, 4),), {"axes": (-1, 0, 1)})])
 
     def __init__(self, axes: tuple[int, ...] | None = None) -> None:
         super().__init__(axes=None if axes is None else tuple(axes))
@@ -36,7 +37,7 @@ class transpose(operation):
     @unary_func_op()
     def forward(self, a: Tensor):
         axes = self.params["axes"] or tuple(reversed(range(a.ndim)))
-        inverse = tuple(np.argsort(axes))
+        inverse = tuple(np.argsort([ax % a.ndim for ax in axes]))  # negative axes name the same axis
         return Tensor(np.transpose(a.data, axes)), lambda g: (np.transpose(g, inverse),)
 
 

@@ -227,7 +227,7 @@ _add(FunctionSpec("reshape", (Param("x", TENSOR), Param("shape", INTS)), "shape"
                   call=lambda t, o: lucid.reshape(t[0], o["shape"]), op="reshape",
                   engine=lucid.reshape, varargs="shape"))
 def _positive_axes(axes: tuple[int, ...] | None, ndim: int) -> tuple[int, ...] | None:
-    """Axes as 0..ndim-1: the engine's transpose inverts its permutation with argsort, which needs them so."""
+    """Axes as 0..ndim-1, so graph labels show one spelling of the same permutation."""
     return None if axes is None else tuple(a % ndim for a in axes)
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-_GRAPH = '.st-key-{key}_graph [data-testid="stGraphVizChart"] > svg'
+_GRAPH = ('.st-key-{key}_graph [data-testid="stGraphVizChart"] > svg, '
+          '.st-key-{key}_graph .lucid-svg-host > svg')
 
 CLASSROOM_CSS = """
 <style>

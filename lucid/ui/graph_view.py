@@ -5,13 +5,16 @@ back and forth, or autoplay looping, never rebuilds a DOT it already made.
 """
 from __future__ import annotations
 
+import hashlib
 import shutil
+from collections.abc import Callable
 
 import graphviz
 import streamlit as st
 
 from lucid import viz
 from lucid.ui.analysis import Analysis
+from lucid.ui.clickable_graph import clickable_graph
 from lucid.ui.memo import LRUMemo
 from lucid.ui.options import DrawOptions
 
@@ -30,8 +33,30 @@ def frame(memo: LRUMemo, analysis: Analysis, step: int | None, options: DrawOpti
     return memo.get(key, build)
 
 
-def show_graph(graph: graphviz.Digraph, *, classroom: bool) -> None:
-    """Draw the graph in the page (rendered in the browser, so `dot` is not needed on the server)."""
+def frame_svg(memo: LRUMemo, analysis: Analysis, step: int | None, options: DrawOptions,
+              graph: graphviz.Digraph) -> tuple[str, str]:
+    """The frame rendered by ``dot`` as SVG text, and a short id of the picture (memoized like the DOT)."""
+    key = ("svg", analysis.source, analysis.seed, step, options)
+
+    def render() -> tuple[str, str]:
+        svg = viz.to_svg(graph)
+        text = svg.decode("utf-8") if isinstance(svg, bytes) else str(svg)
+        return text, hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
+
+    return memo.get(key, render)
+
+
+def show_graph(key: str, memo: LRUMemo, analysis: Analysis, step: int | None, options: DrawOptions,
+               graph: graphviz.Digraph, on_node: Callable[[str], None]) -> None:
+    """Draw the frame: a clickable server-rendered SVG when ``dot`` exists, else Streamlit's in-browser Graphviz."""
+    if has_dot():
+        try:
+            svg, frame_id = frame_svg(memo, analysis, step, options, graph)
+        except (viz.GraphvizNotInstalled, viz.RenderError):
+            pass
+        else:
+            clickable_graph(svg, frame_id, key=f"{key}_graphclick", on_node=on_node)
+            return
     st.graphviz_chart(graph, width="stretch", height="content")
 
 
@@ -49,7 +74,7 @@ def has_dot() -> bool:
     return shutil.which("dot") is not None
 
 
-def export_buttons(key: str, analysis: Analysis, graph: graphviz.Digraph, step: int,
+def export_buttons(key: str, memo: LRUMemo, analysis: Analysis, graph: graphviz.Digraph, step: int,
                    options: DrawOptions) -> None:
     """DOT always; SVG, PNG and the whole animation as GIF when ``dot`` exists (made only when clicked)."""
     base = f"lucid-step{step}"
@@ -60,7 +85,8 @@ def export_buttons(key: str, analysis: Analysis, graph: graphviz.Digraph, step: 
         st.caption("SVG, PNG and GIF exports need Graphviz's `dot` program on the server "
                    "(Debian: `apt-get install graphviz`); the DOT file opens in any Graphviz viewer.")
         return
-    cols[1].download_button("SVG", lambda: viz.to_svg(graph), file_name=f"{base}.svg", mime="image/svg+xml",
+    cols[1].download_button("SVG", lambda: frame_svg(memo, analysis, step, options, graph)[0],
+                            file_name=f"{base}.svg", mime="image/svg+xml",
                             key=f"{key}_dl_svg", on_click="ignore", icon=":material/download:")
     cols[2].download_button("PNG", lambda: viz.to_png(graph), file_name=f"{base}.png", mime="image/png",
                             key=f"{key}_dl_png", on_click="ignore", icon=":material/download:")

@@ -47,6 +47,16 @@ def node_choices(analysis: Analysis) -> list[str]:
     return [f"t{k} · {node_name(analysis, k)} {tuple(t.shape)}" for k, t in enumerate(analysis.order)]
 
 
+def node_from_click(node_id: str, n_tensors: int) -> int | None:
+    """Tensor index for a clicked SVG node: ``t<k>`` is tensor k, ``op<k>`` the op that made tensor k."""
+    for prefix in ("t", "op"):
+        rest = node_id[len(prefix):]
+        if node_id.startswith(prefix) and rest.isdigit() and rest.isascii():
+            k = int(rest)
+            return k if k < n_tensors else None
+    return None
+
+
 def full_array(arr: np.ndarray) -> str:
     """The whole array, readable and aligned (no '...' for the sizes the language allows)."""
     arr = np.asarray(arr)

@@ -9,14 +9,22 @@ from lucid.ui.analysis import Analysis
 FOLLOW = "The node receiving gradient at this step"
 
 
+def inspect_clicked(key: str, analysis: Analysis, node_id: str) -> None:
+    """Widget callback for a click in the graph: show that node in the inspector."""
+    k = inspector.node_from_click(node_id, analysis.n_tensors)
+    if k is not None:
+        st.session_state[f"{key}_inspect"] = inspector.node_choices(analysis)[k]
+
+
 def node_inspector(key: str, analysis: Analysis, step: int | None, current: int | None) -> None:
     """An expander with a node list; by default it follows the node the current step flows into."""
     choices = inspector.node_choices(analysis)
-    with st.expander("Inspect a node", icon=":material/search:"):
+    with st.container(border=True, key=f"{key}_inspector"):
+        st.markdown("**:material/search: Inspect a node** — pick it here or click it in the graph")
         pick_key = f"{key}_inspect"
         if st.session_state.get(pick_key) not in (FOLLOW, *choices):
             st.session_state[pick_key] = FOLLOW
-        picked = st.selectbox("Node", [FOLLOW, *choices], key=pick_key,
+        picked = st.selectbox("Node", [FOLLOW, *choices], key=pick_key, label_visibility="collapsed",
                               help="Nodes are numbered in topological order, like t3 in the graph.")
         k = current if picked == FOLLOW else choices.index(picked)
         if k is None:

@@ -16,7 +16,7 @@ from lucid import viz
 from lucid.ui import stepper
 from lucid.ui.analysis import Analysis
 from lucid.ui.graph_view import export_buttons, frame, show_graph, show_legend
-from lucid.ui.inspector_view import node_inspector
+from lucid.ui.inspector_view import inspect_clicked, node_inspector
 from lucid.ui.memo import LRUMemo
 from lucid.ui.options import DrawOptions
 
@@ -66,7 +66,8 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, memo: L
             st.warning(f"This graph is too large to draw: {err}")
             return
         with st.container(key=f"{key}_graph"):
-            show_graph(graph, classroom=classroom)
+            show_graph(key, memo, analysis, step if n else None, options, graph,
+                       on_node=lambda node_id: inspect_clicked(key, analysis, node_id))
         st.caption(f"{analysis.n_tensors} tensors · {analysis.n_ops} ops · {n} backward steps · "
                    "thick red border: the node receiving gradient now; red arrow: the edge it flows along")
 
@@ -85,7 +86,7 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, memo: L
         with st.expander("Legend", icon=":material/palette:"):
             show_legend()
         with st.expander("Export", icon=":material/download:"):
-            export_buttons(key, analysis, graph, step, options)
+            export_buttons(key, memo, analysis, graph, step, options)
 
     section()
 

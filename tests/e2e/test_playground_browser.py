@@ -103,3 +103,14 @@ def test_play_advances_on_its_own_and_saves_the_screenshot(page, app_url):
     page.get_by_role("button", name="Play").wait_for()
     paused_at = step_value(page)
     assert 5 <= paused_at < 17
+
+
+def test_clicking_a_node_in_the_graph_opens_it_in_the_inspector(page, app_url):
+    open_playground(page, app_url)
+    a = analyze(gallery.DEFAULT.source)
+    names = {t.name: k for k, t in enumerate(a.order)}
+    k = names["b"]
+    page.locator(f"{GRAPH} g.node#t{k}").click()
+    inspector = page.locator(".st-key-pg_inspector")
+    inspector.get_by_text(f"t{k} · b — input (requires grad)").wait_for()
+    assert page.locator("[data-testid='stException']").count() == 0
