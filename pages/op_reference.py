@@ -53,8 +53,8 @@ needle = st.text_input("filter by name or symbol", key="ops_filter").strip().low
 columns = {
     "op": st.column_config.TextColumn("op", width=110),
     "symbol": st.column_config.TextColumn("symbol", width=70),
-    "forward": st.column_config.TextColumn("forward", width=230),
-    "derivatives": st.column_config.TextColumn("derivatives", width=330),
+    "forward": st.column_config.TextColumn("forward", width=260),
+    "derivatives": st.column_config.TextColumn("derivatives", width=420),
     "gradcheck": st.column_config.TextColumn("gradcheck", width=110),
     "samples": st.column_config.NumberColumn("samples", width=70, help="sample calls checked"),
     "max rel error": st.column_config.NumberColumn("max rel error", format="%.1e", width=100,

@@ -186,3 +186,17 @@ def test_without_dot_the_graph_is_drawn_in_the_browser_and_exports_explain_why(m
     assert "tanh" in at.get("graphviz_chart")[0].proto.spec
     assert any("need Graphviz's `dot`" in c.value for c in at.caption)
 
+
+
+def test_moving_one_step_does_not_recompute_the_program_or_old_frames():
+    at = start()
+    programs, frames = at.session_state["pg_programs"], at.session_state["pg_frames"]
+    assert programs.misses == 1
+    first_misses = frames.misses
+    at.button(key="pg_next").click().run()
+    after_next = frames.misses
+    assert after_next > first_misses
+    at.button(key="pg_prev").click().run()
+    at.button(key="pg_next").click().run()
+    assert frames.misses == after_next
+    assert programs.misses == 1

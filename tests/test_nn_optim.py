@@ -183,6 +183,9 @@ def test_optimizer_rejects_tensors_without_grad_and_bad_settings():
         SGD([Tensor([1.0], requires_grad=True)], lr=0.0)
     with pytest.raises(ValueError):
         SGD([Tensor([1.0], requires_grad=True)], lr=0.1, momentum=1.0)
+    shared = Tensor([1.0], requires_grad=True)
+    with pytest.raises(ValueError, match="twice"):
+        Adam([shared, shared])
 
 
 # ----- learning ----------------------------------------------------------------------

@@ -11,6 +11,8 @@ def toy_binary_data(n: int = 80, features: int = 5, seed: int = 0) -> tuple[np.n
     label noise, so a tiny tanh network can learn most of it but not all of it
     (the loss keeps falling for a few hundred steps, which is what a plot wants).
     """
+    if features < 2:
+        raise ValueError("toy_binary_data needs at least 2 features")
     rng = np.random.default_rng(seed)
     x = rng.normal(size=(n, features))
     score = x[:, 0] - 0.5 * x[:, 1] ** 2 + (0.8 * x[:, 2] * x[:, 3] if features >= 4 else 0.0)

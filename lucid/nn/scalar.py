@@ -60,7 +60,12 @@ class ScalarMLP(Module):
         return x
 
     def bce_loss(self, xs: np.ndarray, ys: np.ndarray) -> Tensor:
-        """Mean binary cross-entropy over all samples and outputs, from scalar ops only."""
+        """Mean binary cross-entropy over all samples and outputs, from scalar ops only.
+
+        Written out as ``−[t·ln p + (1 − t)·ln(1 − p)]`` with no clipping (the
+        array ``binary_cross_entropy`` clips p to [1e-12, 1 − 1e-12]); the two
+        agree exactly while the outputs stay inside that range.
+        """
         total, count = None, 0
         for x, y in zip(np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)):
             for p, t in zip(self(x.tolist()), np.atleast_1d(y).tolist()):

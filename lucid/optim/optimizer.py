@@ -24,6 +24,8 @@ class Optimizer:
         for p in self.params:
             if not isinstance(p, Tensor) or not p.requires_grad:
                 raise TypeError("optimizer parameters must be Tensors with requires_grad=True")
+        if len({id(p) for p in self.params}) != len(self.params):
+            raise ValueError("a parameter appears twice: it would be updated twice per step")
         if lr <= 0:
             raise ValueError(f"learning rate must be positive, got {lr}")
         self.lr = float(lr)

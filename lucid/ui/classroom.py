@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-_GRAPH = ('.st-key-{key}_graph [data-testid="stGraphVizChart"] > svg, '
-          '.st-key-{key}_graph .lucid-svg-host > svg')
+_GRAPH = '.st-key-{key}_graph [data-testid="stGraphVizChart"] > svg'
+"""Only the in-browser fallback chart; the clickable SVG sizes itself (see ``clickable_graph``)."""
 
 CLASSROOM_CSS = """
 <style>

@@ -14,6 +14,22 @@ from collections.abc import Callable
 import streamlit as st
 
 _JS = """
+function fit(host, data) {
+  // Fit the picture to the width and the screen height below the controls, but never
+  // shrink it past a readable scale (then the page scrolls) nor blow a tiny graph up.
+  const svg = host.querySelector('svg');
+  if (!svg) return;
+  const w = parseFloat(svg.getAttribute('width')) * 4 / 3;
+  const h = parseFloat(svg.getAttribute('height')) * 4 / 3;
+  if (!(w > 0 && h > 0)) return;
+  const width = host.clientWidth || 800;
+  const height = Math.max(320, window.innerHeight - data.reserve);
+  let scale = Math.min(width / w, height / h, data.max_scale);
+  if (scale < data.min_scale) scale = Math.max(data.min_scale, Math.min(width / w, data.max_scale));
+  svg.style.width = Math.round(w * scale) + 'px';
+  svg.style.height = Math.round(h * scale) + 'px';
+}
+
 export default function(component) {
   const { data, setTriggerValue, parentElement } = component;
   let host = parentElement.querySelector('.lucid-svg-host');
@@ -26,22 +42,34 @@ export default function(component) {
     host.innerHTML = data.svg;
     host.dataset.frame = data.frame;
   }
+  fit(host, data);
   host.querySelectorAll('g.node').forEach((node) => {
     if (/^(t|op)[0-9]+$/.test(node.id)) {
       node.style.cursor = 'pointer';
       node.onclick = () => setTriggerValue('node', node.id);
     }
   });
+  const onResize = () => fit(host, data);
+  window.addEventListener('resize', onResize);
+  return () => window.removeEventListener('resize', onResize);
 }
 """
 
 _CSS = """
-.lucid-svg-host { width: 100%; display: flex; justify-content: center; }
+.lucid-svg-host { width: 100%; overflow-x: auto; text-align: center; }
+.lucid-svg-host > svg { display: inline-block; }
 .lucid-svg-host g.node:hover polygon, .lucid-svg-host g.node:hover path,
 .lucid-svg-host g.node:hover ellipse { stroke-width: 3; }
 """
 
 _component: list = []
+
+
+def sizing(classroom: bool) -> dict[str, float]:
+    """Scale limits and the screen height kept for the controls above the graph, per mode."""
+    if classroom:
+        return {"min_scale": 0.6, "max_scale": 1.8, "reserve": 300}
+    return {"min_scale": 0.5, "max_scale": 1.25, "reserve": 270}
 
 
 def _graph_component():  # registered on first use, from inside a script run
@@ -51,10 +79,13 @@ def _graph_component():  # registered on first use, from inside a script run
     return _component[0]
 
 
-def clickable_graph(svg: str, frame: str, *, key: str, on_node: Callable[[str], None]) -> None:
+def clickable_graph(svg: str, frame: str, *, key: str, on_node: Callable[[str], None],
+                    classroom: bool = False) -> None:
     """Show ``svg``; ``on_node(node_id)`` runs (as a widget callback) when a node is clicked.
 
     ``frame`` identifies the picture, so the browser only swaps the SVG when it changed.
+    The picture is scaled to fit the width and the screen height under the controls,
+    between a readable minimum (then the page scrolls) and a maximum (larger in classroom mode).
     """
     def clicked() -> None:
         state = st.session_state.get(key)
@@ -62,4 +93,4 @@ def clickable_graph(svg: str, frame: str, *, key: str, on_node: Callable[[str], 
         if node:
             on_node(str(node))
 
-    _graph_component()(key=key, data={"svg": svg, "frame": frame}, on_node_change=clicked)
+    _graph_component()(key=key, data={"svg": svg, "frame": frame, **sizing(classroom)}, on_node_change=clicked)

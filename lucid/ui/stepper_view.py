@@ -67,7 +67,7 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, memo: L
             return
         with st.container(key=f"{key}_graph"):
             show_graph(key, memo, analysis, step if n else None, options, graph,
-                       on_node=lambda node_id: inspect_clicked(key, analysis, node_id))
+                       on_node=lambda node_id: inspect_clicked(key, analysis, node_id), classroom=classroom)
         st.caption(f"{analysis.n_tensors} tensors · {analysis.n_ops} ops · {n} backward steps · "
                    "thick red border: the node receiving gradient now; red arrow: the edge it flows along")
 

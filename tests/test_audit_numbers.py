@@ -1,0 +1,506 @@
+"""Audit: every number the app shows for a program is right, and consistent with every other number.
+
+For each gallery example and a set of further programs (scalars, broadcasting,
+reductions, matmuls, repeated indexing, softmax/cross-entropy, x*x, residuals,
+division/power chains, where/maximum/clip) this checks, with the seed the app
+uses (ones) and with a random non-unit seed:
+
+a) every input's final gradient against high-order central differences of
+   ``program.function()``;
+b) every trace step on its own: the broadcast sum, upstream · local, the running
+   total, upstream = the node's final gradient (a valid reverse topological
+   order), ``is_final``, one step per edge;
+c) the numbers ``explain`` prints (Markdown and text), in the order they appear,
+   and that the printed arithmetic adds up to within 4-significant-digit rounding;
+d) the DOT labels: every tensor's value and gradient, at every step, and the
+   note on the edge the gradient is flowing along.
+
+The checks compare against numbers recomputed here (finite differences, our own
+unbroadcast sum, our own running totals); the formatted text is compared via
+``lucid.viz.format_number``/``format_array`` and each printed number is also
+parsed back and required to be the true value rounded to 4 significant digits.
+"""
+from __future__ import annotations
+
+import html
+import math
+import re
+
+import numpy as np
+import pytest
+
+from lucid import Tensor
+from lucid.autograd import Trace, TraceStep, backward_trace, no_grad
+from lucid.expr import Program, run
+from lucid.viz import explain, format_array, format_number, to_dot
+
+try:
+    from lucid.gallery import EXAMPLES
+except ImportError:  # the gallery is written by another helper; the rest of the audit stands alone
+    EXAMPLES = ()
+
+# ----------------------------------------------------------------------------------------------
+# Programs beyond the gallery. Values sit away from kinks (relu, max, clip, |x|) so finite
+# differences are meaningful.
+# ----------------------------------------------------------------------------------------------
+PROGRAMS: dict[str, str] = {
+    "scalars": (
+        "x = 1.7\n"
+        "y = -0.4\n"
+        "z = x*y + x/y - y**2 + exp(y) * sin(x)\n"
+        "out = z * sqrt(x) - log(x + 2)\n"
+    ),
+    "broadcast-bias": (
+        "X = randn(3, 4)\n"
+        "row = [[0.5], [-1.0], [2.0]]\n"
+        "col = randn(1, 4)\n"
+        "v = [0.3, -0.2, 0.9, 1.4]\n"
+        "s = 0.7\n"
+        "H = tanh(X * col + row) + v * s\n"
+        "T = randn(2, 3, 4)\n"
+        "out = sum(T * H * H)\n"
+    ),
+    "reductions": (
+        "A = randn(2, 3, 4)\n"
+        "s = A.sum(axis=1, keepdims=True)\n"
+        "m = mean(A, axis=2)\n"
+        "k = A.max(axis=0)\n"
+        "w = A.sum(axis=-1)\n"
+        "v = var(A, axis=1)\n"
+        "out = sum(s * s) + sum(m * w) + sum(k ** 3) + sum(v * const(randn(2, 4)))\n"
+    ),
+    "matmul-shapes": (
+        "u = [0.5, -1.5, 2.0]\n"
+        "v = [1.2, 0.3, -0.7]\n"
+        "M = randn(2, 3)\n"
+        "N = randn(3, 4)\n"
+        "B = randn(2, 3, 4)\n"
+        "C = randn(4, 2)\n"
+        "D = randn(2, 2, 3)\n"
+        "dot = u @ v\n"
+        "mv = M @ u\n"
+        "vm = v @ N\n"
+        "mm = M @ N\n"
+        "bm = B @ C\n"
+        "bb = D @ B\n"
+        "out = dot * sum(mv) + sum(vm * vm) + sum(mm ** 2) + sum(tanh(bm)) + sum(bb * bb) / 10\n"
+    ),
+    "indexing-repeats": (
+        "x = randn(5)\n"
+        "y = x[[0, 0, 3, 1, 3, 3]]\n"
+        "W = randn(3, 4)\n"
+        "r = W[[2, 0, 2]]\n"
+        "c = W[:, 1]\n"
+        "e = x[1:4][..., None]\n"
+        "out = sum(y * const([1.0, -2.0, 3.0, 0.5, -1.5, 2.5])) + sum(r * r) + sum(c ** 3) + sum(e * W[0])\n"
+    ),
+    "softmax-cross-entropy": (
+        "z = randn(3, 4)\n"
+        "p = softmax(z, axis=1)\n"
+        "ls = log_softmax(z * 2, axis=0)\n"
+        "ce = cross_entropy(z, const([3, 0, 1]))\n"
+        "lse = logsumexp(z, axis=1)\n"
+        "out = ce + sum(p * const(randn(3, 4))) + sum(ls * ls) / 7 + sum(lse) / 3\n"
+    ),
+    "x-times-x": (
+        "x = [1.5, -2.0, 0.25]\n"
+        "y = x * x\n"
+        "c = x * x * x + (x + x)\n"
+        "out = sum(y * const([0.3, 0.7, -1.1])) + sum(c)\n"
+    ),
+    "residual": (
+        "x = [0.8, -0.3]\n"
+        "W = randn(2, 2)\n"
+        "h1 = x + tanh(W @ x)\n"
+        "h2 = h1 + tanh(W @ h1)\n"
+        "h3 = h2 + sigmoid(h2) * h1\n"
+        "out = sum(h3 * h3)\n"
+    ),
+    "div-pow-chain": (
+        "x = [1.5, 2.5]\n"
+        "y = 0.8\n"
+        "p = (x / y) ** 3 / x ** y\n"
+        "q = 2 / x - y / (x * x + 1)\n"
+        "out = sum(p + q ** 2) ** 0.5 / y\n"
+    ),
+    "where-maximum-clip": (
+        "x = [-1.2, 0.3, 2.5, -0.4]\n"
+        "y = [0.5, -0.6, 1.0, 0.1]\n"
+        "m = maximum(x, y)\n"
+        "n = minimum(x * 2, y)\n"
+        "w = where(x > 0, x * y, y ** 2)\n"
+        "c = clip(x, -1.0, 1.0)\n"
+        "a = abs(x) + relu(y) + leaky_relu(x, 0.1)\n"
+        "out = sum(m * w + c * n + a * y)\n"
+    ),
+    "non-scalar-output": (
+        "a = [[1.5, -0.5, 2.0], [0.25, 3.0, -1.0]]\n"
+        "b = [0.4, -1.1, 0.6]\n"
+        "out = a * b + exp(b) / (a * a + 1)\n"
+    ),
+    "shapes": (
+        "A = randn(2, 3)\n"
+        "R = A.reshape(3, 2)\n"
+        "T = A.T\n"
+        "S = stack([A, A * 2], axis=0)\n"
+        "K = concatenate([A, T.T], axis=1)\n"
+        "U = unsqueeze(A, 0) + broadcast_to(A, (2, 2, 3))\n"
+        "out = sum(R @ A) + sum(T * R) + sum(S ** 2) + sum(K * K) / 3 + sum(squeeze(U[:1]) * A)\n"
+    ),
+}
+
+CASES = [pytest.param(e.source, id=f"gallery-{e.slug}") for e in EXAMPLES] + \
+    [pytest.param(src, id=name) for name, src in PROGRAMS.items()]
+
+
+# ----------------------------------------------------------------------------------------------
+# Independent references
+# ----------------------------------------------------------------------------------------------
+def objective(program: Program, leaves: list[np.ndarray], weight: np.ndarray) -> float:
+    """sum(weight · f(leaves)): the scalar whose gradient a backward pass seeded with ``weight`` computes."""
+    f = program.function()
+    with no_grad():
+        out = f(*[Tensor(np.array(a, dtype=np.float64)) for a in leaves])
+    return float(np.sum(weight * out.data))
+
+
+def finite_differences(program: Program, weight: np.ndarray, h: float = 1e-3) -> list[np.ndarray]:
+    """Fourth-order central differences (error O(h⁴) + rounding/h: about 1e-11 here)."""
+    base = [np.array(x.data, dtype=np.float64) for x in program.inputs]
+    grads = []
+    for i, x in enumerate(base):
+        g = np.zeros_like(x)
+        for j in np.ndindex(x.shape):
+            values = []
+            for step in (2 * h, h, -h, -2 * h):
+                moved = [a.copy() for a in base]
+                moved[i][j] += step
+                values.append(objective(program, moved, weight))
+            f2, f1, m1, m2 = values
+            g[j] = (-f2 + 8 * f1 - 8 * m1 + m2) / (12 * h)
+        grads.append(g)
+    return grads
+
+
+def unbroadcast(raw: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, tuple[int, ...]]:
+    """Our own reference for shape matching: sum the axes broadcasting created or stretched."""
+    raw = np.asarray(raw, dtype=np.float64)
+    if raw.ndim == 0:
+        return np.full(shape, float(raw)), ()
+    if raw.ndim < len(shape):  # same values, size-1 axes dropped (e.g. an index with None)
+        return raw.reshape(shape), ()
+    lead = raw.ndim - len(shape)
+    axes = list(range(lead))
+    axes += [lead + i for i, n in enumerate(shape) if n == 1 and raw.shape[lead + i] != 1]
+    return raw.sum(axis=tuple(axes)).reshape(shape), tuple(axes)
+
+
+# ----------------------------------------------------------------------------------------------
+# Reading numbers back from what is shown
+# ----------------------------------------------------------------------------------------------
+NUMBER = re.compile(r"(?<![\w.])-?(?:\d+\.\d+(?:e-?\d+)?|\d+(?:e-?\d+)?|inf)(?![\w.])|(?<!\w)nan(?!\w)")
+
+
+def shown_tokens(arr: np.ndarray) -> list[str]:
+    """The numbers a fixed-width view of ``arr`` should print: every element of a small
+    array (≤ 12 elements, ≤ 2 axes, ≤ 6 columns), else min/mean/max."""
+    a = np.asarray(arr, dtype=np.float64)
+    small = a.ndim == 0 or (a.ndim <= 2 and 0 < a.size <= 12 and a.shape[-1] <= 6)
+    if small:
+        return [format_number(v) for v in a.reshape(-1)]
+    finite = a[np.isfinite(a)]
+    return [format_number(finite.min()), format_number(finite.mean()), format_number(finite.max())]
+
+
+def true_values(arr: np.ndarray) -> list[float]:
+    a = np.asarray(arr, dtype=np.float64)
+    if len(shown_tokens(a)) == a.size and (a.ndim == 0 or a.size <= 12):
+        return [float(v) for v in a.reshape(-1)]
+    return [float(a.min()), float(a.mean()), float(a.max())]
+
+
+def assert_rounded(token: str, value: float) -> None:
+    """A printed number is the true value rounded to 4 significant digits (not truncated, not stale)."""
+    if value == 0:
+        assert token == "0", (token, value)
+        return
+    shown = float(token)
+    exponent = math.floor(math.log10(abs(value)))
+    assert abs(shown - value) <= 0.5 * 10.0 ** (exponent - 3) * (1 + 1e-9) + 1e-300, (token, value)
+
+
+def assert_shows(text: str, arr: np.ndarray) -> None:
+    """``text`` (one value's printed block) holds exactly the numbers of ``arr``, each correctly rounded."""
+    tokens = NUMBER.findall(re.sub(r"^shape [\d×]+: ", "", text))
+    expected = shown_tokens(arr)
+    assert tokens == expected, f"shown {tokens}, expected {expected} for\n{arr}"
+    for token, value in zip(tokens, true_values(arr)):
+        assert_rounded(token, value)
+
+
+def find_in_order(haystack: str, needles: list[str]) -> None:
+    """Each needle occurs in ``haystack`` after the previous one."""
+    at = 0
+    for needle in needles:
+        found = haystack.find(needle, at)
+        assert found >= 0, f"{needle!r} not found (in order) in:\n{haystack}"
+        at = found + len(needle)
+
+
+def md_block(arr: np.ndarray) -> str:
+    return "```\n" + format_array(arr) + "\n```"
+
+
+def text_block(arr: np.ndarray) -> str:
+    return "\n".join("    " + line for line in format_array(arr).split("\n"))
+
+
+def dot_label_blocks(source: str, node_id: str) -> tuple[str, str | None]:
+    """The value and gradient text of tensor node ``node_id`` in DOT source, as plain text."""
+    match = re.search(rf"^\s*{node_id} \[label=<(<TABLE.*?</TABLE>)>", source, flags=re.M)
+    assert match, f"node {node_id} not in the DOT"
+    mono = re.findall(r'<FONT FACE="[^"]*"[^>]*>(.*?)</FONT>', match.group(1))
+
+    def plain(s: str) -> str:
+        s = s.replace('<BR ALIGN="LEFT"/>', "\n")
+        return html.unescape(re.sub(r"<[^>]+>", "", s)).replace("\u00a0", " ")
+
+    blocks = [plain(m) for m in mono]
+    value = next(b for b in blocks if b.startswith("val  "))
+    grad = next((b for b in blocks if b.startswith("grad ")), None)
+    return value, grad
+
+
+def grad_numbers(grad: str | None, status: str) -> str:
+    """The numbers of a label's gradient block, after checking its status word (after the first line)."""
+    assert grad is not None and grad.startswith("grad ")
+    first, _, rest = grad[len("grad "):].partition("\n")
+    assert first.rstrip().endswith(" " + status), f"expected {status!r} in {grad!r}"
+    return first.rstrip().removesuffix(status) + "\n" + rest
+
+
+def edge_label(source: str, edge_id: str) -> str:
+    match = re.search(rf"\[label=<(<FONT.*?</FONT>)>[^\n]*\bid={edge_id}\b", source)
+    assert match, f"edge {edge_id} has no label"
+    return html.unescape(re.sub(r"<[^>]+>", "", match.group(1))).replace("\u00a0", " ")
+
+
+# ----------------------------------------------------------------------------------------------
+# The audit of one program
+# ----------------------------------------------------------------------------------------------
+def traced(source: str, upstream: str) -> tuple[Program, Trace, np.ndarray]:
+    program = run(source, seed=3)
+    shape = program.output.shape
+    if upstream == "ones":
+        weight = np.ones(shape)
+        trace = backward_trace(program.output)
+    else:
+        weight = np.random.default_rng(11).uniform(0.3, 1.7, size=shape) * np.random.default_rng(12).choice(
+            [-1.0, 1.0], size=shape)
+        trace = backward_trace(program.output, grad=weight)
+    return program, trace, weight
+
+
+def check_gradients_match_finite_differences(program: Program, trace: Trace, weight: np.ndarray) -> None:
+    final = trace.final_grads()
+    numeric = finite_differences(program, weight)
+    assert program.inputs, "a program to audit needs inputs"
+    for x, expected in zip(program.inputs, numeric):
+        got = final[id(x)]
+        assert got.shape == x.shape
+        np.testing.assert_allclose(got, expected, rtol=1e-7, atol=1e-8, err_msg=f"input {x.name}")
+        np.testing.assert_array_equal(x.grad, got)  # the leaf's .grad is what the trace ends with
+
+
+def check_steps_are_consistent(trace: Trace, weight: np.ndarray) -> None:
+    steps = trace.steps
+    seed = steps[0]
+    assert seed.node is None and seed.parent is trace.root
+    np.testing.assert_array_equal(seed.contribution, weight)
+    np.testing.assert_array_equal(seed.accumulated, weight)
+    position = {id(t): k for k, t in enumerate(trace.order)}
+    last_into = {id(s.parent): s.index for s in steps}
+    running: dict[int, np.ndarray] = {id(trace.root): np.array(weight, dtype=np.float64)}
+    seen_edges: set[tuple[int, int]] = set()
+    for s in steps[1:]:
+        node, parent = s.node, s.parent
+        assert node._prev[s.slot] is parent
+        assert position[id(parent)] < position[id(node)]
+        assert (id(node), s.slot) not in seen_edges
+        seen_edges.add((id(node), s.slot))
+        # upstream is the node's complete gradient: everything flowing into it came earlier
+        assert last_into[id(node)] < s.index, "a node pushed its gradient before it was complete"
+        np.testing.assert_array_equal(s.upstream, running[id(node)])
+        if s.local is not None:
+            np.testing.assert_allclose(s.contribution_raw, s.upstream * s.local, rtol=1e-14, atol=0)
+        reference, axes = unbroadcast(s.contribution_raw, parent.shape)
+        assert tuple(s.summed_axes) == axes
+        np.testing.assert_allclose(s.contribution, reference, rtol=1e-13, atol=1e-15)
+        before = running.get(id(parent))
+        running[id(parent)] = s.contribution.copy() if before is None else before + s.contribution
+        np.testing.assert_allclose(s.accumulated, running[id(parent)], rtol=1e-13, atol=1e-15)
+        assert s.accumulated.shape == parent.shape
+    for s in steps:
+        assert s.is_final == (last_into[id(s.parent)] == s.index)
+    # every edge into something that requires grad carried exactly one step
+    for node in trace.order:
+        if node._op is None or id(node) not in running:
+            continue
+        for slot, parent in enumerate(node._prev):
+            if parent.requires_grad:
+                assert (id(node), slot) in seen_edges, f"no step for {type(node._op).name} slot {slot}"
+
+
+def previous_total(trace: Trace, s: TraceStep) -> np.ndarray | None:
+    earlier = [t for t in trace.steps[: s.index] if t.parent is s.parent]
+    return earlier[-1].accumulated if earlier else None
+
+
+def check_explanations(trace: Trace) -> None:
+    last = len(trace.steps) - 1
+    for s in trace.steps:
+        e = explain(trace, s.index)
+        assert e.title.startswith(f"Step {s.index} of {last}")
+        if s.node is None:
+            if trace.root.shape or not np.all(s.contribution == 1):
+                find_in_order(e.text, [text_block(s.contribution)])
+                find_in_order(e.markdown, [md_block(s.contribution)])
+                assert_shows(format_array(s.contribution), s.contribution)
+            continue
+        scalarish = all(np.size(a) == 1 for a in (s.upstream, s.local, s.contribution_raw) if a is not None)
+        text_parts = [text_block(s.upstream)]
+        md_parts = [md_block(s.upstream)]
+        assert_shows(format_array(s.upstream), s.upstream)
+        if s.local is not None and scalarish:
+            up, loc, prod = (float(np.asarray(a).reshape(-1)[0]) for a in (s.upstream, s.local, s.contribution_raw))
+            product = f"{format_number(up)} · {format_number(loc)} = {format_number(prod)}"
+            text_parts.append(product)
+            md_parts.append(product)
+            assert_rounded(format_number(prod), up * loc)
+            # the printed factors multiply to the printed product within rounding
+            assert abs(float(format_number(up)) * float(format_number(loc)) - float(format_number(prod))) <= \
+                1e-3 * abs(up * loc) + 1e-12
+        else:
+            shown = [s.local, s.contribution_raw] if s.local is not None else [s.contribution_raw]
+            text_parts += [text_block(a) for a in shown]
+            md_parts += [md_block(a) for a in shown]
+            for a in shown:
+                assert_shows(format_array(a), a)
+        if s.summed_axes:
+            listed = ", ".join(str(a) for a in s.summed_axes)
+            text_parts += [f"sum over axis {listed}", text_block(s.contribution)]
+            md_parts += [f"sum over axis {listed}", md_block(s.contribution)]
+            assert_shows(format_array(s.contribution), s.contribution)
+        before = previous_total(trace, s)
+        if before is None:
+            text_parts += ["This is the first contribution", text_block(s.accumulated)]
+            md_parts += ["This is the first contribution", md_block(s.accumulated)]
+            np.testing.assert_array_equal(s.accumulated, s.contribution)
+        elif np.size(before) == 1:
+            b, c, t = (float(np.asarray(a).reshape(-1)[0]) for a in (before, s.contribution, s.accumulated))
+            line = f"= {format_number(b)} + {format_number(c)} = {format_number(t)}"
+            text_parts.append(line)
+            md_parts.append(line)
+            assert abs(float(format_number(b)) + float(format_number(c)) - float(format_number(t))) <= \
+                1e-3 * max(abs(b), abs(c), abs(t)) + 1e-12
+        else:
+            text_parts += [text_block(before), "and after adding this contribution it is", text_block(s.accumulated)]
+            md_parts += [md_block(before), "and after adding this contribution it is", md_block(s.accumulated)]
+            assert_shows(format_array(s.accumulated), s.accumulated)
+        later = sum(1 for t in trace.steps[s.index + 1:] if t.parent is s.parent)
+        if s.is_final:
+            text_parts.append("is now final")
+            md_parts.append("is now **final**")
+            assert later == 0
+        else:
+            word = "contribution" if later == 1 else "contributions"
+            text_parts.append(f"is partial: {later} more {word} will arrive")
+            md_parts.append(f"is **partial**: {later} more {word} will arrive")
+        find_in_order(e.text, text_parts)
+        find_in_order(e.markdown, md_parts)
+        np.testing.assert_array_equal(e.accumulated, s.accumulated)
+
+
+def check_dot(trace: Trace, every_step: bool) -> None:
+    order = trace.order
+    position = {id(t): k for k, t in enumerate(order)}
+    last = len(trace.steps) - 1
+    final = trace.final_grads()
+    steps = range(len(trace.steps)) if every_step else [last]
+    for step in steps:
+        source = to_dot(trace.root, trace, step, large=False).source
+        if step == last:
+            for k, t in enumerate(order):
+                value, grad = dot_label_blocks(source, f"t{k}")
+                assert_shows(value[len("val  "):], t.data)
+                if id(t) in final:
+                    assert_shows(grad_numbers(grad, "final"), final[id(t)])
+                elif t.requires_grad:  # requires grad but nothing flowed into it
+                    assert grad is not None and "—" in grad
+        s = trace.steps[step]
+        _, grad = dot_label_blocks(source, f"t{position[id(s.parent)]}")
+        word = "final" if s.is_final else "partial"
+        assert_shows(grad_numbers(grad, word), s.accumulated)
+        if s.node is not None:
+            note = edge_label(source, f"e{position[id(s.node)]}_{s.slot}")
+            assert note.startswith("◀ ∂ += ")
+            body, _, summed = note[len("◀ ∂ += "):].partition("  (Σ axis ")
+            c = np.asarray(s.contribution)
+            if c.ndim == 0 or (c.ndim == 1 and c.size <= 3):
+                assert_shows(body, c)
+            else:
+                assert body.startswith("×".join(map(str, c.shape)) + ", mean ")
+                mean = body.rsplit(" ", 1)[1]
+                assert mean == format_number(c.mean())
+                assert_rounded(mean, float(c.mean()))
+            assert summed.rstrip(")") == ",".join(str(a) for a in s.summed_axes)
+
+
+@pytest.mark.parametrize("upstream", ["ones", "random"])
+@pytest.mark.parametrize("source", CASES)
+def test_every_number_shown_for_a_program_is_right(source: str, upstream: str) -> None:
+    program, trace, weight = traced(source, upstream)
+    check_gradients_match_finite_differences(program, trace, weight)
+    check_steps_are_consistent(trace, weight)
+    check_explanations(trace)
+    check_dot(trace, every_step=len(trace.steps) <= 80)
+
+
+def test_the_gallery_is_audited() -> None:
+    pytest.importorskip("lucid.gallery")
+    assert len(EXAMPLES) >= 5
+
+
+# ----------------------------------------------------------------------------------------------
+# The classroom example, derived by hand
+# ----------------------------------------------------------------------------------------------
+def test_classroom_example_matches_hand_derived_partials() -> None:
+    """f = tanh(ab + c²)·σ(a − c) + log(b² + 1) at a = 1.3, b = -0.7, c = 0.45.
+
+    With T = tanh(ab + c²), S = σ(a − c), T' = 1 − T², S' = S(1 − S):
+    ∂f/∂a = T'·b·S + T·S',  ∂f/∂b = T'·a·S + 2b/(b² + 1),  ∂f/∂c = T'·2c·S − T·S'.
+    """
+    a, b, c = 1.3, -0.7, 0.45
+    t = math.tanh(a * b + c**2)
+    s = 1 / (1 + math.exp(-(a - c)))
+    dt, ds = 1 - t * t, s * (1 - s)
+    expected = {
+        "a": dt * b * s + t * ds,
+        "b": dt * a * s + 2 * b / (b * b + 1),
+        "c": dt * 2 * c * s - t * ds,
+    }
+    program = run("a = 1.3\nb = -0.7\nc = 0.45\nout = tanh(a*b + c**2) * sigmoid(a - c) + log(b*b + 1)\n")
+    assert program.output.item() == pytest.approx(t * s + math.log(b * b + 1), abs=1e-15)
+    trace = backward_trace(program.output)
+    final = trace.final_grads()
+    for name, value in expected.items():
+        x = program.variables[name]
+        assert abs(float(final[id(x)]) - value) < 1e-12, name
+        assert abs(float(x.grad) - value) < 1e-12, name
+    # and the graph shows them, rounded to 4 significant digits
+    source = to_dot(trace.root, trace).source
+    position = {id(t): k for k, t in enumerate(trace.order)}
+    for name, value in expected.items():
+        _, grad = dot_label_blocks(source, f"t{position[id(program.variables[name])]}")
+        assert grad_numbers(grad, "final").split() == [format_number(value)]
+        assert_rounded(format_number(value), value)
