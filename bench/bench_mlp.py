@@ -8,7 +8,8 @@ full-batch SGD on binary cross-entropy, from identical initial weights:
 * ``scalar``  the same network from 0-d Tensors (``lucid.nn.scalar``; thousands of nodes).
 
 The final losses must agree to ~1e-9 (checked here), so the three are doing the
-same work; the ratios show what the engine's bookkeeping costs. Target:
+same work; the ratios show what the engine's bookkeeping costs. Times are
+wall-clock with Python's garbage collector on, as in real use. Target:
 lucid/numpy ≤ 3. Run: ``python bench/bench_mlp.py [--repeats 15] [--scalar-repeats 2]``.
 """
 from __future__ import annotations
@@ -73,10 +74,11 @@ def compare(setup: Setup = Setup(), repeats: int = 7, scalar_repeats: int = 2) -
         "numpy": lambda: train_numpy(NumpyMLP(weights), x, y, setup.steps, setup.lr),
         "scalar": lambda: train_scalar(ScalarMLP(weights), x, y, setup.steps, setup.lr),
     }
+    count = {name: max(1, scalar_repeats if name == "scalar" else repeats) for name in ways}
     best = {name: (float("nan"), float("inf")) for name in ways}
-    for i in range(max(1, repeats, scalar_repeats)):
+    for i in range(max(count.values())):
         for name, fn in ways.items():
-            if i < (scalar_repeats if name == "scalar" else repeats) or i == 0:
+            if i < count[name]:
                 loss, seconds = _timed(fn)
                 best[name] = (loss, min(best[name][1], seconds))
     return [Run(name, *best[name]) for name in ways]

@@ -4,11 +4,14 @@ import streamlit as st
 from lucid.ui import classroom, controls
 from lucid.ui.analysis import analyze
 from lucid.ui.editor import editor, session_memo
+from lucid.ui.entry import ensure_navigation
 from lucid.ui.inputs_view import inputs_table
 from lucid.ui.stepper_view import backward_stepper
 from lucid.ui.url_state import on_program_shown
 
 KEY = "pg"
+
+ensure_navigation()
 
 view = controls.view_controls(KEY)
 classroom.apply_style(view.classroom)
@@ -20,6 +23,6 @@ if analysis is None:
     st.stop()
 
 on_program_shown(KEY, analysis)
-backward_stepper(KEY, analysis, view.options, session_memo(KEY, "frames", capacity=160),
-                 seconds=view.seconds_per_step, classroom=view.classroom, share_url=True)
+backward_stepper(KEY, analysis, view.options, session_memo(KEY, "frames", capacity=120),
+                 seconds=view.seconds_per_step, classroom=view.classroom, share_url=True, zoom=view.zoom)
 inputs_table(analysis, session_memo(KEY, "inputs", capacity=16))

@@ -28,6 +28,8 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lucid import Tensor
 from lucid.autograd import Trace, TraceStep, backward_trace, no_grad
@@ -138,6 +140,41 @@ PROGRAMS: dict[str, str] = {
         "b = [0.4, -1.1, 0.6]\n"
         "out = a * b + exp(b) / (a * a + 1)\n"
     ),
+    "softmax-sums-to-one": (
+        "z = [1.0, 2.0, 3.0]\n"
+        "out = sum(softmax(z)) * 2 + sum(sigmoid(z))\n"
+    ),
+    "deep-residual-large-graph": (
+        "x = [0.5, -1.0, 2.0]\n"
+        "h = x\n"
+        + "".join(f"h = tanh(h * {0.5 + 0.1 * i:.1f} + 0.1)\nh = h + x\n" for i in range(12))
+        + "out = sum(h * h)\n"
+    ),
+    "output-is-a-leaf": "x = [1.0, -2.5]\n",
+    "rebound-name-used-twice": "x = 2.0\ny = x\nout = x * y + y\n",
+    "negative-and-strided-indexing": "x = randn(6)\nout = sum(x[::-2] * x[-1]) + x[-2] ** 2\n",
+    "fancy-2d-indexing": (
+        "W = randn(3, 4)\n"
+        "out = sum(W[[0, 2, 0], [1, 1, 1]] * const([1.0, 2.0, 3.0])) + sum(W[1:, ::2] ** 2)\n"
+    ),
+    "outer-product-by-none-index": "x = randn(3)\ny = x[None, :] * x[:, None]\nout = sum(y * const(randn(3, 3)))\n",
+    "reductions-over-axis-tuples": (
+        "A = randn(2, 3, 4)\n"
+        "out = sum(A.mean(axis=(0, 2)) * const([1.0, -2.0, 0.5])) + sum(A.max(axis=(1, 2), keepdims=True) ** 2)\n"
+    ),
+    "min-keepdims-and-reuse": "A = randn(3, 4)\nout = sum(min(A, axis=1, keepdims=True) * A)\n",
+    "axis-permutations": (
+        "A = randn(2, 3, 4)\n"
+        "out = sum(swapaxes(A, 0, 2) * const(randn(4, 3, 2))) + sum(transpose(A, (1, 0, 2)) ** 2)\n"
+    ),
+    "losses": "p = [0.2, 0.7, 0.9]\nt = const([0.0, 1.0, 1.0])\nout = mse_loss(p, t) + binary_cross_entropy(p, t)\n",
+    "tensor-exponent-softplus": (
+        "x = [0.5, 1.5]\ny = [2.0, -0.5]\nout = sum(x ** y + softplus(x * y) + cos(x) * sqrt(x))\n"
+    ),
+    "batched-matmul-broadcast-batch": "A = randn(1, 2, 3)\nB = randn(4, 3, 2)\nout = sum((A @ B) ** 2)\n",
+    "batched-matvec": "A = randn(2, 3, 4)\nv = randn(4)\nw = randn(3)\nout = sum((A @ v) ** 2) + sum((w @ A) ** 3)\n",
+    "where-with-broadcast-condition": "x = randn(3, 1)\ny = randn(1, 4)\nout = sum(where(x > y, x * 2, y ** 2))\n",
+    "one-sided-clip-and-negation": "x = [-2.0, 0.5, 3.0]\nout = sum(clip(x, None, 1.0) * clip(x, 0.0) * x - -x ** 2)\n",
     "shapes": (
         "A = randn(2, 3)\n"
         "R = A.reshape(3, 2)\n"
@@ -306,10 +343,31 @@ def check_gradients_match_finite_differences(program: Program, trace: Trace, wei
     numeric = finite_differences(program, weight)
     assert program.inputs, "a program to audit needs inputs"
     for x, expected in zip(program.inputs, numeric):
+        if id(x) not in final:  # an input the output does not use: not in the graph, no gradient
+            assert all(t is not x for t in trace.order) and x.grad is None
+            np.testing.assert_allclose(expected, np.zeros(x.shape), atol=1e-8)
+            continue
         got = final[id(x)]
         assert got.shape == x.shape
         np.testing.assert_allclose(got, expected, rtol=1e-7, atol=1e-8, err_msg=f"input {x.name}")
         np.testing.assert_array_equal(x.grad, got)  # the leaf's .grad is what the trace ends with
+
+
+def upstream_over_input(s: TraceStep) -> np.ndarray:
+    """The upstream gradient laid over the local derivative's axes.
+
+    A reduction without keepdims loses its reduced axes, so its upstream gradient
+    is copied back along them (axes restored as size 1, then broadcast) before it
+    multiplies the local derivative; elementwise ops broadcast as NumPy does.
+    """
+    up = np.asarray(s.upstream, dtype=np.float64)
+    params = s.node._op.params
+    if up.ndim and up.shape != s.local.shape and "axis" in params and not params.get("keepdims"):
+        ndim = s.local.ndim
+        axis = params["axis"]
+        axes = range(ndim) if axis is None else [a % ndim for a in np.atleast_1d(axis)]
+        up = np.expand_dims(up, tuple(sorted(axes)))
+    return up
 
 
 def check_steps_are_consistent(trace: Trace, weight: np.ndarray) -> None:
@@ -330,9 +388,11 @@ def check_steps_are_consistent(trace: Trace, weight: np.ndarray) -> None:
         seen_edges.add((id(node), s.slot))
         # upstream is the node's complete gradient: everything flowing into it came earlier
         assert last_into[id(node)] < s.index, "a node pushed its gradient before it was complete"
+        assert id(node) in running, "a node pushed a gradient it never received"
         np.testing.assert_array_equal(s.upstream, running[id(node)])
         if s.local is not None:
-            np.testing.assert_allclose(s.contribution_raw, s.upstream * s.local, rtol=1e-14, atol=0)
+            up = upstream_over_input(s)
+            np.testing.assert_allclose(s.contribution_raw, up * s.local, rtol=1e-14, atol=0)
         reference, axes = unbroadcast(s.contribution_raw, parent.shape)
         assert tuple(s.summed_axes) == axes
         np.testing.assert_allclose(s.contribution, reference, rtol=1e-13, atol=1e-15)
@@ -367,6 +427,9 @@ def check_explanations(trace: Trace) -> None:
                 find_in_order(e.markdown, [md_block(s.contribution)])
                 assert_shows(format_array(s.contribution), s.contribution)
             continue
+        uses = sum(1 for q in s.node._prev if q is s.parent)
+        if uses > 1:
+            assert f"is used {uses} times by this op" in e.text
         scalarish = all(np.size(a) == 1 for a in (s.upstream, s.local, s.contribution_raw) if a is not None)
         text_parts = [text_block(s.upstream)]
         md_parts = [md_block(s.upstream)]
@@ -382,12 +445,25 @@ def check_explanations(trace: Trace) -> None:
                 1e-3 * abs(up * loc) + 1e-12
         else:
             shown = [s.local, s.contribution_raw] if s.local is not None else [s.contribution_raw]
-            text_parts += [text_block(a) for a in shown]
-            md_parts += [md_block(a) for a in shown]
+            text_parts += [text_block(shown[0])]
+            md_parts += [md_block(shown[0])]
+            if s.local is not None and np.ndim(s.upstream) and upstream_over_input(s).shape != np.shape(s.upstream):
+                # a reduction's upstream gradient, copied back along the axes it removed
+                spread = np.broadcast_to(upstream_over_input(s), s.local.shape)
+                shown.append(spread)
+                text_parts += ["so the upstream gradient is first copied back along", text_block(spread)]
+                md_parts += ["so the upstream gradient is first copied back along", md_block(spread)]
+            if s.local is not None:
+                text_parts += [text_block(s.contribution_raw)]
+                md_parts += [md_block(s.contribution_raw)]
             for a in shown:
                 assert_shows(format_array(a), a)
         if s.summed_axes:
             listed = ", ".join(str(a) for a in s.summed_axes)
+            raw, extra = s.contribution_raw.shape, s.contribution_raw.ndim - s.parent.ndim
+            for a in s.summed_axes:  # how many copies broadcasting made, as the text says it
+                assert (f"copied it {raw[a]} times" if a < extra else
+                        f"its axis {a - extra} has size 1 and was stretched to {raw[a]}") in e.text
             text_parts += [f"sum over axis {listed}", text_block(s.contribution)]
             md_parts += [f"sum over axis {listed}", md_block(s.contribution)]
             assert_shows(format_array(s.contribution), s.contribution)
@@ -421,26 +497,56 @@ def check_explanations(trace: Trace) -> None:
         np.testing.assert_array_equal(e.accumulated, s.accumulated)
 
 
+def check_dot_large(trace: Trace) -> None:
+    """Large-graph mode (what the app draws for big graphs): one-line labels show a scalar, or the mean."""
+    def one_line(arr: np.ndarray) -> np.ndarray:
+        a = np.asarray(arr, dtype=np.float64)
+        return a if a.ndim == 0 else np.asarray(a[np.isfinite(a)].mean())
+
+    position = {id(t): k for k, t in enumerate(trace.order)}
+    final = trace.final_grads()
+    last = len(trace.steps) - 1
+    for step in range(len(trace.steps)):
+        source = to_dot(trace.root, trace, step, large=True).source
+        drawn = {int(k) for k in re.findall(r"^\s*t(\d+) \[label=", source, flags=re.M)}
+        assert trace.root is trace.order[-1] and position[id(trace.root)] in drawn
+        if step == last:
+            for k in drawn:
+                t = trace.order[k]
+                value, grad = dot_label_blocks(source, f"t{k}")
+                assert_shows(value[len("val  "):], one_line(t.data))
+                if id(t) in final:
+                    assert_shows(grad_numbers(grad, "final"), one_line(final[id(t)]))
+        s = trace.steps[step]
+        k = position[id(s.parent)]
+        if k in drawn:
+            _, grad = dot_label_blocks(source, f"t{k}")
+            assert_shows(grad_numbers(grad, "final" if s.is_final else "partial"), one_line(s.accumulated))
+
+
 def check_dot(trace: Trace, every_step: bool) -> None:
+    """Every tensor's value, and its gradient as it stands after each step (or "—" before any
+    arrived), plus the note on the edge the gradient flows along."""
     order = trace.order
     position = {id(t): k for k, t in enumerate(order)}
-    last = len(trace.steps) - 1
-    final = trace.final_grads()
-    steps = range(len(trace.steps)) if every_step else [last]
-    for step in steps:
-        source = to_dot(trace.root, trace, step, large=False).source
-        if step == last:
-            for k, t in enumerate(order):
-                value, grad = dot_label_blocks(source, f"t{k}")
-                assert_shows(value[len("val  "):], t.data)
-                if id(t) in final:
-                    assert_shows(grad_numbers(grad, "final"), final[id(t)])
-                elif t.requires_grad:  # requires grad but nothing flowed into it
-                    assert grad is not None and "—" in grad
-        s = trace.steps[step]
-        _, grad = dot_label_blocks(source, f"t{position[id(s.parent)]}")
-        word = "final" if s.is_final else "partial"
-        assert_shows(grad_numbers(grad, word), s.accumulated)
+    last_into = {id(s.parent): s.index for s in trace.steps}
+    shown: dict[int, tuple[np.ndarray, str]] = {}  # our own running state: gradient and status word
+    for s in trace.steps:
+        before = shown.get(id(s.parent))
+        total = s.contribution.copy() if before is None else before[0] + s.contribution
+        shown[id(s.parent)] = (total, "final" if last_into[id(s.parent)] == s.index else "partial")
+        if not every_step and s.index != len(trace.steps) - 1:
+            continue
+        source = to_dot(trace.root, trace, s.index, large=False).source
+        for k, t in enumerate(order):
+            value, grad = dot_label_blocks(source, f"t{k}")
+            assert_shows(value[len("val  "):], t.data)
+            if id(t) in shown:
+                assert_shows(grad_numbers(grad, shown[id(t)][1]), shown[id(t)][0])
+            elif t.requires_grad:  # not reached yet (or never: nothing flows into it)
+                assert grad is not None and grad.split() == ["grad", "—", "pending"]
+            else:
+                assert grad is None  # constants have no gradient row
         if s.node is not None:
             note = edge_label(source, f"e{position[id(s.node)]}_{s.slot}")
             assert note.startswith("◀ ∂ += ")
@@ -464,6 +570,8 @@ def test_every_number_shown_for_a_program_is_right(source: str, upstream: str) -
     check_steps_are_consistent(trace, weight)
     check_explanations(trace)
     check_dot(trace, every_step=len(trace.steps) <= 80)
+    if len(trace.order) > 60:
+        check_dot_large(trace)
 
 
 def test_the_gallery_is_audited() -> None:
@@ -504,3 +612,100 @@ def test_classroom_example_matches_hand_derived_partials() -> None:
         _, grad = dot_label_blocks(source, f"t{position[id(program.variables[name])]}")
         assert grad_numbers(grad, "final").split() == [format_number(value)]
         assert_rounded(format_number(value), value)
+
+
+def test_a_reduction_step_shows_the_upstream_copied_back_along_the_removed_axis() -> None:
+    """Σ(axis=1) of a 3×3 A: the upstream [1, 2, 3] belongs to rows. Multiplying it by the 3×3 local
+    derivative with NumPy's trailing-axis broadcasting would put it in columns, so the explanation
+    must show it copied back along axis 1 before the element-by-element product."""
+    program = run("A = randn(3, 3)\ns = A.sum(axis=1)\nout = sum(s * const([1.0, 2.0, 3.0]))\n")
+    trace = backward_trace(program.output)
+    step = trace.steps[-1]
+    assert step.parent is program.variables["A"]
+    rows = np.array([[1.0, 1.0, 1.0], [2.0, 2.0, 2.0], [3.0, 3.0, 3.0]])
+    np.testing.assert_array_equal(step.contribution_raw, rows)
+    text = explain(trace, step.index).text
+    find_in_order(text, ["Upstream gradient", "    [1.000 2.000 3.000]",
+                         "Σ(axis=1) removed axis 1, so the upstream gradient is first copied back along it "
+                         "(shape 3 → 3×3):", text_block(rows),
+                         "Product upstream ⊙ local, element by element (shape 3×3):", text_block(rows)])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_value=1e300))
+def test_format_number_is_the_value_rounded_to_4_significant_digits(x: float) -> None:
+    assert_rounded(format_number(x), x)
+
+
+# ----------------------------------------------------------------------------------------------
+# Random programs: many paths into the same variables, broadcasting, reductions and matmuls mixed
+# ----------------------------------------------------------------------------------------------
+SHAPES = [(), (3,), (2, 3), (2, 1), (1, 3)]
+UNARY = ["tanh({x})", "sigmoid({x})", "sin({x})", "({x} * {x})", "log({x} * {x} + 1)", "sqrt({x} * {x} + 0.5)",
+         "exp(tanh({x}))", "({x} * {x} + 1) ** 1.5", "softplus({x})", "-{x}"]
+BINARY = ["({x} + {y})", "({x} - {y})", "({x} * {y})", "({x} / ({y} * {y} + 1))", "maximum({x}, {y} + 0.05)"]
+
+
+def random_program(seed: int) -> str:
+    """A small random program whose values stay away from kinks and poles (so finite differences hold)."""
+    rnd = np.random.default_rng(seed)
+    names: list[tuple[str, tuple[int, ...]]] = []
+    lines = []
+    for i in range(int(rnd.integers(2, 4))):
+        shape = SHAPES[int(rnd.integers(len(SHAPES)))]
+        name = f"x{i}"
+        lines.append(f"{name} = randn({', '.join(map(str, shape))})" if shape else f"{name} = {rnd.normal():.3f}")
+        names.append((name, shape))
+    for i in range(int(rnd.integers(4, 9))):
+        kind = rnd.choice(["unary", "binary", "binary", "reduce", "matmul", "index", "axis-op", "gate"])
+        x, sx = names[int(rnd.integers(len(names)))]
+        y, sy = names[int(rnd.integers(len(names)))]  # often the same as x: two paths into one node
+        if kind == "unary":
+            expr, shape = UNARY[int(rnd.integers(len(UNARY)))].format(x=x), sx
+        elif kind == "binary":
+            try:
+                shape = tuple(np.broadcast_shapes(sx, sy))
+            except ValueError:
+                continue
+            expr = BINARY[int(rnd.integers(len(BINARY)))].format(x=x, y=y)
+        elif kind == "reduce" and sx:
+            axis = int(rnd.integers(-len(sx), len(sx)))
+            keep = bool(rnd.integers(2))
+            fn = ["sum", "mean", "logsumexp", "max", "var"][int(rnd.integers(5))]
+            expr = f"{fn}({x}, axis={axis}, keepdims={keep})"
+            shape = tuple(1 if k == axis % len(sx) else n for k, n in enumerate(sx)) if keep else \
+                tuple(n for k, n in enumerate(sx) if k != axis % len(sx))
+        elif kind == "matmul" and len(sx) == 2 and sx[1] == 3:
+            expr, shape = f"({x} @ const(randn(3, 2)))", (sx[0], 2)
+        elif kind == "index" and sx and sx[0] >= 2:
+            expr, shape = f"{x}[[1, 0, 1]]", (3,) + sx[1:]
+        elif kind == "axis-op" and sx:
+            choice = int(rnd.integers(3))
+            if choice == 2 and len(sx) == 2:
+                expr, shape = f"{x}.T", sx[::-1]
+            else:
+                expr, shape = f"{['softmax', 'log_softmax', 'softmax'][choice]}({x}, axis=-1)", sx
+        elif kind == "gate":
+            expr = [f"where({x} > 0, {x} * 2, {x} * {x})", f"clip({x}, -0.5, 0.5)", f"abs({x}) + relu({x})"][
+                int(rnd.integers(3))]
+            shape = sx
+        else:
+            continue
+        name = f"v{i}"
+        lines.append(f"{name} = {expr}")
+        names.append((name, shape))
+    last, shape = names[-1]
+    weights = f" * const(randn({', '.join(map(str, shape))}))" if shape else " * 1.5"
+    lines.append(f"out = sum({last}{weights}) + sum({names[0][0]} * {names[0][0]}) / 3")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_every_number_shown_for_a_random_program_is_right(seed: int) -> None:
+    source = random_program(seed)
+    for upstream in ("ones", "random"):
+        program, trace, weight = traced(source, upstream)
+        check_gradients_match_finite_differences(program, trace, weight)
+        check_steps_are_consistent(trace, weight)
+        check_explanations(trace)
+        check_dot(trace, every_step=len(trace.steps) <= 40)

@@ -514,3 +514,26 @@ def test_no_grad_also_works_as_a_decorator_and_nests():
             assert not lucid.is_grad_enabled()
         assert not lucid.is_grad_enabled()
     assert lucid.is_grad_enabled()
+
+
+def test_a_graph_is_freed_by_reference_counting_alone():
+    """No reference cycles (result ↔ op, result ↔ its backward closure): big graphs never wait for the GC."""
+    import gc
+    import weakref
+
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        x = Tensor([1.0, 2.0], requires_grad=True)
+        hidden = lucid.tanh(x * 3.0)
+        loss = (hidden * hidden).sum()
+        loss.backward()
+        op = hidden._op
+        assert op.result is hidden
+        refs = [weakref.ref(t) for t in (hidden, loss)] + [weakref.ref(op)]
+        del hidden, loss, op
+        assert [r() for r in refs] == [None, None, None]
+        np.testing.assert_allclose(x.grad, 2 * np.tanh(3 * x.data) * (1 - np.tanh(3 * x.data) ** 2) * 3)
+    finally:
+        if was_enabled:
+            gc.enable()

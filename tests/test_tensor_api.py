@@ -195,3 +195,11 @@ def test_scalar_gradients_stay_arrays():
     y = x * x + x
     y.backward()
     assert isinstance(x.grad, np.ndarray) and x.grad.shape == () and x.grad == 7.0
+
+
+def test_summing_a_comparison_counts_the_true_entries():
+    x = Tensor([[-1.0, 2.0, 3.0], [4.0, -5.0, 6.0]])
+    assert (x > 0).sum().item() == 4.0
+    assert (x > 0).mean().item() == pytest.approx(4 / 6)
+    np.testing.assert_array_equal((x > 0).sum(axis=0).data, [1.0, 1.0, 2.0])
+    np.testing.assert_array_equal((x > 0).mean(axis=1).data, [2 / 3, 2 / 3])

@@ -202,8 +202,7 @@ class _BackwardOp:
         node = self.result_ref()
         upstream = node.grad
         grads = self.grad_function(upstream)
-        for slot, parent in enumerate(self.parents):
-            raw = grads[slot]
+        for slot, (parent, raw) in enumerate(zip(self.parents, grads)):
             if raw is None or not parent.requires_grad:
                 continue
             kind = raw.__class__

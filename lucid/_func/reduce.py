@@ -31,10 +31,17 @@ def normalize_axis(axis: Any, ndim: int) -> tuple[int, ...]:
 
 
 def expand_reduced(g: np.ndarray, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
-    """Put a reduced gradient back into ``shape``: restore the axes, then broadcast."""
+    """Put a reduced gradient back into ``shape``: restore the axes, then broadcast.
+
+    Returns a fresh array (an assignment broadcasts in C; ``np.expand_dims`` and
+    ``np.broadcast_to`` would cost microseconds of Python per call).
+    """
+    g = np.asarray(g)
     if not keepdims and axes:
-        g = np.expand_dims(g, axes)
-    return np.broadcast_to(g, shape)
+        g = g.reshape(tuple(1 if i in axes else n for i, n in enumerate(shape)))
+    out = np.empty(shape, dtype=g.dtype)
+    out[...] = g
+    return out
 
 
 def _reduction_samples(rng: np.random.Generator, maker=uniform) -> list[Sample]:
@@ -61,7 +68,8 @@ class sum(_reduction):
     @unary_func_op()
     def forward(self, a: Tensor):
         axes, keep = self._axes(a), self.params["keepdims"]
-        out = np.sum(a.data, axis=axes, keepdims=keep)
+        x = a.data  # floats: np.sum without its Python wrapper; booleans must count, not "or"
+        out = np.add.reduce(x, axis=axes, keepdims=keep) if x.dtype.kind == "f" else np.sum(x, axis=axes, keepdims=keep)
         self._locals = lambda: (np.ones(a.shape),)
         return Tensor(out), lambda g: (expand_reduced(g, a.shape, axes, keep),)
 
@@ -75,7 +83,13 @@ class mean(_reduction):
     def forward(self, a: Tensor):
         axes, keep = self._axes(a), self.params["keepdims"]
         n = int(np.prod([a.shape[i] for i in axes])) if axes else 1
-        out = np.mean(a.data, axis=axes, keepdims=keep) if axes else a.data.copy()
+        x = a.data
+        if not axes:
+            out = x.copy()
+        elif x.dtype.kind == "f":  # np.mean without its Python wrapper
+            out = np.add.reduce(x, axis=axes, keepdims=keep) / n
+        else:
+            out = np.mean(x, axis=axes, keepdims=keep)
         self._locals = lambda: (np.full(a.shape, 1.0 / n),)
         return Tensor(out), lambda g: (expand_reduced(g, a.shape, axes, keep) / n,)
 

@@ -3,6 +3,7 @@
 Plain modules (no Streamlit import, tested directly): ``analysis``, ``stepper``,
 ``share``, ``inputs_table``, ``inspector``, ``options``, ``memo``.
 Streamlit components: ``editor`` (``program_editor(key)``), ``stepper_view``,
-``graph_view``, ``inspector_view``, ``inputs_view``, ``controls``, ``classroom``,
-``url_state``. Importing this package imports neither.
+``graph_view``, ``clickable_graph``, ``inspector_view``, ``inputs_view``, ``controls``,
+``classroom``, ``url_state``, ``entry`` (``ensure_navigation()``, the first call of
+every page). Importing this package imports neither.
 """

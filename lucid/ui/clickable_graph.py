@@ -15,8 +15,9 @@ import streamlit as st
 
 _JS = """
 function fit(host, data) {
-  // Fit the picture to the width and the screen height below the controls, but never
-  // shrink it past a readable scale (then the page scrolls) nor blow a tiny graph up.
+  // "screen": fit the width and the screen height below the controls, but never shrink past a
+  // readable scale (then the page scrolls) nor blow a tiny graph up; "width": fit the width only;
+  // a number: that fixed scale.
   const svg = host.querySelector('svg');
   if (!svg) return;
   const w = parseFloat(svg.getAttribute('width')) * 4 / 3;
@@ -24,10 +25,27 @@ function fit(host, data) {
   if (!(w > 0 && h > 0)) return;
   const width = host.clientWidth || 800;
   const height = Math.max(320, window.innerHeight - data.reserve);
-  let scale = Math.min(width / w, height / h, data.max_scale);
-  if (scale < data.min_scale) scale = Math.max(data.min_scale, Math.min(width / w, data.max_scale));
+  let scale;
+  if (typeof data.zoom === 'number') {
+    scale = data.zoom;
+  } else if (data.zoom === 'width') {
+    scale = Math.min(width / w, data.max_scale);
+  } else {
+    scale = Math.max(Math.min(width / w, height / h, data.max_scale), data.min_scale);
+  }
   svg.style.width = Math.round(w * scale) + 'px';
   svg.style.height = Math.round(h * scale) + 'px';
+  return w * scale > width + 1 || h * scale > height + 1;
+}
+
+function follow(host) {
+  // In a picture larger than the screen, keep the node receiving gradient in view.
+  const current = host.querySelector('g.node.current');
+  if (!current) return;
+  const box = current.getBoundingClientRect();
+  const view = host.getBoundingClientRect();
+  const outside = box.bottom > window.innerHeight || box.top < 0 || box.right > view.right || box.left < view.left;
+  if (outside) current.scrollIntoView({ block: 'center', inline: 'center', behavior: 'smooth' });
 }
 
 export default function(component) {
@@ -38,11 +56,14 @@ export default function(component) {
     host.className = 'lucid-svg-host';
     parentElement.appendChild(host);
   }
-  if (host.dataset.frame !== data.frame) {
+  const changed = host.dataset.frame !== data.frame;
+  if (changed) {
     host.innerHTML = data.svg;
     host.dataset.frame = data.frame;
   }
-  fit(host, data);
+  const larger = fit(host, data);
+  if (changed && larger && host.dataset.shown) follow(host);
+  host.dataset.shown = '1';
   host.querySelectorAll('g.node').forEach((node) => {
     if (/^(t|op)[0-9]+$/.test(node.id)) {
       node.style.cursor = 'pointer';
@@ -68,8 +89,8 @@ _component: list = []
 def sizing(classroom: bool) -> dict[str, float]:
     """Scale limits and the screen height kept for the controls above the graph, per mode."""
     if classroom:
-        return {"min_scale": 0.6, "max_scale": 1.8, "reserve": 300}
-    return {"min_scale": 0.5, "max_scale": 1.25, "reserve": 270}
+        return {"min_scale": 0.75, "max_scale": 1.8, "reserve": 300}
+    return {"min_scale": 0.6, "max_scale": 1.25, "reserve": 270}
 
 
 def _graph_component():  # registered on first use, from inside a script run
@@ -80,12 +101,14 @@ def _graph_component():  # registered on first use, from inside a script run
 
 
 def clickable_graph(svg: str, frame: str, *, key: str, on_node: Callable[[str], None],
-                    classroom: bool = False) -> None:
+                    classroom: bool = False, zoom: str | float = "screen") -> None:
     """Show ``svg``; ``on_node(node_id)`` runs (as a widget callback) when a node is clicked.
 
     ``frame`` identifies the picture, so the browser only swaps the SVG when it changed.
     The picture is scaled to fit the width and the screen height under the controls,
-    between a readable minimum (then the page scrolls) and a maximum (larger in classroom mode).
+    between a readable minimum (then the page scrolls) and a maximum (larger in classroom mode);
+    ``zoom`` may instead ask for the width only (``"width"``) or a fixed scale (a number).
+    When the picture is larger than the screen, the node receiving gradient is kept in view.
     """
     def clicked() -> None:
         state = st.session_state.get(key)
@@ -93,4 +116,5 @@ def clickable_graph(svg: str, frame: str, *, key: str, on_node: Callable[[str], 
         if node:
             on_node(str(node))
 
-    _graph_component()(key=key, data={"svg": svg, "frame": frame, **sizing(classroom)}, on_node_change=clicked)
+    data = {"svg": svg, "frame": frame, "zoom": zoom, **sizing(classroom)}
+    _graph_component()(key=key, data=data, on_node_change=clicked)

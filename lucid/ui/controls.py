@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from lucid.ui import stepper
-from lucid.ui.options import DIRECTIONS, LARGE_MODES, DrawOptions
+from lucid.ui.options import DIRECTIONS, LARGE_MODES, ZOOMS, DrawOptions
 
 
 @dataclass(frozen=True)
@@ -18,6 +18,7 @@ class ViewSettings:
     classroom: bool
     options: DrawOptions
     seconds_per_step: float
+    zoom: str | float = "screen"
 
 
 def view_controls(key: str) -> ViewSettings:
@@ -30,10 +31,13 @@ def view_controls(key: str) -> ViewSettings:
                                  key=f"{key}_speed")
     with opts_col.popover("Drawing", icon=":material/tune:", width="stretch"):
         options = draw_options(key)
+        zoom = st.select_slider("Graph size", list(ZOOMS), key=f"{key}_zoom",
+                                help="Fit screen keeps the whole graph in view down to a readable size; "
+                                     "larger graphs scroll and follow the current node.")
     with class_col:
         classroom = st.toggle("Classroom mode", key=f"{key}_classroom",
                               help="Larger type and graph for a projector; the editor folds away.")
-    return ViewSettings(classroom, options, stepper.seconds_per_step(label))
+    return ViewSettings(classroom, options, stepper.seconds_per_step(label), ZOOMS[zoom])
 
 
 def draw_options(key: str) -> DrawOptions:

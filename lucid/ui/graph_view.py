@@ -47,7 +47,8 @@ def frame_svg(memo: LRUMemo, analysis: Analysis, step: int | None, options: Draw
 
 
 def show_graph(key: str, memo: LRUMemo, analysis: Analysis, step: int | None, options: DrawOptions,
-               graph: graphviz.Digraph, on_node: Callable[[str], None], classroom: bool = False) -> None:
+               graph: graphviz.Digraph, on_node: Callable[[str], None], classroom: bool = False,
+               zoom: str | float = "screen") -> None:
     """Draw the frame: a clickable server-rendered SVG when ``dot`` exists, else Streamlit's in-browser Graphviz."""
     if has_dot():
         try:
@@ -55,7 +56,8 @@ def show_graph(key: str, memo: LRUMemo, analysis: Analysis, step: int | None, op
         except (viz.GraphvizNotInstalled, viz.RenderError):
             pass
         else:
-            clickable_graph(svg, frame_id, key=f"{key}_graphclick", on_node=on_node, classroom=classroom)
+            clickable_graph(svg, frame_id, key=f"{key}_graphclick", on_node=on_node, classroom=classroom,
+                            zoom=zoom)
             return
     st.graphviz_chart(graph, width="stretch", height="content")
 

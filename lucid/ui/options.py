@@ -26,3 +26,7 @@ class DrawOptions:
 
     def as_kwargs(self) -> dict[str, Any]:
         return asdict(self)
+
+ZOOMS: dict[str, str | float] = {"Fit screen": "screen", "Fit width": "width", "75%": 0.75, "100%": 1.0,
+                                 "150%": 1.5}
+"""How big the graph is drawn; not a DOT option (the browser scales the same picture)."""

@@ -32,7 +32,7 @@ def _pause(key: str) -> None:
 
 
 def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, memo: LRUMemo, *,
-                     seconds: float, classroom: bool, share_url: bool) -> None:
+                     seconds: float, classroom: bool, share_url: bool, zoom: str | float = "screen") -> None:
     """Render the stepper fragment for ``analysis`` (keys prefixed with ``key``)."""
     step_key, playing_key, tick_key = f"{key}_step", f"{key}_playing", f"{key}_last_tick"
     n = analysis.n_steps
@@ -67,7 +67,8 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, memo: L
             return
         with st.container(key=f"{key}_graph"):
             show_graph(key, memo, analysis, step if n else None, options, graph,
-                       on_node=lambda node_id: inspect_clicked(key, analysis, node_id), classroom=classroom)
+                       on_node=lambda node_id: inspect_clicked(key, analysis, node_id), classroom=classroom,
+                       zoom=zoom)
         st.caption(f"{analysis.n_tensors} tensors · {analysis.n_ops} ops · {n} backward steps · "
                    "thick red border: the node receiving gradient now; red arrow: the edge it flows along")
 

@@ -215,6 +215,13 @@ def _explain_edge(trace: Trace, s: TraceStep) -> StepExplanation:
     elif local is not None:
         doc.para("Local derivative ", C(local_sym), f" from the formula (shape {shape_text(local.shape)}):")
         doc.array(local)
+        spread = _reduced_axes(node, up, local)
+        if spread:
+            listed = ", ".join(str(a) for a in spread)
+            doc.para(C(op), f" removed axis{'es' if len(spread) > 1 else ''} {listed}, so the upstream gradient is "
+                     f"first copied back along {'them' if len(spread) > 1 else 'it'} (shape "
+                     f"{shape_text(np.shape(up))} → {shape_text(local.shape)}):")
+            doc.array(np.broadcast_to(np.expand_dims(up, spread), local.shape))
         doc.para(f"Product upstream ⊙ local, element by element (shape {shape_text(product.shape)}):")
         doc.array(product)
     else:
@@ -259,6 +266,22 @@ def _explain_edge(trace: Trace, s: TraceStep) -> StepExplanation:
     return StepExplanation(s.index, len(trace.steps), step_title(trace, s.index), md, txt, equation, p, n, op,
                            formula, up, local, product, s.contribution, s.accumulated, tuple(s.summed_axes),
                            s.is_final, step_title(trace, s.index, markdown=True))
+
+
+def _reduced_axes(node: Tensor, up: np.ndarray | None, local: np.ndarray) -> tuple[int, ...]:
+    """The axes a reduction without keepdims removed (its upstream gradient lacks them), else ().
+
+    Multiplying such an upstream gradient by the input-shaped local derivative
+    with NumPy's trailing-axis broadcasting would pair the wrong elements (or
+    fail), so the explanation shows the gradient copied back along these axes first.
+    """
+    params = node._op.params if node._op is not None else {}
+    if up is None or np.ndim(up) == 0 or np.shape(up) == local.shape or params.get("keepdims") \
+            or params.get("axis") is None:
+        return ()
+    ndim = local.ndim
+    axes = tuple(sorted({int(a) % ndim for a in np.atleast_1d(params["axis"])}))
+    return axes if np.ndim(up) + len(axes) == ndim else ()
 
 
 def _broadcast_para(doc: _Doc, p: str, shape: tuple[int, ...], raw: tuple[int, ...], axes: tuple[int, ...]) -> None:

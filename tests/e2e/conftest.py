@@ -7,6 +7,7 @@ network idle (Streamlit keeps a websocket open forever).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -38,12 +39,12 @@ def _healthy(port: int) -> bool:
         return False
 
 
-@pytest.fixture(scope="session")
-def app_url() -> Iterator[str]:
-    """Base URL of a freshly started ``streamlit run app.py`` (stopped after the session)."""
+@contextlib.contextmanager
+def streamlit_server(log_name: str = "e2e-server.log") -> Iterator[str]:
+    """Start ``streamlit run app.py`` on a free port, wait for its health check, stop it afterwards."""
     port = _free_port()
-    log = (ARTIFACTS / "e2e-server.log")
     ARTIFACTS.mkdir(exist_ok=True)
+    log = ARTIFACTS / log_name
     with open(log, "wb") as out:
         server = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
@@ -66,6 +67,20 @@ def app_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
+def app_url() -> Iterator[str]:
+    """Base URL of a ``streamlit run app.py`` shared by the whole test session."""
+    with streamlit_server() as url:
+        yield url
+
+
+@pytest.fixture()
+def fresh_app_url() -> Iterator[str]:
+    """A server no browser has visited yet (first requests behave differently in Streamlit)."""
+    with streamlit_server("e2e-fresh-server.log") as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
@@ -79,10 +94,16 @@ def browser() -> Iterator[object]:
 
 
 @pytest.fixture()
-def page(browser, app_url):
-    """A fresh browser tab (own Streamlit session) at 1400×950."""
+def tab(browser):
+    """A fresh browser tab (own Streamlit session) at 1400×950, not yet pointed anywhere."""
     context = browser.new_context(viewport={"width": 1400, "height": 950})
-    tab = context.new_page()
-    tab.set_default_timeout(45_000)
-    yield tab
+    new_tab = context.new_page()
+    new_tab.set_default_timeout(45_000)
+    yield new_tab
     context.close()
+
+
+@pytest.fixture()
+def page(tab, app_url):
+    """A fresh tab for the shared server (``app_url``)."""
+    return tab

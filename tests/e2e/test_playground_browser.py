@@ -96,6 +96,8 @@ def test_play_advances_on_its_own_and_saves_the_screenshot(page, app_url):
     page.wait_for_selector(f"{GRAPH} g.edge.flowing")
     page.locator("[data-testid=stExpander] summary").filter(has_text="Program").click()  # fold the editor
     page.locator(".st-key-pg_source textarea").wait_for(state="hidden")
+    page.set_viewport_size({"width": 1400, "height": 1180})  # room for the whole graph (it refits on resize)
+    page.wait_for_timeout(400)  # let the resize refit paint before the picture
     SCREENSHOT.parent.mkdir(exist_ok=True)
     page.screenshot(path=str(SCREENSHOT))
     assert SCREENSHOT.stat().st_size > 20_000
@@ -114,3 +116,19 @@ def test_clicking_a_node_in_the_graph_opens_it_in_the_inspector(page, app_url):
     inspector = page.locator(".st-key-pg_inspector")
     inspector.get_by_text(f"t{k} · b — input (requires grad)").wait_for()
     assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_a_shared_deep_link_restores_program_and_step_on_a_fresh_server(tab, fresh_app_url):
+    import urllib.parse
+
+    from lucid.ui import share
+
+    source = "w = 2.0\nv = w * w * w\n"
+    tab.goto(f"{fresh_app_url}/playground?{urllib.parse.urlencode(share.encode(source, step=2))}")
+    tab.wait_for_selector(NODES)
+    tab.wait_for_function(f"n => document.querySelectorAll('{NODES}').length === n", arg=len(expected_ids(source)))
+    assert step_value(tab) == 2
+    assert tab.locator(".st-key-pg_source textarea").input_value() == source
+    # it ran through app.py: the top navigation lists every page
+    nav = tab.locator("[data-testid='stTopNavLink'], header a").all_inner_texts()
+    assert any("Gradient check" in t for t in nav), nav
