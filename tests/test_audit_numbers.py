@@ -238,22 +238,23 @@ def unbroadcast(raw: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, tu
 NUMBER = re.compile(r"(?<![\w.])-?(?:\d+\.\d+(?:e-?\d+)?|\d+(?:e-?\d+)?|inf)(?![\w.])|(?<!\w)nan(?!\w)")
 
 
-def shown_tokens(arr: np.ndarray) -> list[str]:
-    """The numbers a fixed-width view of ``arr`` should print: every element of a small
-    array (≤ 12 elements, ≤ 2 axes, ≤ 6 columns), else min/mean/max."""
-    a = np.asarray(arr, dtype=np.float64)
-    small = a.ndim == 0 or (a.ndim <= 2 and 0 < a.size <= 12 and a.shape[-1] <= 6)
-    if small:
-        return [format_number(v) for v in a.reshape(-1)]
-    finite = a[np.isfinite(a)]
-    return [format_number(finite.min()), format_number(finite.mean()), format_number(finite.max())]
+def is_small(a: np.ndarray) -> bool:
+    """Small enough for every element to be printed (≤ 12 elements, ≤ 2 axes, ≤ 6 columns)."""
+    return a.ndim == 0 or (a.ndim <= 2 and 0 < a.size <= 12 and a.shape[-1] <= 6)
 
 
 def true_values(arr: np.ndarray) -> list[float]:
+    """What a view of ``arr`` should show: every element if it is small, else min, mean and max."""
     a = np.asarray(arr, dtype=np.float64)
-    if len(shown_tokens(a)) == a.size and (a.ndim == 0 or a.size <= 12):
+    if is_small(a):
         return [float(v) for v in a.reshape(-1)]
-    return [float(a.min()), float(a.mean()), float(a.max())]
+    finite = a[np.isfinite(a)]
+    return [float(finite.min()), float(finite.mean()), float(finite.max())]
+
+
+def shown_tokens(arr: np.ndarray) -> list[str]:
+    """Those numbers as ``format_number`` prints them."""
+    return [format_number(v) for v in true_values(arr)]
 
 
 def assert_rounded(token: str, value: float) -> None:
@@ -696,7 +697,8 @@ def random_program(seed: int) -> str:
         names.append((name, shape))
     last, shape = names[-1]
     weights = f" * const(randn({', '.join(map(str, shape))}))" if shape else " * 1.5"
-    lines.append(f"out = sum({last}{weights}) + sum({names[0][0]} * {names[0][0]}) / 3")
+    extra = "".join(f" + sum({names[int(k)][0]}) / {j + 2}" for j, k in enumerate(rnd.integers(len(names), size=2)))
+    lines.append(f"out = sum({last}{weights}) + sum({names[0][0]} * {names[0][0]}) / 3{extra}")
     return "\n".join(lines) + "\n"
 
 

@@ -25,6 +25,12 @@ def expected_ids(source: str) -> set[str]:
 def open_playground(page, app_url: str, query: str = "") -> None:
     page.goto(f"{app_url}/{query}")
     page.wait_for_selector(NODES)
+    settle(page)
+
+
+def settle(page) -> None:
+    """Wait until the page script has finished its run (Streamlit's running indicator is gone)."""
+    page.wait_for_function("() => !document.querySelector(\"[data-testid='stStatusWidget']\")", timeout=60_000)
 
 
 def node_ids(page) -> set[str]:
