@@ -15,6 +15,9 @@ from lucid.lessons.broadcasting import (
     shape_cases,
     summed_axes_text,
 )
+from lucid.ui.entry import ensure_navigation
+
+ensure_navigation()
 
 PRESETS = {
     "column and row: (3, 1) with (4,)": ("3, 1", "4"),

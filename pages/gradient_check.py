@@ -10,6 +10,9 @@ import streamlit as st
 
 from lucid.lessons.gradient_check import as_grid, check_program, eps_sweep
 from lucid.ui.editor import program_editor
+from lucid.ui.entry import ensure_navigation
+
+ensure_navigation()
 
 EPS_CHOICES = [1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10]
 
@@ -64,7 +67,9 @@ else:
     st.write(f"The output has shape `{out.shape}`, so it is reduced to L = Σ out · w with a random upstream "
              "gradient w (never all ones, which would hide shape mistakes), and both sides differentiate L.")
 
-verdict = (f"All {len(result.variables)} inputs agree: worst relative error {result.max_rel_error:.2e}."
+count = len(result.variables)
+verdict = (f"{'The input agrees' if count == 1 else f'All {count} inputs agree'}: "
+           f"worst relative error {result.max_rel_error:.2e}."
            if result.ok else "Some inputs disagree with central differences; see below.")
 if result.ok:
     st.success(verdict, icon=":material/check_circle:")

@@ -6,6 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from lucid.lessons.op_reference import check_all, reference_rows
+from lucid.ui.entry import ensure_navigation
+
+ensure_navigation()
 
 
 @st.cache_data(show_spinner="Checking every op against finite differences…", max_entries=8)

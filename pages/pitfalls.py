@@ -13,7 +13,10 @@ from lucid.lessons.pitfalls import (
     try_lucid_backward,
     try_recursive_sort,
 )
+from lucid.ui.entry import ensure_navigation
 from lucid.viz import to_dot
+
+ensure_navigation()
 
 
 @st.cache_data(show_spinner="Building the chain and sorting it…", max_entries=16)

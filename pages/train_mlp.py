@@ -25,7 +25,10 @@ from lucid.lessons.training import (
     training_step_graph,
 )
 from lucid.nn import MLP
+from lucid.ui.entry import ensure_navigation
 from lucid.viz import to_dot
+
+ensure_navigation()
 
 LEARNING_RATES = [0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0]
 COLORS = alt.Scale(domain=[0, 1], range=["#2b6cb0", "#c53030"])

@@ -200,3 +200,15 @@ def test_moving_one_step_does_not_recompute_the_program_or_old_frames():
     at.button(key="pg_next").click().run()
     assert frames.misses == after_next
     assert programs.misses == 1
+
+
+def test_drawing_options_redraw_the_frame():
+    at = start()
+    top_to_bottom = graph_dot(at)
+    at.radio(key="pg_direction").set_value("Left to right").run()
+    assert not at.exception
+    left_to_right = graph_dot(at)
+    assert left_to_right != top_to_bottom
+    at.checkbox(key="pg_values").uncheck().run()
+    assert not at.exception
+    assert "0.4500" in left_to_right and "0.4500" not in graph_dot(at)

@@ -77,7 +77,7 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, memo: L
         else:
             explanation = viz.explain(analysis.trace, step)
             with st.container(border=True, key=f"{key}_explanation"):
-                st.markdown(f"**{explanation.title}**")
+                st.markdown(f"**{explanation.title_markdown}**")
                 st.markdown(explanation.markdown)
 
         current = None

@@ -93,13 +93,31 @@ def browser() -> Iterator[object]:
         b.close()
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """Remember each phase's report on the test item, so ``tab`` can photograph failures."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
 @pytest.fixture()
-def tab(browser):
-    """A fresh browser tab (own Streamlit session) at 1400×950, not yet pointed anywhere."""
+def tab(browser, request):
+    """A fresh browser tab (own Streamlit session) at 1400×950, not yet pointed anywhere.
+
+    When the test fails, the tab's last state is saved as ``artifacts/e2e-failure-<test>.png``.
+    """
     context = browser.new_context(viewport={"width": 1400, "height": 950})
     new_tab = context.new_page()
     new_tab.set_default_timeout(45_000)
     yield new_tab
+    report = getattr(request.node, "report_call", None)
+    if report is not None and report.failed:
+        ARTIFACTS.mkdir(exist_ok=True)
+        try:
+            new_tab.screenshot(path=str(ARTIFACTS / f"e2e-failure-{request.node.name}.png"))
+        except Exception as err:  # noqa: BLE001 - a failed picture must not hide the test's own failure
+            print(f"could not save the failure screenshot: {err}")
     context.close()
 
 
