@@ -45,7 +45,8 @@ def tensor_table(check) -> pd.DataFrame:
 st.title("Gradient check")
 st.write("Does backward compute the right thing? Nudge each input number by ±eps, re-run the program, and "
          "compare the slope (central differences) with the gradient autodiff produced. Relative error is "
-         "|autodiff − numerical| / max(|autodiff|, |numerical|): around 1e-10 means they agree to about ten digits.")
+         "|autodiff − numerical| / max(|autodiff|, |numerical|, 0.001) (absolute for tiny "
+         "gradients, so a true zero is not reported as 100% off): around 1e-10 means they agree to about ten digits.")
 
 program = program_editor("gc")
 if program is None:
