@@ -65,20 +65,27 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, memo: L
         except viz.GraphTooLarge as err:
             st.warning(f"This graph is too large to draw: {err}")
             return
-        with st.container(key=f"{key}_graph"):
-            show_graph(key, memo, analysis, step if n else None, options, graph,
-                       on_node=lambda node_id: inspect_clicked(key, analysis, node_id), classroom=classroom,
-                       zoom=zoom)
-        st.caption(f"{analysis.n_tensors} tensors · {analysis.n_ops} ops · {n} backward steps · "
-                   "thick red border: the node receiving gradient now; red arrow: the edge it flows along")
+        # A top-to-bottom graph is tall and narrow: put the explanation beside it, so the
+        # highlighted edge and its arithmetic are on screen together.
+        beside = options.direction == "TB" and analysis.trace is not None
+        graph_area, text_area = st.columns([3, 2], gap="medium") if beside else (st.container(), st.container())
+        with graph_area:
+            with st.container(key=f"{key}_graph"):
+                show_graph(key, memo, analysis, step if n else None, options, graph,
+                           on_node=lambda node_id: inspect_clicked(key, analysis, node_id), classroom=classroom,
+                           zoom=zoom)
+            st.caption(f"{analysis.n_tensors} tensors · {analysis.n_ops} ops · step 0 is the seed, then "
+                       f"{max(n - 1, 0)} gradient steps · thick red border: the node receiving gradient now; "
+                       "red arrow: the edge it flows along")
 
-        if analysis.trace is None:
-            st.info(analysis.problem or "There is no backward pass to show.")
-        else:
-            explanation = viz.explain(analysis.trace, step)
-            with st.container(border=True, key=f"{key}_explanation"):
-                st.markdown(f"**{explanation.title_markdown}**")
-                st.markdown(explanation.markdown)
+        with text_area:
+            if analysis.trace is None:
+                st.info(analysis.problem or "There is no backward pass to show.")
+            else:
+                explanation = viz.explain(analysis.trace, step)
+                with st.container(border=True, key=f"{key}_explanation"):
+                    st.markdown(f"**{explanation.title_markdown}**")
+                    st.markdown(explanation.markdown)
 
         current = None
         if analysis.trace is not None:
