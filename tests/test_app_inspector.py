@@ -9,7 +9,7 @@ from lucid.ui.analysis import analyze
 
 def test_nodes_are_listed_in_topological_order_with_names_and_shapes():
     a = analyze("x = 3.0\ny = x * x\n")
-    assert inspector.node_choices(a) == ["t0 · x ()", "t1 · y ()"]
+    assert inspector.node_choices(a) == ["t0 · x · scalar", "t1 · y · scalar"]
     assert (a.n_tensors, a.n_ops, a.n_steps) == (2, 1, 3)
 
 

@@ -62,7 +62,11 @@ export default function(component) {
     host.dataset.frame = data.frame;
   }
   const larger = fit(host, data);
-  if (changed && larger && host.dataset.shown) follow(host);
+  if (changed && larger) {
+    // On the first picture only a shared link's later step scrolls (a fresh page keeps its editor in view).
+    if (host.dataset.shown) follow(host);
+    else if (data.follow_first) setTimeout(() => follow(host), 400);
+  }
   host.dataset.shown = '1';
   host.querySelectorAll('g.node').forEach((node) => {
     if (/^(t|op)[0-9]+$/.test(node.id)) {
@@ -89,8 +93,8 @@ _component: list = []
 def sizing(classroom: bool) -> dict[str, float]:
     """Scale limits and the screen height kept for the controls above the graph, per mode."""
     if classroom:
-        return {"min_scale": 0.75, "max_scale": 1.8, "reserve": 300}
-    return {"min_scale": 0.6, "max_scale": 1.25, "reserve": 270}
+        return {"min_scale": 0.9, "max_scale": 1.8, "reserve": 300}
+    return {"min_scale": 0.7, "max_scale": 1.25, "reserve": 270}
 
 
 def _graph_component():  # registered on first use, from inside a script run
@@ -101,14 +105,15 @@ def _graph_component():  # registered on first use, from inside a script run
 
 
 def clickable_graph(svg: str, frame: str, *, key: str, on_node: Callable[[str], None],
-                    classroom: bool = False, zoom: str | float = "screen") -> None:
+                    classroom: bool = False, zoom: str | float = "screen", follow_first: bool = False) -> None:
     """Show ``svg``; ``on_node(node_id)`` runs (as a widget callback) when a node is clicked.
 
     ``frame`` identifies the picture, so the browser only swaps the SVG when it changed.
     The picture is scaled to fit the width and the screen height under the controls,
     between a readable minimum (then the page scrolls) and a maximum (larger in classroom mode);
     ``zoom`` may instead ask for the width only (``"width"``) or a fixed scale (a number).
-    When the picture is larger than the screen, the node receiving gradient is kept in view.
+    When the picture is larger than the screen, the node receiving gradient is kept in view
+    (from the first picture on when ``follow_first``: a link that opens at a later step).
     """
     def clicked() -> None:
         state = st.session_state.get(key)
@@ -116,5 +121,5 @@ def clickable_graph(svg: str, frame: str, *, key: str, on_node: Callable[[str], 
         if node:
             on_node(str(node))
 
-    data = {"svg": svg, "frame": frame, "zoom": zoom, **sizing(classroom)}
+    data = {"svg": svg, "frame": frame, "zoom": zoom, "follow_first": follow_first, **sizing(classroom)}
     _graph_component()(key=key, data=data, on_node_change=clicked)

@@ -25,7 +25,8 @@ def view_controls(key: str) -> ViewSettings:
     """Title row: page title, classroom toggle, drawing options, autoplay speed."""
     title, speed_col, opts_col, class_col = st.columns([3, 1.4, 1.2, 1.2], vertical_alignment="bottom")
     title.header("Playground", anchor=False)
-    title.caption("Type a program, run it, then watch the backward pass one gradient at a time.")
+    if not st.session_state.get(f"{key}_classroom"):  # on a projector the graph needs the height more
+        title.caption("Type a program, run it, then watch the backward pass one gradient at a time.")
     with speed_col:
         label = st.select_slider("Autoplay speed", list(stepper.SPEEDS), value=stepper.DEFAULT_SPEED,
                                  key=f"{key}_speed")

@@ -48,7 +48,7 @@ def frame_svg(memo: LRUMemo, analysis: Analysis, step: int | None, options: Draw
 
 def show_graph(key: str, memo: LRUMemo, analysis: Analysis, step: int | None, options: DrawOptions,
                graph: graphviz.Digraph, on_node: Callable[[str], None], classroom: bool = False,
-               zoom: str | float = "screen") -> None:
+               zoom: str | float = "screen", follow_first: bool = False) -> None:
     """Draw the frame: a clickable server-rendered SVG when ``dot`` exists, else Streamlit's in-browser Graphviz."""
     if has_dot():
         try:
@@ -57,7 +57,7 @@ def show_graph(key: str, memo: LRUMemo, analysis: Analysis, step: int | None, op
             pass
         else:
             clickable_graph(svg, frame_id, key=f"{key}_graphclick", on_node=on_node, classroom=classroom,
-                            zoom=zoom)
+                            zoom=zoom, follow_first=follow_first)
             return
     st.graphviz_chart(graph, width="stretch", height="content")
 

@@ -7,10 +7,12 @@ from lucid import viz
 from lucid.ui.analysis import Analysis
 from lucid.ui.inputs_table import FD_ELEMENT_LIMIT, input_rows
 from lucid.ui.memo import LRUMemo
+from lucid.viz.numbers import shape_text
 
 
 def _cell(arr) -> str:
-    return viz.format_array(arr).replace("\n", " ")
+    """One line of the graph's number format; the shape has its own column, so summaries drop it."""
+    return viz.format_array(arr, shape=False).replace("\n", " ")
 
 
 def inputs_table(analysis: Analysis, memo: LRUMemo) -> None:
@@ -22,11 +24,11 @@ def inputs_table(analysis: Analysis, memo: LRUMemo) -> None:
         return
     table = [{
         "input": r.name,
-        "shape": str(r.shape),
+        "shape": shape_text(r.shape),
         "value": _cell(r.value),
         "gradient (autodiff)": _cell(r.gradient),
         "gradient (finite diff.)": "skipped" if r.numerical is None else _cell(r.numerical),
-        "max rel. error": None if r.max_rel_error is None else f"{r.max_rel_error:.1e}",
+        "max rel. error": "—" if r.max_rel_error is None else f"{r.max_rel_error:.1e}",
     } for r in rows]
     st.dataframe(table, hide_index=True, width="stretch")
     if any(r.numerical is None for r in rows):

@@ -12,6 +12,7 @@ import numpy as np
 from lucid._backend.core import REGISTRY
 from lucid._tensor.tensor import Tensor
 from lucid.ui.analysis import Analysis
+from lucid.viz.numbers import shape_text
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ def node_name(analysis: Analysis, k: int) -> str:
 
 def node_choices(analysis: Analysis) -> list[str]:
     """Labels for the inspector's list, one per tensor in topological order, output last."""
-    return [f"t{k} · {node_name(analysis, k)} {tuple(t.shape)}" for k, t in enumerate(analysis.order)]
+    return [f"t{k} · {node_name(analysis, k)} · {shape_text(tuple(t.shape))}" for k, t in enumerate(analysis.order)]
 
 
 def node_from_click(node_id: str, n_tensors: int) -> int | None:

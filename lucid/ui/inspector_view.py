@@ -5,6 +5,7 @@ import streamlit as st
 
 from lucid.ui import inspector
 from lucid.ui.analysis import Analysis
+from lucid.viz.numbers import shape_text
 
 FOLLOW = "The node receiving gradient at this step"
 
@@ -30,7 +31,8 @@ def node_inspector(key: str, analysis: Analysis, step: int | None, current: int 
         if k is None:
             k = len(choices) - 1
         d = inspector.node_details(analysis, k, step)
-        st.markdown(f"**{d.node_id} · {d.title}** — {d.kind}, shape `{d.shape}`")
+        size = "scalar" if not d.shape else f"shape {shape_text(d.shape)}"
+        st.markdown(f"**{d.node_id} · {d.title}** — {d.kind}, {size}")
         left, right = st.columns(2)
         with left:
             st.markdown("Value")

@@ -55,7 +55,8 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, memo: L
             st.rerun()  # paused by Next/Prev: rerun the page once so the timer stops
 
         if n > 1:
-            _controls(key, n)
+            with st.container(key=f"{key}_controls"):  # stays on screen while the page scrolls (see classroom)
+                _controls(key, n)
         step = st.session_state[step_key]
         if share_url and st.query_params.get("step") != str(step):
             st.query_params["step"] = str(step)
@@ -63,7 +64,7 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, memo: L
         try:
             graph = frame(memo, analysis, step if n else None, options)
         except viz.GraphTooLarge as err:
-            st.warning(f"This graph is too large to draw: {err}")
+            st.warning(f"**Too large to draw.** {err}", icon=":material/warning:")
             return
         # A top-to-bottom graph is tall and narrow: put the explanation beside it, so the
         # highlighted edge and its arithmetic are on screen together.
@@ -73,7 +74,7 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, memo: L
             with st.container(key=f"{key}_graph"):
                 show_graph(key, memo, analysis, step if n else None, options, graph,
                            on_node=lambda node_id: inspect_clicked(key, analysis, node_id), classroom=classroom,
-                           zoom=zoom)
+                           zoom=zoom, follow_first=step > 0)
             st.caption(f"{analysis.n_tensors} tensors · {analysis.n_ops} ops · step 0 is the seed, then "
                        f"{max(n - 1, 0)} gradient steps · thick red border: the node receiving gradient now; "
                        "red arrow: the edge it flows along")

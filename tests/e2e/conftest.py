@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -23,6 +24,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("LUCID_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = ROOT / "artifacts"
+SERVER_START_SECONDS = 120
+ACTION_TIMEOUT_MS = 90_000
+"""Default for every Playwright wait and action: generous, because CI machines are small and busy."""
 
 
 def _free_port() -> int:
@@ -33,37 +37,71 @@ def _free_port() -> int:
 
 def _healthy(port: int) -> bool:
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as r:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
             return r.read() == b"ok"
     except OSError:
         return False
 
 
+def _stop(server: subprocess.Popen) -> None:
+    """Stop the server and anything it started (it leads its own process group), whatever state it is in.
+
+    The group is signalled only while its leader is unreaped, so its id cannot belong to anyone else yet.
+    """
+    if server.returncode is not None:
+        return  # exited and reaped already (it died on start); it started nothing that outlives it
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(server.pid, signal.SIGTERM)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        if os.waitid(os.P_PID, server.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+            break
+        time.sleep(0.1)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(server.pid, signal.SIGKILL)  # a server that ignored SIGTERM, or a `dot` still rendering
+    server.wait()
+
+
+def _start(log, port: int) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+
 @contextlib.contextmanager
 def streamlit_server(log_name: str = "e2e-server.log") -> Iterator[str]:
-    """Start ``streamlit run app.py`` on a free port, wait for its health check, stop it afterwards."""
-    port = _free_port()
+    """Start ``streamlit run app.py`` on a free port, wait for its health check, always stop it afterwards.
+
+    A free port can be taken by another program between choosing it and the server binding it;
+    then the server exits at once ("Port N is not available") and is started again on another port.
+    """
     ARTIFACTS.mkdir(exist_ok=True)
     log = ARTIFACTS / log_name
     with open(log, "wb") as out:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-             "--server.port", str(port), "--browser.gatherUsageStats", "false",
-             "--server.fileWatcherType", "none"],
-            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
-        try:
-            deadline = time.monotonic() + 90
-            while not _healthy(port):
-                if server.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"streamlit did not become healthy; see {log}")
-                time.sleep(0.2)
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            server.terminate()
+        for _attempt in range(3):
+            port = _free_port()
+            start_of_attempt = log.stat().st_size
+            server = _start(out, port)
             try:
-                server.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                server.kill()
+                deadline = time.monotonic() + SERVER_START_SECONDS
+                while not _healthy(port):
+                    if server.poll() is not None:
+                        break
+                    if time.monotonic() > deadline:
+                        pytest.fail(f"streamlit was not healthy after {SERVER_START_SECONDS}s; see {log}")
+                    time.sleep(0.2)
+                else:
+                    yield f"http://127.0.0.1:{port}"
+                    return
+            finally:
+                _stop(server)
+            with open(log, "rb") as written:
+                written.seek(start_of_attempt)
+                if b"is not available" not in written.read():  # Streamlit's words for a taken port
+                    break
+        pytest.fail(f"streamlit exited before becoming healthy (code {server.returncode}); see {log}")
 
 
 @pytest.fixture(scope="session")
@@ -80,14 +118,29 @@ def fresh_app_url() -> Iterator[str]:
         yield url
 
 
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _unavailable(reason: str) -> None:
+    """No browser: fail loudly in CI (which installs one), skip on a developer's machine."""
+    if _in_ci():
+        pytest.fail(f"CI=true but {reason}; the browser tests must run in CI", pytrace=False)
+    pytest.skip(reason)
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
+    """Debian's headless Chromium, driven by Playwright (never a downloaded browser)."""
     if not Path(CHROMIUM).exists():
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
+        _unavailable(f"Chromium is not installed at {CHROMIUM} (Debian: apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("the Python package playwright is not installed (pip install -r requirements-dev.txt)")
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM,
+        b = p.chromium.launch(executable_path=CHROMIUM, timeout=ACTION_TIMEOUT_MS,
                               args=["--no-sandbox", "--headless=new", "--disable-gpu", "--disable-dev-shm-usage"])
         yield b
         b.close()
@@ -109,7 +162,8 @@ def tab(browser, request):
     """
     context = browser.new_context(viewport={"width": 1400, "height": 950})
     new_tab = context.new_page()
-    new_tab.set_default_timeout(45_000)
+    new_tab.set_default_timeout(ACTION_TIMEOUT_MS)
+    new_tab.set_default_navigation_timeout(ACTION_TIMEOUT_MS)
     yield new_tab
     report = getattr(request.node, "report_call", None)
     if report is not None and report.failed:

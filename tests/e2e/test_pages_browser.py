@@ -10,6 +10,7 @@ import re
 import pytest
 
 from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.waits import SLOW, after_paint, wait_until_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -23,24 +24,20 @@ PAGES = {
 }
 
 
-def _settle(page) -> None:
-    """Wait until Streamlit has finished running the script (the status widget is gone)."""
-    page.wait_for_selector("[data-testid='stApp']")
-    page.wait_for_function("() => !document.querySelector(\"[data-testid='stStatusWidget']\")", timeout=60_000)
-
-
 def test_every_classroom_page_renders_and_is_photographed(page, app_url):
     shots = ARTIFACTS / "screenshots"
     shots.mkdir(parents=True, exist_ok=True)
     page.goto(app_url + "/")  # the entry script registers the navigation first
-    _settle(page)
+    page.wait_for_selector("[data-testid='stHeader'], header", timeout=SLOW)
+    wait_until_idle(page)
     for path, marker in PAGES.items():
         page.goto(f"{app_url}/{path}")
-        _settle(page)
-        page.get_by_text(re.compile(re.escape(marker))).first.wait_for(timeout=60_000)
+        # The marker is the page's computed result; after it, the run must also end (no late exception).
+        page.get_by_text(re.compile(re.escape(marker))).first.wait_for(timeout=SLOW)
+        wait_until_idle(page)
         assert page.locator("[data-testid='stException']").count() == 0, f"exception on /{path}"
         page.set_viewport_size({"width": 1400, "height": 3200})  # the app scrolls inside; show it all
-        page.wait_for_timeout(800)
+        after_paint(page)
         out = shots / f"page_{path}.png"
         page.screenshot(path=str(out), full_page=True)
         assert out.stat().st_size > 10_000
