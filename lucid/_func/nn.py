@@ -87,7 +87,9 @@ class cross_entropy(operation):
     @unary_func_op()
     def forward(self, z: Tensor, targets: Any):
         t = np.asarray(targets.data if isinstance(targets, Tensor) else targets)
-        if t.dtype.kind == "f":
+        if t.dtype.kind == "b":  # True/False are classes 1/0, never a mask over the rows
+            t = t.astype(np.intp)
+        elif t.dtype.kind == "f":
             if not np.all(t == np.round(t)):
                 raise ValueError("cross_entropy targets must be integer class indices")
             t = t.astype(np.intp)

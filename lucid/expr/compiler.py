@@ -127,6 +127,9 @@ class Compiler:
         """Append a tensor-producing instruction after checking its size against the limits."""
         limits, plan = self.limits, self.plan
         n = sh.size(instr.shape)
+        if len(instr.shape) > limits.max_ndim:
+            raise self.error(at, f"{instr.label} would make a tensor with {len(instr.shape)} dimensions "
+                             f"(the limit is {limits.max_ndim})", "limit")
         if n > limits.max_tensor_elements:
             raise self.error(at, f"{instr.label} would make a tensor of shape {instr.shape} with {n:,} elements "
                              f"(the limit is {limits.max_tensor_elements:,})", "limit")

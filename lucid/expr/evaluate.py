@@ -35,7 +35,7 @@ def numeric_error(plan: Plan, ins: Instr, problem: str) -> ExprError:
     if "overflow" in problem:
         what = "the result is too large for float64 (overflow)"
         hint = ""
-    elif "divide" in problem:
+    elif "divide by zero" in problem:  # NumPy says "invalid value encountered in divide" for 0/0
         what = "division by zero" if ins.op != "log" else "log of 0 is minus infinity"
         hint = ""
     elif "invalid" in problem or "nan" in problem:

@@ -29,6 +29,8 @@ class Limits:
     """Elements of all tensors of the graph together, plus, for every op, the elements of its inputs: the
     gradients its backward pass will send along each edge (``x.sum()`` on a big ``x`` costs a full-size
     gradient even though its output is one number)."""
+    max_ndim: int = 32
+    """Dimensions of any one tensor (NumPy's matmul handles at most 32; arrays at most 64)."""
     max_graph_nodes: int = 1_000
     """Tensors in the graph: leaves, constants and op results."""
     max_matmul_work: int = 50_000_000

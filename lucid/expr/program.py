@@ -62,6 +62,15 @@ class Program:
         """How many tensors the checker counted (leaves, constants and op results)."""
         return self._plan.graph_nodes
 
+    @property
+    def work(self) -> int:
+        """Rough cost of one evaluation: the elements the checker counted plus the matrix multiply-adds.
+
+        For budgeting re-runs: finite differences run ``function()`` twice per input number, so a
+        program with few inputs but large constants can still cost seconds of CPU.
+        """
+        return self._plan.total_elements + self._plan.matmul_work
+
     def __repr__(self) -> str:
         names = ", ".join(self.variables) or "-"
         return f"Program(output shape {self.output.shape}, variables: {names}, {len(self.inputs)} input(s))"

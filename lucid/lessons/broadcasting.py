@@ -19,7 +19,10 @@ from lucid._tensor.tensor import Tensor
 MAX_NDIM = 4
 MAX_DIM = 6
 OPS = ("+", "×")
-_SHAPE_TEXT = re.compile(r"^[\s(\[]*((?:\d+\s*(?:[,x×*]\s*)?)*)[\s)\]]*$")
+#: Longest shape text read at all (four sizes of one digit need a dozen characters).
+MAX_SHAPE_TEXT = 40
+_SHAPE_TOKEN = re.compile(r"[0-9]+|[,x×*]|\S")  # one size, one separator, or anything else
+_ECHO_SAFE = re.compile(r"[A-Za-z0-9 ,;.×*+-]{0,24}")  # text shown back in the (Markdown) error
 
 
 def parse_shape(text: str) -> tuple[int, ...]:
@@ -27,10 +30,16 @@ def parse_shape(text: str) -> tuple[int, ...]:
 
     Shapes are kept small enough to print: at most 4 axes of at most 6 each.
     """
-    match = _SHAPE_TEXT.match(text or "")
-    if match is None:
-        raise ValueError(f"{text!r} is not a shape: write sizes separated by commas, like 3, 1, 4")
-    dims = tuple(int(n) for n in re.findall(r"\d+", match.group(1)))
+    body = (text or "").strip().lstrip("([ \t").rstrip(")] \t")
+    tokens = _SHAPE_TOKEN.findall(body) if len(text or "") <= MAX_SHAPE_TEXT else ["?"]
+    # sizes, each followed by at most one separator (spaces alone separate too): "3, 1, 4", "3x4", "4,"
+    sizes = [t.isascii() and t.isdigit() for t in tokens]
+    well_formed = all(size or (t in ",x×*" and i > 0 and sizes[i - 1])
+                      for i, (t, size) in enumerate(zip(tokens, sizes)))
+    if not well_formed:
+        shown = repr(text) if _ECHO_SAFE.fullmatch(text or "") else "that text"
+        raise ValueError(f"{shown} is not a shape: write sizes separated by commas, like 3, 1, 4")
+    dims = tuple(int(t) for t, size in zip(tokens, sizes) if size)
     if len(dims) > MAX_NDIM:
         raise ValueError(f"at most {MAX_NDIM} axes, please (got {len(dims)})")
     for n in dims:

@@ -76,9 +76,19 @@ def has_dot() -> bool:
     return shutil.which("dot") is not None
 
 
+GIF_STEP_LIMIT = 80
+"""Most backward steps offered as a GIF: each step is one ``dot`` render, so more would keep the
+class waiting for minutes (single frames still export as PNG or SVG)."""
+
+
 def export_buttons(key: str, memo: LRUMemo, analysis: Analysis, graph: graphviz.Digraph, step: int,
-                   options: DrawOptions) -> None:
-    """DOT always; SVG, PNG and the whole animation as GIF when ``dot`` exists (made only when clicked)."""
+                   options: DrawOptions, gifs: LRUMemo | None = None) -> None:
+    """DOT always; SVG and PNG of this frame and the whole pass as a GIF when ``dot`` exists.
+
+    SVG and PNG are made only when clicked. The GIF takes one render per step, so it is made by
+    its own button, under a spinner, and kept in ``gifs`` for the download; a graph too large to
+    animate gets a message instead of a download that never arrives.
+    """
     base = f"lucid-step{step}"
     cols = st.columns(4)
     cols[0].download_button("DOT", graph.source, file_name=f"{base}.dot", mime="text/vnd.graphviz",
@@ -93,7 +103,27 @@ def export_buttons(key: str, memo: LRUMemo, analysis: Analysis, graph: graphviz.
     cols[2].download_button("PNG", lambda: viz.to_png(graph), file_name=f"{base}.png", mime="image/png",
                             key=f"{key}_dl_png", on_click="ignore", icon=":material/download:")
     if analysis.trace is not None:
+        with cols[3]:
+            _gif_button(key, analysis, options, memo if gifs is None else gifs)
+
+
+def _gif_button(key: str, analysis: Analysis, options: DrawOptions, gifs: LRUMemo) -> None:
+    n = analysis.n_steps
+    if n > GIF_STEP_LIMIT:
+        st.caption(f"No GIF for {n} steps (at most {GIF_STEP_LIMIT}): export single frames instead.")
+        return
+    made = ("gif", analysis.source, analysis.seed, options)
+    slot = st.empty()  # the Make button, then the download in its place
+    if made not in gifs:
+        if not slot.button("Make GIF", key=f"{key}_make_gif", icon=":material/movie:",
+                           help=f"Draws all {n} steps of the backward pass into one animation."):
+            return
         trace, root = analysis.trace, analysis.program.output
-        cols[3].download_button("GIF (whole pass)", lambda: viz.animation_gif(root, trace, **options.as_kwargs()),
-                                file_name="lucid-backward.gif", mime="image/gif", key=f"{key}_dl_gif",
-                                on_click="ignore", icon=":material/movie:")
+        try:
+            with st.spinner(f"Drawing {n} frames…"):
+                gifs.get(made, lambda: viz.animation_gif(root, trace, **options.as_kwargs()))
+        except (viz.GraphTooLarge, viz.RenderError, viz.GraphvizNotInstalled) as err:
+            st.warning(str(err), icon=":material/warning:")
+            return
+    slot.download_button("GIF (whole pass)", lambda: gifs.get(made, bytes), file_name="lucid-backward.gif",
+                         mime="image/gif", key=f"{key}_dl_gif", on_click="ignore", icon=":material/download:")

@@ -15,6 +15,7 @@ import streamlit as st
 from lucid import viz
 from lucid.ui import stepper
 from lucid.ui.analysis import Analysis
+from lucid.ui.editor import session_memo
 from lucid.ui.graph_view import export_buttons, frame, show_graph, show_legend
 from lucid.ui.inspector_view import inspect_clicked, node_inspector
 from lucid.ui.memo import LRUMemo
@@ -39,6 +40,7 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, memo: L
     st.session_state[step_key] = stepper.clamp(st.session_state.get(step_key, 0), n)
     playing = bool(st.session_state.get(playing_key)) and n > 1
     run_every = seconds if playing else None
+    gifs = session_memo(key, "gifs", capacity=2)
 
     @st.fragment(run_every=run_every)
     def section() -> None:
@@ -95,7 +97,7 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, memo: L
         with st.expander("Legend", icon=":material/palette:"):
             show_legend()
         with st.expander("Export", icon=":material/download:"):
-            export_buttons(key, memo, analysis, graph, step, options)
+            export_buttons(key, memo, analysis, graph, step, options, gifs)
 
     section()
 

@@ -26,6 +26,9 @@ from lucid.viz.errors import GraphTooLarge, GraphvizNotInstalled, RenderError
 DOT_TIMEOUT = 60
 #: Most frames an animation may have (one per backward step).
 MAX_FRAMES = 400
+#: Most pixels of all frames of one animation together: the frames are held as RGB images while the
+#: GIF is made (3 bytes a pixel), so this bounds its memory. The gallery's largest needs 68 million.
+MAX_ANIMATION_PIXELS = 100_000_000
 
 
 def _source(graph: graphviz.Digraph | str) -> str:
@@ -67,9 +70,25 @@ def frames(root: Tensor, trace: Trace, *, dpi: float | None = None, **options: A
                             "frames an animation may have. Try a smaller expression.",
                             nodes=len(trace.steps), limit=MAX_FRAMES)
     sources = [to_dot(root, trace, s, **options).source for s in range(len(trace.steps))]
-    workers = max(1, min(8, os.cpu_count() or 1, len(sources)))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(lambda src: to_png(src, dpi=dpi), sources))
+    first = to_png(sources[0], dpi=dpi)  # every frame has this frame's layout, hence its size
+    width, height = _png_size(first)
+    if width * height * len(sources) > MAX_ANIMATION_PIXELS:
+        raise GraphTooLarge(f"This animation would be {len(sources)} frames of {width}×{height} pixels, more than "
+                            f"the {MAX_ANIMATION_PIXELS:,} pixels an animation may have. Export single frames "
+                            "(PNG or SVG), or try a smaller expression.", nodes=len(sources), limit=MAX_FRAMES)
+    workers = max(1, min(8, os.cpu_count() or 1, len(sources) - 1))
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
+        return [first, *pool.map(lambda src: to_png(src, dpi=dpi), sources[1:])]
+    finally:  # on a failure, frames not yet started are dropped rather than rendered for nothing
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    """Width and height from a PNG's header (no decoding)."""
+    if png[:8] != b"\x89PNG\r\n\x1a\n" or png[12:16] != b"IHDR":
+        raise RenderError("Graphviz did not produce a PNG image")
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
 
 
 def _decode(png: bytes) -> Any:

@@ -31,6 +31,11 @@ from lucid.viz.text import NAME_LIMIT, shorten
 LARGE_AUTO_NODES = 60
 #: Chains of at least this many one-input ops are collapsed in large-graph mode.
 MIN_CHAIN = 3
+#: Most edge length a drawing may need, counted in ranks (see ``layout_span``). ``dot`` lays out each
+#: edge that skips ranks as a chain of invisible nodes, and its layout time grows steeply with their
+#: number: a value reused by every step of a 50-line program takes it about a minute (graphviz 2.43).
+#: 800 keeps any drawing under about two seconds; every example of the gallery needs less than 40.
+MAX_LAYOUT_SPAN = 800
 #: Name length shown in large-graph mode.
 LARGE_NAME_LIMIT = 16
 _PREFIX = re.compile(r"^([^._/]+)[._/]")
@@ -176,9 +181,36 @@ def build_model(root: Tensor, order: list[Tensor] | None = None, *, show_constan
             f"This graph has {model.node_count} nodes to draw, more than the limit of {max_nodes}: "
             f"drawing it would make the page unresponsive. Try a smaller expression{hint}.",
             nodes=model.node_count, limit=max_nodes)
+    span = layout_span(model)
+    if span > MAX_LAYOUT_SPAN:
+        raise GraphTooLarge(
+            f"This graph reuses values far from where they are made: its edges would span {span} ranks, more "
+            f"than the limit of {MAX_LAYOUT_SPAN}, and Graphviz would take far too long to lay it out. Try a "
+            "shorter program, or fewer uses of the same variable across many lines.",
+            nodes=model.node_count, limit=max_nodes)
     if is_large:
         _assign_clusters(model)
     return model
+
+
+def layout_span(model: GraphModel) -> int:
+    """Total length of the edges, in ranks, with every node ranked as late as its consumers allow.
+
+    That is how ``dot`` ranks a graph (it minimises total edge length: inputs sit just before
+    their first use), so this estimates the invisible nodes ``dot`` adds for edges that skip
+    ranks: a chain of ops has span = number of edges; one leaf used by every line of a long
+    program has a span that grows with the square of the program's length.
+    """
+    successors: dict[str, list[str]] = {}
+    for edge in model.edges:
+        successors.setdefault(edge.tail, []).append(edge.head)
+    drawn_ops = {op.index for op in model.ops}
+    level: dict[str, int] = {}  # ranks before the end of the picture
+    for node in reversed(model.tensors):
+        ids = (node.id, f"op{node.index}") if node.index in drawn_ops else (node.id,)
+        for node_id in ids:
+            level[node_id] = max((level.get(s, 0) + 1 for s in successors.get(node_id, ())), default=0)
+    return sum(level.get(e.tail, 0) - level.get(e.head, 0) for e in model.edges)
 
 
 def _chains(order: list[Tensor], inputs: dict[int, list[tuple[int, int]]], root: Tensor) -> list[tuple[int, ...]]:

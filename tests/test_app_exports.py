@@ -1,0 +1,74 @@
+"""The Playground's exports and size messages, driven by Streamlit's AppTest (no browser)."""
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from streamlit.testing.v1 import AppTest
+
+from lucid.ui import graph_view, share
+
+PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "playground.py")
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed")
+
+
+def start(source: str | None = None) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    if source is not None:
+        at.query_params.update(share.encode(source))
+    return at.run()
+
+
+def downloads(at: AppTest) -> dict[str, object]:
+    return {b.proto.label: b for b in at.get("download_button")}
+
+
+@needs_dot
+def test_make_gif_renders_the_whole_pass_once_then_offers_the_download():
+    at = start("x = 3.0\ny = x * x\n")
+    assert "GIF (whole pass)" not in downloads(at)
+    at.button(key="pg_make_gif").click().run()
+    assert not at.exception and not at.warning
+    gifs = at.session_state["pg_gifs"]
+    assert len(gifs) == 1 and gifs.misses == 1
+    (data,) = gifs._store.values()
+    image = Image.open(io.BytesIO(data))
+    assert image.format == "GIF" and image.n_frames == 3  # the seed, then x's two contributions
+    assert "GIF (whole pass)" in downloads(at)
+    assert {"DOT", "SVG", "PNG"} <= set(downloads(at))
+
+
+@needs_dot
+def test_a_pass_too_long_to_animate_says_so_instead_of_offering_a_gif():
+    layers = graph_view.GIF_STEP_LIMIT // 2  # 3 ops a layer
+    source = "h = randn(2, 2)\n" + "h = tanh(h * 0.9 + 0.1)\n" * layers + "out = sum(h)\n"
+    at = start(source)
+    assert not at.exception
+    steps = at.session_state["pg_good"].n_steps
+    assert steps > graph_view.GIF_STEP_LIMIT
+    assert any(f"No GIF for {steps} steps" in c.value for c in at.caption)
+    assert not [b for b in at.button if b.key == "pg_make_gif"]
+
+
+def test_a_graph_over_the_node_cap_is_named_once_with_its_count():
+    source = "x = randn(2, 2)\n" + "x = tanh(x @ randn(2, 2))\n" * 80 + "out = sum(x)\n"
+    at = start(source)
+    assert not at.exception
+    (warning,) = at.warning
+    assert warning.value.startswith("**Too large to draw.** This graph has ")
+    assert "more than the limit of 400" in warning.value
+    assert warning.value.count("too large") == 0  # the heading says it; the message does not repeat it
+
+
+def test_inputs_table_says_scalar_and_shows_a_dash_when_finite_differences_are_skipped():
+    at = start()
+    table = at.dataframe[0].value
+    assert list(table["shape"]) == ["scalar", "scalar", "scalar"]
+    big = "W = randn(21, 20)\nout = sum(W * W)\n"  # 420 numbers: over the finite-difference limit
+    at = start(big)
+    table = at.dataframe[0].value
+    assert list(table["shape"]) == ["21×20"]
+    assert list(table["gradient (finite diff.)"]) == ["skipped"]
+    assert list(table["max rel. error"]) == ["—"]
+    assert table["value"][0].startswith("min ")  # the shape has its own column
