@@ -187,8 +187,6 @@ def test_an_animation_within_budget_has_one_frame_per_step_all_the_same_size():
 
 
 # ----- links ---------------------------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="lucid/ui/share.py: '²'.isdigit() is True but int('²') raises; "
-                   "reported to the UI owner (use raw_step.isascii() and raw_step.isdigit())")
 def test_a_superscript_digit_step_in_a_link_is_ignored_not_a_crash():
     assert share.decode({"code": "a = 1", "step": "²"}).step is None
 
@@ -221,3 +219,7 @@ def test_shape_errors_never_echo_markdown_or_non_ascii_digits(text):
                                          ("[1, 2, 3]", (1, 2, 3))])
 def test_shape_spellings_still_accepted(text, shape):
     assert parse_shape(text) == shape
+
+
+def test_an_oversized_packed_link_is_refused_before_any_decoding():
+    assert share.unpack("A" * 10_000_000) is None

@@ -23,7 +23,7 @@ STICKY_CSS = """
 <style>
 [data-testid="stLayoutWrapper"]:has(> .st-key-KEY_controls) {
   position: sticky; top: TOPpx; z-index: 50; background: #FFFFFF;
-  padding: 0.35rem 0 0.45rem 0; margin-top: -0.35rem; border-bottom: 1px solid #E6E6E6;
+  padding: 0.9rem 0 0.45rem 0; margin-top: -0.9rem; border-bottom: 1px solid #E6E6E6;
 }
 [data-testid="stLayoutWrapper"]:has(> .st-key-KEY_explanation) {
   position: sticky; top: EXPLAINpx; align-self: flex-start; width: 100%;

@@ -37,8 +37,8 @@ def session_memo(key: str, name: str = "memo", capacity: int = 32) -> LRUMemo:
     return st.session_state[slot]
 
 
-def _load_example(key: str) -> None:
-    title = st.session_state[_k(key, "example")]
+def _load_example(key: str, picker_key: str) -> None:
+    title = st.session_state[picker_key]
     example = next((e for e in gallery.EXAMPLES if e.title == title), None)
     if example is not None:
         st.session_state[_k(key, "source")] = example.source
@@ -82,11 +82,16 @@ def editor(key: str, evaluate: Callable[[str], T], *, share_url: bool = False,
 
     current = st.session_state[source_key]
     match = gallery.find_source(current)
-    st.session_state[_k(key, "example")] = match.title if match else CUSTOM
+    shown = match.title if match else CUSTOM
+    options = [CUSTOM, *(e.title for e in gallery.EXAMPLES)]
+    # The picker is keyed by what it shows instead of being set from the script: a click that left the
+    # browser before the last rerun's picker reached it then refers to the old widget, whose value did not
+    # change, so it can never load an example over a program the user just typed.
+    picker_key = f"{_k(key, 'example')}:{shown}"
     left, right = st.columns([2, 3])
     with left:
-        st.selectbox("Gallery", [CUSTOM, *(e.title for e in gallery.EXAMPLES)], key=_k(key, "example"),
-                     on_change=_load_example, args=(key,),
+        st.selectbox("Gallery", options, index=options.index(shown), key=picker_key,
+                     on_change=_load_example, args=(key, picker_key),
                      help="Ready-made programs; each one teaches one thing about backprop.")
         if match:
             st.caption(f":material/lightbulb: {match.lesson}")
@@ -100,7 +105,7 @@ def editor(key: str, evaluate: Callable[[str], T], *, share_url: bool = False,
     wanted = st.session_state.pop(_k(key, "run_requested"), False) or source != st.session_state[ran_key]
     if wanted:
         st.session_state[ran_key] = source
-        memo = session_memo(key, "programs", capacity=16)
+        memo = session_memo(key, "programs", capacity=4)  # a near-limit program holds ~200 MB
         try:
             result = memo.get(("eval", source), lambda: evaluate(source))
         except ExprError as err:

@@ -17,6 +17,11 @@ from lucid.expr import run
 FD_ELEMENT_LIMIT = 400
 """Above this many input elements in total, finite differences are skipped (2 evaluations each)."""
 
+FD_WORK_LIMIT = 200_000_000
+"""Above this much work (2 evaluations per input element × the program's elements and multiply-adds),
+finite differences are skipped too: a few inputs feeding a big constant matrix product would otherwise
+keep the server busy for seconds."""
+
 
 @dataclass(frozen=True)
 class InputRow:
@@ -39,7 +44,7 @@ def input_rows(source: str, seed: int = 0, eps: float = 1e-6) -> list[InputRow]:
     total = sum(t.size for t in inputs)
     fn = program.function()
     names = [t.name or f"input {i}" for i, t in enumerate(inputs)]
-    if total > FD_ELEMENT_LIMIT:
+    if total > FD_ELEMENT_LIMIT or 2 * total * program.work > FD_WORK_LIMIT:
         program.output.backward()
         return [InputRow(n, t.shape, np.array(t.data), np.zeros(t.shape) if t.grad is None else np.array(t.grad),
                          None, None) for n, t in zip(names, inputs)]

@@ -41,7 +41,7 @@ def pack(source: str) -> str:
 
 def unpack(text: str) -> str | None:
     """Inverse of ``pack``; None for anything that is not a packed program of sensible size."""
-    if not text or any(not (c.isascii() and (c.isalnum() or c in "-_=")) for c in text):
+    if not text or len(text) > 4 * MAX_DECODED or any(not (c.isascii() and (c.isalnum() or c in "-_=")) for c in text):
         return None
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
@@ -76,6 +76,6 @@ def decode(params: Mapping[str, str]) -> SharedView:
         source = plain if len(plain) <= MAX_DECODED else None
     step: int | None = None
     raw_step = str(params.get(STEP_KEY, "")).strip()
-    if raw_step.isdigit() and len(raw_step) <= 9:
+    if raw_step.isascii() and raw_step.isdigit() and len(raw_step) <= 9:  # '²'.isdigit() is True too
         step = int(raw_step)
     return SharedView(source, step)
