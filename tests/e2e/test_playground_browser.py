@@ -89,15 +89,7 @@ def test_next_moves_the_highlighted_node_and_edge(page, app_url):
 
 
 def test_typing_a_new_expression_and_running_it_redraws(page, app_url):
-    """Type a program and run it with Ctrl+Enter: the graph is redrawn with its nodes and the URL carries it.
-
-    Ctrl+Enter commits the text in one message. Clicking Run after typing sends two (the text
-    area commits on blur, then the click), and lucid/ui/editor.py has a race there: when the
-    first rerun has already set the Gallery picker to "(your own program)" but the browser has
-    not yet shown it, the click reports the old example as picked, its on_change callback loads
-    that example, and the typed program is replaced. Until that is fixed the test does not
-    click Run, or CI would fail with it.
-    """
+    """Type a program and run it with Ctrl+Enter: the graph is redrawn with its nodes and the URL carries it."""
     from urllib.parse import parse_qsl, urlsplit
 
     from lucid.ui import share
@@ -117,6 +109,28 @@ def test_typing_a_new_expression_and_running_it_redraws(page, app_url):
     assert share.decode(dict(parse_qsl(urlsplit(page.url).query))).source == source
     wait_until_idle(page)
     assert editor.input_value() == source
+
+
+@pytest.mark.parametrize("attempt", range(3))
+def test_typing_then_clicking_run_like_a_person_keeps_the_typed_program(page, app_url, attempt):
+    """Typing then clicking Run sends two messages (the text commits on blur, then the click).
+
+    The click may still carry the Gallery picker as the browser last showed it; the editor keys
+    the picker by what it shows, so that stale value can never load an example over the typed
+    program. Repeated because the race this guards against only showed up some of the time.
+    """
+    open_playground(page, app_url)
+    source = f"u = {attempt + 1.5}\nv = exp(u) / u\n"
+    wanted = expected_ids(source)
+    before = frame_id(page, GRAPH)
+    editor = page.locator(".st-key-pg_source textarea")
+    editor.fill(source)
+    page.get_by_role("button", name="Run", exact=True).click(delay=150)
+    wait_for_new_frame(page, before, GRAPH)
+    page.wait_for_function(f"n => document.querySelectorAll('{NODES}').length === n", arg=len(wanted))
+    wait_until_idle(page)
+    assert editor.input_value() == source
+    assert node_ids(page) == wanted
 
 
 def test_play_advances_on_its_own_and_saves_the_screenshot(page, app_url):
