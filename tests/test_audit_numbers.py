@@ -285,6 +285,11 @@ def find_in_order(haystack: str, needles: list[str]) -> None:
         at = found + len(needle)
 
 
+def operand(text: str) -> str:
+    """How the explanation writes a number after · or +: negatives in parentheses."""
+    return f"({text})" if text.startswith("-") else text
+
+
 def md_block(arr: np.ndarray) -> str:
     return "```\n" + format_array(arr) + "\n```"
 
@@ -437,7 +442,7 @@ def check_explanations(trace: Trace) -> None:
         assert_shows(format_array(s.upstream), s.upstream)
         if s.local is not None and scalarish:
             up, loc, prod = (float(np.asarray(a).reshape(-1)[0]) for a in (s.upstream, s.local, s.contribution_raw))
-            product = f"{format_number(up)} · {format_number(loc)} = {format_number(prod)}"
+            product = f"{format_number(up)} · {operand(format_number(loc))} = {format_number(prod)}"
             text_parts.append(product)
             md_parts.append(product)
             assert_rounded(format_number(prod), up * loc)
@@ -475,7 +480,7 @@ def check_explanations(trace: Trace) -> None:
             np.testing.assert_array_equal(s.accumulated, s.contribution)
         elif np.size(before) == 1:
             b, c, t = (float(np.asarray(a).reshape(-1)[0]) for a in (before, s.contribution, s.accumulated))
-            line = f"= {format_number(b)} + {format_number(c)} = {format_number(t)}"
+            line = f"= {format_number(b)} + {operand(format_number(c))} = {format_number(t)}"
             text_parts.append(line)
             md_parts.append(line)
             assert abs(float(format_number(b)) + float(format_number(c)) - float(format_number(t))) <= \

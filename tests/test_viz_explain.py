@@ -58,8 +58,8 @@ def test_a_final_step_shows_upstream_local_product_and_accumulation():
     assert e.formula == "∂out/∂a = b"
     assert "Registered rule of × for this input: ∂out/∂a = b (here out is c, a is a, b is b)." in e.text
     assert (e.upstream, e.local, e.product, e.contribution, e.accumulated) == (1.0, -3.0, -3.0, -3.0, -2.0)
-    assert "so the product is 1.000 · -3.000 = -3.000" in e.text
-    assert "Accumulate (+=, never =): ∂out/∂a = 1.000 + -3.000 = -2.000" in e.text
+    assert "so the product is 1.000 · (-3.000) = -3.000" in e.text
+    assert "Accumulate (+=, never =): ∂out/∂a = 1.000 + (-3.000) = -2.000" in e.text
     assert "∂out/∂a is now final: no other path reaches it. This is the value of its .grad after backward()." in e.text
     assert "`∂out/∂a += ∂out/∂c · ∂c/∂a`" in e.markdown and "**final**" in e.markdown
 

@@ -123,6 +123,12 @@ def _num(a: np.ndarray) -> str:
     return format_number(np.asarray(a).reshape(-1)[0])
 
 
+def _operand(a: np.ndarray) -> str:
+    """A number written after ``·`` or ``+``: negatives in parentheses, as on a blackboard."""
+    text = _num(a)
+    return f"({text})" if text.startswith("-") else text
+
+
 def step_title(trace: Trace, step: int, *, markdown: bool = False) -> str:
     """``Step 3 of 9: ∂out/∂a from ×`` (step 0: the seed at the output).
 
@@ -211,7 +217,7 @@ def _explain_edge(trace: Trace, s: TraceStep) -> StepExplanation:
     doc.array(up)
     if local is not None and _is_scalarish(up, local, product):
         doc.para("Local derivative ", C(local_sym), f" = {_num(local)}, so the product is ",
-                 C(f"{_num(up)} · {_num(local)} = {_num(product)}"))
+                 C(f"{_num(up)} · {_operand(local)} = {_num(product)}"))
     elif local is not None:
         doc.para("Local derivative ", C(local_sym), f" from the formula (shape {shape_text(local.shape)}):")
         doc.array(local)
@@ -246,7 +252,7 @@ def _explain_edge(trace: Trace, s: TraceStep) -> StepExplanation:
             doc.para(N(p), " already held a gradient from an earlier backward() call (leaf gradients add up "
                      "until they are reset).")
         if _is_scalarish(before, s.contribution):
-            doc.para("Accumulate (+=, never =): ", C(f"{grad_p} = {_num(before)} + {_num(s.contribution)} = "
+            doc.para("Accumulate (+=, never =): ", C(f"{grad_p} = {_num(before)} + {_operand(s.contribution)} = "
                                                     f"{_num(s.accumulated)}"))
         else:
             doc.para("Accumulate (+=, never =): ", C(grad_p), " was")
