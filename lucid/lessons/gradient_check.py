@@ -17,6 +17,9 @@ from lucid.autograd.gradcheck import gradcheck, relative_error
 from lucid.expr import Program
 
 MAX_ELEMENTS = 4000  # 2 forward passes per input element: keep a check well under a second or two
+MAX_WORK = 400_000_000
+"""Most work one check may do: 2 runs per input number × the program's work (elements plus multiply-adds).
+A few inputs feeding a large constant matrix product would otherwise keep the server busy for many seconds."""
 EPS_SWEEP = tuple(10.0 ** -k for k in range(1, 13))
 
 
@@ -82,6 +85,9 @@ def check_program(program: Program, eps: float = 1e-6, seed: int = 0) -> Program
     if total > MAX_ELEMENTS:
         raise ValueError(f"the inputs have {total:,} numbers in all; a numerical check is limited to "
                          f"{MAX_ELEMENTS:,} (two forward passes each)")
+    if 2 * total * program.work > MAX_WORK:
+        raise ValueError(f"re-running this program twice for each of its {total:,} input numbers would take too "
+                         "long on a shared server: try smaller tensors")
     if not 0.0 < eps < 1.0:
         raise ValueError("eps must lie between 0 and 1")
     copies = [Tensor(np.array(leaf.data, dtype=np.float64), requires_grad=True, name=leaf.name)
@@ -93,6 +99,12 @@ def check_program(program: Program, eps: float = 1e-6, seed: int = 0) -> Program
     variables = [VariableCheck(names[r.index], r.analytic, r.numerical, relative_error(r.analytic, r.numerical),
                                r.ok) for r in report.inputs]
     return ProgramCheck(eps, report.upstream, "ones" if scalar_output else "random", variables)
+
+
+def sweep_affordable(program: Program, steps: Sequence[float] = EPS_SWEEP) -> bool:
+    """Whether ``eps_sweep`` (one whole check per step size) fits in the work budget of a single check."""
+    total = sum(leaf.size for leaf in program.inputs)
+    return total <= 300 and 2 * total * program.work * len(steps) <= MAX_WORK
 
 
 def eps_sweep(program: Program, steps: Sequence[float] = EPS_SWEEP) -> list[tuple[float, float]]:
