@@ -38,6 +38,8 @@ def session_memo(key: str, name: str = "memo", capacity: int = 32) -> LRUMemo:
 
 
 def _load_example(key: str, picker_key: str) -> None:
+    if picker_key != st.session_state.get(_k(key, "picker_shown")):
+        return  # a stale picker's value, sent by a click that left the browser before the last rerun arrived
     title = st.session_state[picker_key]
     example = next((e for e in gallery.EXAMPLES if e.title == title), None)
     if example is not None:
@@ -84,10 +86,12 @@ def editor(key: str, evaluate: Callable[[str], T], *, share_url: bool = False,
     match = gallery.find_source(current)
     shown = match.title if match else CUSTOM
     options = [CUSTOM, *(e.title for e in gallery.EXAMPLES)]
-    # The picker is keyed by what it shows instead of being set from the script: a click that left the
-    # browser before the last rerun's picker reached it then refers to the old widget, whose value did not
-    # change, so it can never load an example over a program the user just typed.
+    # The picker is keyed by what it shows instead of being set from the script. Typing then clicking Run
+    # sends two messages; the click can still carry the picker the browser showed before the first rerun
+    # arrived. Streamlit keeps an old widget's callback, so _load_example only acts for the picker this
+    # run shows: a stale value can never load an example over a program the user just typed.
     picker_key = f"{_k(key, 'example')}:{shown}"
+    st.session_state[_k(key, "picker_shown")] = picker_key
     left, right = st.columns([2, 3])
     with left:
         st.selectbox("Gallery", options, index=options.index(shown), key=picker_key,
