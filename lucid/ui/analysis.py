@@ -1,19 +1,28 @@
-"""Everything the Playground shows about one program, computed once per (source, seed).
+"""Everything the Playground shows about one program, computed once per (source, seed) per server process.
 
 Parse + evaluate (``lucid.expr.run``) and the recorded backward pass
 (``backward_trace``) happen here, outside Streamlit, so the page only picks a
 step and looks things up. A program whose output needs no gradient (only
 constants) still evaluates; it simply has no backward pass to show.
+
+``shared_analysis`` and ``shared_animation`` go through process-wide caches: a
+class opening the teacher's link costs one computation, sessions keep only the
+key (the source text), and the total memory the caches hold is bounded in bytes
+(a near-limit program with its trace holds about 200 MB, so only a few are kept;
+the others are recomputed when asked for again).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from lucid._tensor.tensor import Tensor
 from lucid.autograd import Trace, backward_trace
 from lucid.expr import Program, run
+from lucid.ui.memo import SharedCache
+from lucid.viz.animation import Animation, build_animation
 
 
 @dataclass
@@ -65,3 +74,47 @@ def analyze(source: str, seed: int = 0) -> Analysis:
 
         return Analysis(source, seed, program, None, f"The backward pass failed: {err}", topological_order(root))
     return Analysis(source, seed, program, trace, None, list(trace.order))
+
+
+def analysis_bytes(analysis: Analysis) -> int:
+    """Bytes of array memory an analysis keeps alive (values, gradients and every array of its trace)."""
+    seen: dict[int, int] = {}
+
+    def add(arr: object) -> None:
+        if isinstance(arr, np.ndarray) and id(arr) not in seen:
+            seen[id(arr)] = arr.nbytes if arr.base is None else 0
+    for t in analysis.order:
+        add(t.data)
+        add(t.grad)
+    if analysis.trace is not None:
+        for s in analysis.trace.steps:
+            for arr in (s.upstream, s.local, s.contribution_raw, s.contribution, s.accumulated):
+                add(arr)
+    return sum(seen.values()) + 4096 * max(len(analysis.order), 1)
+
+
+MB = 1 << 20
+ANALYSES: SharedCache[Analysis] = SharedCache(max_entries=48, max_bytes=320 * MB, ttl_seconds=3600,
+                                              sizeof=analysis_bytes, max_concurrent=2)
+"""Programs with their traces, shared by all sessions. 320 MB holds one near-limit program with room to spare,
+or dozens of lesson-sized ones; at most two compute at once, so peak memory stays bounded too."""
+
+ANIMATIONS: SharedCache[Animation] = SharedCache(max_entries=256, max_bytes=96 * MB, ttl_seconds=3600,
+                                                 sizeof=lambda a: a.approx_bytes(), max_concurrent=2)
+"""Laid-out animations (summarized text, no arrays), by (source, seed, drawing options)."""
+
+
+def shared_analysis(source: str, seed: int = 0) -> Analysis:
+    """``analyze(source, seed)`` computed once per server process and shared (read-only) by every session."""
+    return ANALYSES.get(("analysis", source, seed), lambda: analyze(source, seed))
+
+
+def shared_animation(analysis: Analysis, options: Any) -> Animation:
+    """The animation of ``analysis`` drawn with ``options`` (a hashable ``DrawOptions``), shared by every session.
+
+    Raises ``GraphTooLarge``/``RenderError``/``GraphvizNotInstalled`` like ``lucid.viz``.
+    """
+    def build() -> Animation:
+        with np.errstate(all="ignore"):
+            return build_animation(analysis.program.output, analysis.trace, **options.as_kwargs())
+    return ANIMATIONS.get(("animation", analysis.source, analysis.seed, options), build)

@@ -1,0 +1,291 @@
+"""The whole backward pass as one piece of plain data that a browser can play without the server.
+
+``build_animation(root, trace, **options)`` lays the graph out ONCE (one ``dot``
+run on the first frame) and records, per step, only what changes: which drawn
+elements (nodes and edges) change their look, the current node, the edge the
+gradient flows along, and the step's explanation, already rendered as HTML.
+
+How the per-step looks stay faithful to ``to_dot`` without a layout per step:
+``to_dot`` gives every frame the same structure and label sizes, so a node's
+picture at any step is its picture drawn anywhere, moved to its place. Every
+distinct look of a node (a *variant*: its DOT statement at some step) is drawn
+once, all variants in one second ``dot`` run, and moved into place with a
+translation. An edge keeps its path; a variant of an edge takes the colours,
+widths, dashes and label text from the same second run and the geometry from
+the laid-out graph. So two ``dot`` runs per program, whatever the number of steps.
+
+Everything placed in the SVG comes from Graphviz output that went through an
+XML parser and serializer (comments dropped, text and attributes re-escaped),
+and ``lucid.viz`` escapes user names before they reach the DOT. The explanation
+HTML escapes user text too (``StepExplanation.html`` or the plain-text fallback).
+"""
+from __future__ import annotations
+
+import html
+import json
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from typing import Any
+
+import graphviz
+
+from lucid._tensor.tensor import Tensor
+from lucid.autograd import Trace
+from lucid.viz.dot import to_dot
+from lucid.viz.errors import RenderError
+from lucid.viz.explain import explain
+from lucid.viz.export import to_svg
+
+SVG_NS = "http://www.w3.org/2000/svg"
+XLINK_NS = "http://www.w3.org/1999/xlink"
+ET.register_namespace("", SVG_NS)
+ET.register_namespace("xlink", XLINK_NS)
+
+#: Attributes that place an element; an edge variant keeps these from the laid-out graph.
+GEOMETRY = frozenset({"d", "points", "x", "y", "cx", "cy", "rx", "ry", "width", "height", "transform",
+                      "x1", "x2", "y1", "y2"})
+
+_NODE = re.compile(r"^\s*([A-Za-z_][\w]*) \[(.*)\]\s*$", re.S)
+_EDGE = re.compile(r"^\s*([A-Za-z_][\w]*) -> ([A-Za-z_][\w]*) \[(.*)\]\s*$", re.S)
+_ID = re.compile(r'(?:^| )id=("?)([A-Za-z_][\w]*)\1(?= |$)')
+_CLASS = re.compile(r'(?:^| )class="([^"]*)"\s*$')
+_POINT = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+class AnimationError(RenderError):
+    """The frames could not be turned into one layout plus per-step changes (should never happen)."""
+
+
+@dataclass
+class Animation:
+    """One laid-out SVG and, per step, only what changes. Plain data: ``to_json()`` is what the browser gets.
+
+    - ``svg``: the graph at step 0 (or without a trace: the forward graph), laid out once.
+    - ``variants``: ``(element id, class, inner SVG)`` looks of nodes and edges that some step shows.
+    - ``changes[k]``: variant indices to apply when moving from step ``k-1`` to ``k`` (empty for step 0).
+    - ``current[k]`` / ``edge[k]``: the node receiving gradient and the edge it flows along (or None).
+    - ``titles[k]`` / ``explanations[k]``: the step's title (plain text) and explanation (safe HTML).
+    """
+
+    svg: str
+    variants: list[tuple[str, str, str]] = field(default_factory=list)
+    changes: list[list[int]] = field(default_factory=list)
+    current: list[str | None] = field(default_factory=list)
+    edge: list[str | None] = field(default_factory=list)
+    titles: list[str] = field(default_factory=list)
+    explanations: list[str] = field(default_factory=list)
+
+    @property
+    def n_steps(self) -> int:
+        return len(self.changes)
+
+    def to_json(self) -> dict[str, Any]:
+        """The payload for the browser (only JSON types)."""
+        return {"svg": self.svg, "variants": [list(v) for v in self.variants], "changes": self.changes,
+                "current": self.current, "edge": self.edge, "titles": self.titles,
+                "explanations": self.explanations}
+
+    def payload_bytes(self) -> int:
+        """Size of the JSON payload in bytes (what one browser downloads for this program)."""
+        return len(json.dumps(self.to_json(), ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+    def approx_bytes(self) -> int:
+        """Memory the animation keeps (its strings dominate), for cache budgets."""
+        texts = [self.svg, *self.titles, *self.explanations, *(v[2] for v in self.variants)]
+        return sum(len(t) for t in texts) * 2 + 64 * sum(len(c) + 1 for c in self.changes) + 4096
+
+    def frame_svg(self, step: int) -> str:
+        """The SVG of ``step`` rebuilt from the layout and the variants, as the browser shows it."""
+        root = ET.fromstring(self.svg)
+        groups = {g.get("id"): g for g in root.iter(f"{{{SVG_NS}}}g")}
+        looks: dict[str, int] = {}
+        for k in range(1, step + 1):
+            for v in self.changes[k]:
+                looks[self.variants[v][0]] = v
+        for element_id, v in looks.items():
+            _, cls, inner = self.variants[v]
+            group = groups[element_id]
+            title = group.find(f"{{{SVG_NS}}}title")
+            for child in list(group):
+                group.remove(child)
+            if title is not None:
+                group.append(title)
+            group.set("class", cls)
+            holder = ET.fromstring(f'<g xmlns="{SVG_NS}" xmlns:xlink="{XLINK_NS}">{inner}</g>')
+            group.extend(list(holder))
+        return _serialize(root, fragment=False)
+
+
+def step_html(expl: Any) -> str:
+    """The explanation of one step as safe HTML: ``expl.html`` when lucid.viz provides it, else escaped text."""
+    ready = getattr(expl, "html", None)
+    if isinstance(ready, str) and ready:
+        return ready
+    return (f'<div class="lucid-expl-title"><b>{html.escape(expl.title)}</b></div>'
+            f'<div class="lucid-expl-text" style="white-space: pre-wrap">{html.escape(expl.text)}</div>')
+
+
+def build_animation(root: Tensor | None, trace: Trace | None = None, **options: Any) -> Animation:
+    """Lay out the graph of ``root`` once and record every step of ``trace`` as changes to that layout.
+
+    ``options`` are ``to_dot``'s drawing options (direction, show_values, large, ...).
+    Raises ``GraphTooLarge``/``RenderError``/``GraphvizNotInstalled`` like ``to_dot``/``to_svg``.
+    """
+    if trace is None:
+        graph = to_dot(root, None, None, **options)
+        return Animation(svg=_clean_svg(to_svg(graph)))
+    n = len(trace.steps)
+    frames = [to_dot(root, trace, k, **options) for k in range(n)]
+    statements = [_statements(f) for f in frames]
+    base = frames[0]
+    svg_root = ET.fromstring(to_svg(base))
+    groups = {g.get("id"): g for g in svg_root.iter(f"{{{SVG_NS}}}g")}
+
+    variant_of: dict[tuple[str, str], int] = {}
+    pending: list[tuple[str, str, str, str]] = []  # (element id, kind, dot line, class)
+    changes: list[list[int]] = [[]]
+    shown = {eid: line for eid, (_, line, _) in statements[0].items()}
+    classes = [{eid: _class_of(line) for eid, (_, line, _) in statements[0].items()}]
+    for k in range(1, n):
+        now = statements[k]
+        if now.keys() != statements[0].keys():
+            raise AnimationError("a frame draws different elements than the first one")
+        step_changes = []
+        cls_now = dict(classes[-1])
+        for eid, (kind, line, _) in now.items():
+            if shown[eid] == line:
+                continue
+            key = (eid, line)
+            if key not in variant_of:
+                variant_of[key] = len(pending)
+                pending.append((eid, kind, line, _class_of(line)))
+            step_changes.append(variant_of[key])
+            shown[eid] = line
+            cls_now[eid] = _class_of(line)
+        changes.append(step_changes)
+        classes.append(cls_now)
+
+    variants = _render_variants(base, pending, groups)
+    current = [next((e for e, c in cl.items() if "current" in c.split()), None) for cl in classes]
+    edge = [next((e for e, c in cl.items() if "flowing" in c.split()), None) for cl in classes]
+    explanations, titles = [], []
+    for k in range(n):
+        expl = explain(trace, k)
+        titles.append(expl.title)
+        explanations.append(step_html(expl))
+    return Animation(_serialize(svg_root, fragment=False), variants, changes, current, edge, titles, explanations)
+
+
+def _statements(graph: graphviz.Digraph) -> dict[str, tuple[str, str, str]]:
+    """Element id -> (``node``/``edge``, DOT statement, DOT name) for every node and edge of a frame."""
+    out: dict[str, tuple[str, str, str]] = {}
+    for line in graph.body:
+        edge = _EDGE.match(line)
+        if edge:
+            m = _ID.search(edge.group(3))
+            if m:
+                out[m.group(2)] = ("edge", line, f"{edge.group(1)}->{edge.group(2)}")
+            continue
+        node = _NODE.match(line)
+        if node and node.group(1) not in ("graph", "node", "edge"):
+            out[node.group(1)] = ("node", line, node.group(1))
+    return out
+
+
+def _class_of(line: str) -> str:
+    m = _CLASS.search(line.rstrip().rstrip("]"))
+    return m.group(1) if m else ""
+
+
+def _render_variants(base: graphviz.Digraph, pending: list[tuple[str, str, str, str]],
+                     groups: dict[str | None, ET.Element]) -> list[tuple[str, str, str]]:
+    """Draw every variant in one ``dot`` run and fit each one into the laid-out graph."""
+    if not pending:
+        return []
+    head = [line for line in base.source.splitlines()[1:4]
+            if line.lstrip().startswith(("graph [", "node [", "edge ["))]
+    body = []
+    for j, (_eid, kind, line, _) in enumerate(pending):
+        if kind == "node":
+            body.append(_NODE.sub(lambda m, j=j: f"\tv{j} [{m.group(2)}]", line.strip("\n")))
+        else:
+            body.append(f'\tva{j} [shape=point width=0.02 label=""]\n\tvb{j} [shape=point width=0.02 label=""]')
+            body.append(_EDGE.sub(lambda m, j=j: f"\tva{j} -> vb{j} [{m.group(3)}]", line.strip("\n")))
+    source = "digraph variants {\n" + "\n".join(head) + "\n" + "\n".join(body) + "\n}\n"
+    drawn = ET.fromstring(to_svg(source))
+    by_title: dict[str, ET.Element] = {}
+    for g in drawn.iter(f"{{{SVG_NS}}}g"):
+        title = g.find(f"{{{SVG_NS}}}title")
+        if title is not None and title.text:
+            by_title[title.text] = g
+    out = []
+    for j, (eid, kind, _, cls) in enumerate(pending):
+        target = groups.get(eid)
+        if target is None:
+            raise AnimationError(f"element {eid} is missing from the laid-out graph")
+        if kind == "node":
+            drawn_group = by_title.get(f"v{j}")
+            if drawn_group is None:
+                raise AnimationError(f"variant of {eid} was not drawn")
+            out.append((eid, drawn_group.get("class", cls), _placed_node(drawn_group, target)))
+        else:
+            drawn_group = by_title.get(f"va{j}->vb{j}")
+            if drawn_group is None:
+                raise AnimationError(f"variant of {eid} was not drawn")
+            out.append((eid, drawn_group.get("class", cls), _restyled_edge(drawn_group, target)))
+    return out
+
+
+def _children(group: ET.Element) -> list[ET.Element]:
+    return [c for c in group if c.tag != f"{{{SVG_NS}}}title"]
+
+
+def _anchor_point(group: ET.Element) -> tuple[float, float]:
+    """The first point of a node's outline (polygon, path or ellipse centre): where it sits."""
+    for el in group.iter():
+        tag = el.tag.rsplit("}", 1)[-1]
+        if tag == "ellipse":
+            return float(el.get("cx")), float(el.get("cy"))
+        if tag in ("polygon", "path", "polyline"):
+            nums = _POINT.findall(el.get("points") or el.get("d") or "")
+            if len(nums) >= 2:
+                return float(nums[0]), float(nums[1])
+    raise AnimationError("a node has no outline to place it by")
+
+
+def _placed_node(drawn: ET.Element, target: ET.Element) -> str:
+    """A node variant's content moved to where the laid-out graph has that node."""
+    x0, y0 = _anchor_point(target)
+    x1, y1 = _anchor_point(drawn)
+    dx, dy = round(x0 - x1, 2), round(y0 - y1, 2)
+    wrapper = ET.Element(f"{{{SVG_NS}}}g", {"transform": f"translate({dx:g},{dy:g})"})
+    wrapper.extend(_children(drawn))
+    return _serialize(wrapper)
+
+
+def _restyled_edge(drawn: ET.Element, target: ET.Element) -> str:
+    """An edge of the laid-out graph with the colours, widths, dashes and text of a variant."""
+    mine, theirs = _children(target), _children(drawn)
+    if [c.tag for c in mine] != [c.tag for c in theirs]:
+        raise AnimationError(f"edge {target.get('id')} changes its parts between frames")
+    parts = []
+    for old, new in zip(mine, theirs):
+        el = ET.Element(old.tag, {**{k: v for k, v in new.attrib.items() if k not in GEOMETRY},
+                                  **{k: v for k, v in old.attrib.items() if k in GEOMETRY}})
+        el.text = new.text
+        el.extend(list(new))
+        parts.append(_serialize(el))
+    return "".join(parts)
+
+
+def _serialize(el: ET.Element, *, fragment: bool = True) -> str:
+    """XML text of ``el``; a fragment (to go inside the page's SVG) without namespace declarations."""
+    text = ET.tostring(el, encoding="unicode", short_empty_elements=True)
+    if not fragment:
+        return text
+    return text.replace(f' xmlns="{SVG_NS}"', "").replace(f' xmlns:xlink="{XLINK_NS}"', "")
+
+
+def _clean_svg(svg: bytes | str) -> str:
+    return _serialize(ET.fromstring(svg), fragment=False)

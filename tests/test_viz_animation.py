@@ -1,0 +1,156 @@
+"""lucid.viz.animation: one layout per program, per-step changes that rebuild every frame exactly."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from lucid import gallery, viz
+from lucid.autograd import backward_trace
+from lucid.expr import run
+from lucid.viz.animation import SVG_NS, Animation, build_animation, step_html
+
+pytestmark = pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
+
+GEOMETRY = {"d", "points", "x", "y", "cx", "cy", "rx", "ry", "transform", "width", "height"}
+NUM = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def program(source: str):
+    p = run(source, seed=0)
+    return p.output, backward_trace(p.output)
+
+
+def _shift(el: ET.Element) -> tuple[float, float]:
+    m = NUM.findall(el.get("transform") or "")
+    return (float(m[0]), float(m[1])) if el.get("transform", "").startswith("translate") and len(m) >= 2 else (0, 0)
+
+
+def looks(svg: str) -> dict[str, tuple]:
+    """Per node/edge: its class, and every drawn part as (tag, style attributes, text, absolute numbers)."""
+    root = ET.fromstring(svg)
+    out = {}
+    for g in root.iter(f"{{{SVG_NS}}}g"):
+        cls = (g.get("class") or "").split()
+        if not cls or cls[0] not in ("node", "edge"):
+            continue
+        parts = []
+
+        def walk(el, dx, dy):
+            sx, sy = _shift(el)
+            dx, dy = dx + sx, dy + sy
+            for c in el:
+                tag = c.tag.rsplit("}", 1)[-1]
+                if tag == "title":
+                    continue
+                if tag in ("g", "a"):
+                    walk(c, dx, dy)
+                    continue
+                style = tuple(sorted((k, v) for k, v in c.attrib.items() if k not in GEOMETRY))
+                nums = []
+                for key in ("points", "d", "x", "y", "cx", "cy"):
+                    vals = [float(v) for v in NUM.findall(c.get(key) or "")]
+                    if key in ("points", "d"):
+                        vals = [v + (dx if i % 2 == 0 else dy) for i, v in enumerate(vals)]
+                    elif key in ("x", "cx"):
+                        vals = [v + dx for v in vals]
+                    elif key in ("y", "cy"):
+                        vals = [v + dy for v in vals]
+                    nums.extend(vals)
+                parts.append((tag, style, c.text, tuple(nums)))
+
+        walk(g, 0.0, 0.0)
+        out[g.get("id")] = (" ".join(cls), parts)
+    return out
+
+
+def assert_same_picture(rebuilt: str, real: str) -> None:
+    a, b = looks(rebuilt), looks(real)
+    assert a.keys() == b.keys()
+    for eid in a:
+        (cls_a, parts_a), (cls_b, parts_b) = a[eid], b[eid]
+        assert cls_a == cls_b, eid
+        assert [p[:3] for p in parts_a] == [p[:3] for p in parts_b], eid
+        for pa, pb in zip(parts_a, parts_b):
+            assert pa[3] == pytest.approx(pb[3], abs=0.02), eid
+
+
+@pytest.mark.parametrize("slug", ["used-twice", "mlp", "scalar", "reduction", "relu-gate"])
+@pytest.mark.parametrize("direction", ["TB", "LR"])
+def test_every_step_rebuilt_from_one_layout_matches_its_own_dot_render(slug, direction):
+    root, trace = program(gallery.by_slug(slug).source)
+    anim = build_animation(root, trace, direction=direction)
+    assert anim.n_steps == len(trace.steps)
+    for k in range(anim.n_steps):
+        real = viz.to_svg(viz.to_dot(root, trace, k, direction=direction)).decode()
+        assert_same_picture(anim.frame_svg(k), real)
+
+
+def test_large_graph_mode_with_clusters_rebuilds_every_frame():
+    lines = [f"p{i} = {0.1 * (i + 1)}" for i in range(12)]
+    lines.append("out = " + " + ".join(f"p{i} * p{(i + 1) % 12}" for i in range(12)))
+    root, trace = program("\n".join(lines))
+    anim = build_animation(root, trace, large=True)
+    for k in (0, 1, anim.n_steps // 2, anim.n_steps - 1):
+        assert_same_picture(anim.frame_svg(k), viz.to_svg(viz.to_dot(root, trace, k, large=True)).decode())
+
+
+def test_each_step_names_the_current_node_and_the_flowing_edge():
+    root, trace = program("x = 3.0\ny = x * x")  # t0 = x, op1 = ×, t1 = y
+    anim = build_animation(root, trace)
+    assert anim.current == ["t1", "t0", "t0"]
+    assert anim.edge == [None, "e1_0", "e1_1"]
+    assert anim.changes[0] == []
+    # step 1 changes the current node, its source, the op and two edges; nothing else is sent
+    changed = {anim.variants[v][0] for v in anim.changes[1]}
+    assert changed == {"t0", "t1", "op1", "o1", "e1_0"}
+    assert "current" in anim.variants[next(v for v in anim.changes[1] if anim.variants[v][0] == "t0")][1]
+
+
+def test_gradient_text_of_the_step_is_in_the_rebuilt_frame():
+    root, trace = program("x = 3.0\ny = x * x")
+    anim = build_animation(root, trace)
+    def texts(step: int) -> str:
+        return "".join(ET.fromstring(anim.frame_svg(step)).itertext()).replace("\xa0", " ")
+
+    assert "grad 3.000 partial" in texts(1) and "6.000" not in texts(1)
+    assert "grad 6.000 final" in texts(2)
+
+
+def test_payload_is_json_and_far_smaller_than_one_svg_per_step():
+    root, trace = program(gallery.by_slug("mlp").source)
+    anim = build_animation(root, trace, direction="TB")
+    payload = json.dumps(anim.to_json())
+    assert json.loads(payload)["changes"] == anim.changes
+    every_frame = sum(len(viz.to_svg(viz.to_dot(root, trace, k, direction="TB"))) for k in range(anim.n_steps))
+    assert anim.payload_bytes() < every_frame / 2
+
+
+def test_user_names_are_escaped_in_svg_and_explanations():
+    root, trace = program("a_lt = 2.0\nb_gt = a_lt * 3")
+    anim = build_animation(root, trace)
+    for k in range(anim.n_steps):
+        ET.fromstring(anim.frame_svg(k))  # well-formed XML at every step
+    assert "<script" not in json.dumps(anim.to_json())
+
+
+class _Expl:
+    title = "Step 1: <b>x</b> & y"
+    text = "∂out/∂x += <img src=x onerror=alert(1)>\n  line two"
+
+
+def test_explanation_fallback_escapes_user_text_and_keeps_lines():
+    out = step_html(_Expl())
+    assert "<img" not in out and "&lt;img" in out
+    assert "&lt;b&gt;x&lt;/b&gt; &amp; y" in out
+    assert "pre-wrap" in out and "\n  line two" in out
+
+
+def test_a_program_without_gradients_is_one_picture_without_steps():
+    p = run("x = const(2.0)\ny = x * 3", seed=0)
+    anim = build_animation(p.output, None)
+    assert isinstance(anim, Animation) and anim.n_steps == 0
+    assert anim.svg.startswith("<svg") and 'id="t0"' in anim.svg
