@@ -2,8 +2,8 @@
 import streamlit as st
 
 from lucid.ui import classroom, controls
-from lucid.ui.analysis import analyze
-from lucid.ui.editor import editor, session_memo
+from lucid.ui.analysis import INPUT_ROWS, shared_analysis
+from lucid.ui.editor import editor
 from lucid.ui.entry import ensure_navigation
 from lucid.ui.inputs_view import inputs_table
 from lucid.ui.stepper_view import backward_stepper
@@ -16,13 +16,16 @@ ensure_navigation()
 view = controls.view_controls(KEY)
 classroom.apply_style(view.classroom)
 with st.expander("Program", expanded=not view.classroom, icon=":material/edit:"):
-    analysis = editor(KEY, analyze, share_url=True, height=130 if view.classroom else 150)
+    # Programs are shared by every session of this server (a class opening one link computes it once);
+    # the session keeps only the source text.
+    analysis = editor(KEY, shared_analysis, share_url=True, height=130 if view.classroom else 150,
+                      keep_result=False)
 
 if analysis is None:
     st.info("Run a program to see its graph.")
     st.stop()
 
 on_program_shown(KEY, analysis)
-backward_stepper(KEY, analysis, view.options, session_memo(KEY, "frames", capacity=120),
-                 seconds=view.seconds_per_step, classroom=view.classroom, share_url=True, zoom=view.zoom)
-inputs_table(analysis, session_memo(KEY, "inputs", capacity=16))
+backward_stepper(KEY, analysis, view.options, seconds=view.seconds_per_step, classroom=view.classroom,
+                 share_url=True, zoom=view.zoom)
+inputs_table(analysis, INPUT_ROWS)

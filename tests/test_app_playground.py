@@ -6,7 +6,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lucid import gallery
+from lucid.ui import analysis as shared
 from lucid.ui import share
+from lucid.viz.animation import Animation
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "pages" / "playground.py")
@@ -25,18 +27,26 @@ def start(**query) -> AppTest:
     return at.run()
 
 
+def player(at: AppTest) -> dict:
+    """What the page hands the in-browser player (the animation payload and its settings)."""
+    (component,) = at.get("bidi_component")
+    return json.loads(component.proto.json)
+
+
+def animation(at: AppTest) -> Animation:
+    return Animation(**{k: v for k, v in player(at)["anim"].items()})
+
+
 def explanation(at: AppTest) -> str:
-    """Text of the step explanation box (title line first)."""
-    parts = [m.value for m in at.markdown if m.value.startswith("**Step ")]
-    assert len(parts) == 1
-    return parts[0]
+    """Title of the step the player opens at, as the page renders it."""
+    data = player(at)
+    return data["anim"]["titles"][data["step"]]
 
 
 def graph_dot(at: AppTest) -> str:
-    """The drawn frame: SVG text of the clickable graph (``dot`` installed) or the DOT of the fallback chart."""
-    clickable = at.get("bidi_component")
-    if clickable:
-        return json.loads(clickable[0].proto.json)["svg"]
+    """The drawn picture: the player's laid-out SVG (``dot`` installed) or the DOT of the fallback chart."""
+    if at.get("bidi_component"):
+        return player(at)["anim"]["svg"]
     charts = at.get("graphviz_chart")
     assert charts, "no graph on the page"
     return charts[0].proto.spec
@@ -51,41 +61,41 @@ def test_page_loads_the_default_example_without_exception():
     assert not at.exception
     assert editor_text(at) == gallery.DEFAULT.source
     assert gallery_picker(at).value == gallery.DEFAULT.title
-    assert explanation(at).startswith("**Step 0 of ")
+    assert explanation(at).startswith("Step 0 of ")
     dot = graph_dot(at)
     assert ("<svg" in dot or "digraph" in dot) and "tanh" in dot
     assert not at.error
 
 
-def test_next_prev_and_slider_move_the_explanation():
+def test_the_player_gets_every_step_with_its_explanation_at_once():
     at = start()
-    n_last = int(explanation(at).split(" of ")[1].split(":")[0])
-    assert n_last >= 10
-    seed_text = explanation(at)
-    at.button(key="pg_next").click().run()
-    assert at.slider(key="pg_step").value == 1
-    step1 = explanation(at)
-    assert step1.startswith("**Step 1 of ") and step1 != seed_text
-    at.button(key="pg_next").click().run()
-    assert explanation(at).startswith("**Step 2 of ")
-    at.button(key="pg_prev").click().run()
-    assert explanation(at) == step1
-    at.slider(key="pg_step").set_value(5).run()
-    assert explanation(at).startswith("**Step 5 of ")
-    at.button(key="pg_last").click().run()
-    assert explanation(at).startswith(f"**Step {n_last} of {n_last}")
-    at.button(key="pg_first").click().run()
-    assert explanation(at) == seed_text
+    data = player(at)
+    anim = data["anim"]
+    n = len(anim["changes"])
+    assert n >= 10 and data["step"] == 0
+    assert [t.split(":")[0] for t in anim["titles"]] == [f"Step {k} of {n - 1}" for k in range(n)]
+    assert len(set(anim["explanations"])) == n  # every step explains something else
+    assert anim["current"][0] == "t15" and anim["edge"][0] is None  # the seed sits on the output
+    assert all(anim["edge"][k] for k in range(1, n))
+    assert data["keys_help"].startswith("Keys: → or Page Down: next step")
     assert not at.exception
 
 
 def test_step_frames_differ_and_come_back_identical():
     at = start()
-    first = graph_dot(at)
-    at.button(key="pg_next").click().run()
-    assert graph_dot(at) != first
-    at.button(key="pg_prev").click().run()
-    assert graph_dot(at) == first
+    anim = animation(at)
+    assert anim.frame_svg(1) != anim.frame_svg(0)
+    assert anim.frame_svg(0) == anim.frame_svg(0) and anim.frame_svg(2) != anim.frame_svg(1)
+
+
+def test_the_step_the_server_last_heard_of_drives_the_inspector():
+    at = start()
+    at.session_state["pg_step"] = 3  # what a node click in the browser reports
+    at.run()
+    assert player(at)["step"] == 3
+    inspector = "".join(m.value for m in at.markdown)
+    assert "**t13 · " in inspector  # it follows the node receiving gradient at step 3 (log's input)
+    assert any(c.value.strip() == "0.671141" for c in at.code)  # ∂out/∂t13 = 1/1.490
 
 
 def test_bad_program_shows_line_and_column_and_keeps_the_old_graph():
@@ -111,11 +121,12 @@ def test_unknown_name_error_points_at_the_name():
 
 def test_running_a_new_program_redraws_and_resets_to_the_seed():
     at = start()
-    at.button(key="pg_next").click().run()
+    at.session_state["pg_step"] = 4
+    at.run()
     at.text_area(key="pg_source").set_value("x = 3.0\ny = x * x\n").run()
     assert not at.exception and not at.error
-    assert at.slider(key="pg_step").value == 0
-    assert at.slider(key="pg_step").max == 2
+    assert player(at)["step"] == 0
+    assert len(player(at)["anim"]["changes"]) == 3
     assert "tanh" not in graph_dot(at)
 
 
@@ -123,8 +134,8 @@ def test_program_in_the_url_is_loaded():
     at = start(**share.encode("w = 2.0\nv = w * w * w\n", step=1))
     assert not at.exception
     assert editor_text(at) == "w = 2.0\nv = w * w * w\n"
-    assert at.slider(key="pg_step").value == 1
-    assert explanation(at).startswith("**Step 1 of ")
+    assert player(at)["step"] == 1
+    assert explanation(at).startswith("Step 1 of ")
     assert "tanh" not in graph_dot(at)
 
 
@@ -134,12 +145,11 @@ def test_packed_program_in_the_url_is_loaded():
     assert not at.exception
     assert editor_text(at) == source
     assert gallery_picker(at).value == "A 2-layer MLP on a batch"
-    assert at.slider(key="pg_step").value == 4
+    assert player(at)["step"] == 4
 
 
 def test_the_url_follows_program_and_step():
-    at = start()
-    at.button(key="pg_next").click().run()
+    at = start(**share.encode(gallery.DEFAULT.source, step=1))
     assert share.decode(at.query_params) == share.SharedView(gallery.DEFAULT.source, 1)
     at.text_area(key="pg_source").set_value("x = 3.0\ny = x * x\n").run()
     assert share.decode(at.query_params) == share.SharedView("x = 3.0\ny = x * x\n", 0)
@@ -153,8 +163,8 @@ def test_every_gallery_example_runs_from_the_picker(example):
     assert not at.error
     assert editor_text(at) == example.source
     assert any(example.lesson in c.value for c in at.caption)
-    assert explanation(at).startswith("**Step 0 of ")
-    at.button(key="pg_last").click().run()
+    assert explanation(at).startswith("Step 0 of ")
+    assert len(player(at)["anim"]["changes"]) == shared.analyze(example.source).n_steps
     assert not at.exception
 
 
@@ -177,8 +187,9 @@ def test_classroom_mode_folds_the_editor_and_keeps_working():
     at = start()
     at.toggle(key="pg_classroom").set_value(True).run()
     assert not at.exception
-    at.button(key="pg_next").click().run()
-    assert explanation(at).startswith("**Step 1 of ")
+    data = player(at)
+    assert data["classroom"] is True and data["min_text_px"] >= 18
+    assert explanation(at).startswith("Step 0 of ")
 
 
 def test_without_dot_the_graph_is_drawn_in_the_browser_and_exports_explain_why(monkeypatch):
@@ -193,18 +204,15 @@ def test_without_dot_the_graph_is_drawn_in_the_browser_and_exports_explain_why(m
 
 
 
-def test_moving_one_step_does_not_recompute_the_program_or_old_frames():
-    at = start()
-    programs, frames = at.session_state["pg_programs"], at.session_state["pg_frames"]
-    assert programs.misses == 1
-    first_misses = frames.misses
-    at.button(key="pg_next").click().run()
-    after_next = frames.misses
-    assert after_next > first_misses
-    at.button(key="pg_prev").click().run()
-    at.button(key="pg_next").click().run()
-    assert frames.misses == after_next
-    assert programs.misses == 1
+def test_reruns_and_a_second_session_reuse_the_shared_program_and_animation():
+    source = "p = 1.25\nq = p * p + p\n"
+    first = start(**share.encode(source))
+    computed = (shared.ANALYSES.computations, shared.ANIMATIONS.computations)
+    first.run()
+    second = start(**share.encode(source))
+    assert (shared.ANALYSES.computations, shared.ANIMATIONS.computations) == computed
+    assert player(second)["anim"] == player(first)["anim"]
+    assert "pg_programs" not in second.session_state and "pg_frames" not in second.session_state
 
 
 def test_drawing_options_redraw_the_frame():

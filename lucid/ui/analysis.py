@@ -104,6 +104,22 @@ ANIMATIONS: SharedCache[Animation] = SharedCache(max_entries=256, max_bytes=96 *
 """Laid-out animations (summarized text, no arrays), by (source, seed, drawing options)."""
 
 
+def array_bytes(value: object) -> int:
+    """Bytes of the NumPy arrays in a list of records (dataclasses or plain objects), for cache budgets."""
+    items = value if isinstance(value, list | tuple) else [value]
+    total = 0
+    for item in items:
+        fields = vars(item).values() if hasattr(item, "__dict__") else (
+            getattr(item, f) for f in getattr(item, "__dataclass_fields__", ()))
+        total += 256 + sum(f.nbytes for f in fields if isinstance(f, np.ndarray))
+    return total
+
+
+INPUT_ROWS: SharedCache[Any] = SharedCache(max_entries=64, max_bytes=64 * MB, ttl_seconds=3600,
+                                           sizeof=array_bytes, max_concurrent=2)
+"""The inputs table's rows (values, gradients, finite differences) by (source, seed), shared by all sessions."""
+
+
 def shared_analysis(source: str, seed: int = 0) -> Analysis:
     """``analyze(source, seed)`` computed once per server process and shared (read-only) by every session."""
     return ANALYSES.get(("analysis", source, seed), lambda: analyze(source, seed))

@@ -70,10 +70,13 @@ def show_error(err: ExprError) -> None:
 
 
 def editor(key: str, evaluate: Callable[[str], T], *, share_url: bool = False,
-           height: int = 160) -> T | None:
+           height: int = 160, keep_result: bool = True) -> T | None:
     """Render picker + editor + Run; return ``evaluate(source)`` for the last good program (or None).
 
-    ``evaluate`` must be deterministic: results are memoized per session by source text.
+    ``evaluate`` must be deterministic. With ``keep_result`` the result is memoized per session by
+    source text and kept in session state. Without it the session keeps only the last good source
+    and calls ``evaluate`` on every run: for an ``evaluate`` backed by a process-wide cache, so a
+    session never pins a large program in memory on its own.
     """
     source_key, ran_key, good_key, err_key = (_k(key, n) for n in ("source", "ran", "good", "error"))
     if source_key not in st.session_state:
@@ -109,20 +112,26 @@ def editor(key: str, evaluate: Callable[[str], T], *, share_url: bool = False,
     wanted = st.session_state.pop(_k(key, "run_requested"), False) or source != st.session_state[ran_key]
     if wanted:
         st.session_state[ran_key] = source
-        memo = session_memo(key, "programs", capacity=4)  # a near-limit program holds ~200 MB
         try:
-            result = memo.get(("eval", source), lambda: evaluate(source))
+            if keep_result:
+                memo = session_memo(key, "programs", capacity=2)  # a near-limit program holds ~200 MB
+                result = memo.get(("eval", source), lambda: evaluate(source))
+            else:
+                result = evaluate(source)
         except ExprError as err:
             st.session_state[err_key] = err
         else:
-            st.session_state[good_key] = result
+            st.session_state[good_key] = result if keep_result else source
             st.session_state[err_key] = None
     err = st.session_state.get(err_key)
     if err is not None:
         show_error(err)
         if st.session_state.get(good_key) is not None:
             st.caption("Still showing the last program that ran.")
-    return st.session_state.get(good_key)
+    good = st.session_state.get(good_key)
+    if keep_result or good is None:
+        return good
+    return evaluate(good)
 
 
 def program_editor(key: str) -> Program | None:

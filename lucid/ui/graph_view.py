@@ -1,65 +1,35 @@
-"""The graph of one frame of the backward pass, its legend and its exports (Streamlit side).
+"""One frame of the backward pass on demand, the legend and the exports (Streamlit side).
 
-Frames are memoized per session by (program, seed, step, options): stepping
-back and forth, or autoplay looping, never rebuilds a DOT it already made.
+The Playground plays the animation in the browser (``clickable_graph``); a single
+frame's DOT is built here only for an export or for the page without ``dot``.
 """
 from __future__ import annotations
 
-import hashlib
 import shutil
-from collections.abc import Callable
 
 import graphviz
 import streamlit as st
 
 from lucid import viz
 from lucid.ui.analysis import Analysis
-from lucid.ui.clickable_graph import clickable_graph
+from lucid.ui.editor import session_memo
 from lucid.ui.memo import LRUMemo
 from lucid.ui.options import DrawOptions
 
 
-def frame(memo: LRUMemo, analysis: Analysis, step: int | None, options: DrawOptions) -> graphviz.Digraph:
+def frame(analysis: Analysis, step: int | None, options: DrawOptions) -> graphviz.Digraph:
     """The Digraph of ``analysis`` after ``step`` gradients (no trace: just the forward graph).
 
-    Raises ``lucid.viz.GraphTooLarge`` for graphs past the node cap.
+    Raises ``lucid.viz.GraphTooLarge`` for graphs past the node cap. Made only when asked for (an
+    export, or the page without ``dot``): the browser plays the animation without it.
     """
-    key = ("frame", analysis.source, analysis.seed, step, options)
-
-    def build() -> graphviz.Digraph:
-        trace = analysis.trace
-        return viz.to_dot(analysis.program.output, trace, None if trace is None else step, **options.as_kwargs())
-
-    return memo.get(key, build)
+    trace = analysis.trace
+    return viz.to_dot(analysis.program.output, trace, None if trace is None else step, **options.as_kwargs())
 
 
-def frame_svg(memo: LRUMemo, analysis: Analysis, step: int | None, options: DrawOptions,
-              graph: graphviz.Digraph) -> tuple[str, str]:
-    """The frame rendered by ``dot`` as SVG text, and a short id of the picture (memoized like the DOT)."""
-    key = ("svg", analysis.source, analysis.seed, step, options)
-
-    def render() -> tuple[str, str]:
-        svg = viz.to_svg(graph)
-        text = svg.decode("utf-8") if isinstance(svg, bytes) else str(svg)
-        return text, hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
-
-    return memo.get(key, render)
-
-
-def show_graph(key: str, memo: LRUMemo, analysis: Analysis, step: int | None, options: DrawOptions,
-               graph: graphviz.Digraph, on_node: Callable[[str], None], classroom: bool = False,
-               zoom: str | float = "screen", follow_first: bool = False) -> None:
-    """Draw the frame: a clickable server-rendered SVG when ``dot`` exists, else Streamlit's in-browser Graphviz."""
-    if has_dot():
-        try:
-            svg, frame_id = frame_svg(memo, analysis, step, options, graph)
-        except (viz.GraphvizNotInstalled, viz.RenderError):
-            pass
-        else:
-            clickable_graph(svg, frame_id, key=f"{key}_graphclick", on_node=on_node, classroom=classroom,
-                            zoom=zoom, follow_first=follow_first)
-            return
-    st.graphviz_chart(graph, width="stretch", height="content")
+def static_frame(analysis: Analysis, step: int | None, options: DrawOptions) -> None:
+    """One frame drawn by Streamlit's in-browser Graphviz (the page without ``dot`` on the server)."""
+    st.graphviz_chart(frame(analysis, step, options), width="stretch", height="content")
 
 
 def show_legend() -> None:
@@ -81,30 +51,36 @@ GIF_STEP_LIMIT = 80
 class waiting for minutes (single frames still export as PNG or SVG)."""
 
 
-def export_buttons(key: str, memo: LRUMemo, analysis: Analysis, graph: graphviz.Digraph, step: int,
-                   options: DrawOptions, gifs: LRUMemo | None = None) -> None:
-    """DOT always; SVG and PNG of this frame and the whole pass as a GIF when ``dot`` exists.
+def export_buttons(key: str, analysis: Analysis, step: int, options: DrawOptions) -> None:
+    """DOT always; SVG and PNG of a chosen step and the whole pass as a GIF when ``dot`` exists.
 
-    SVG and PNG are made only when clicked. The GIF takes one render per step, so it is made by
-    its own button, under a spinner, and kept in ``gifs`` for the download; a graph too large to
-    animate gets a message instead of a download that never arrives.
+    The graph above steps in the browser, so the step to export is chosen here (it starts at the
+    step the page last heard of: a shared link's step, or the step of the last node clicked).
+    Files are made only when their button is clicked. The GIF takes one render per step, so it is
+    made by its own button, under a spinner, and kept per session for the download.
     """
-    base = f"lucid-step{step}"
+    n = analysis.n_steps
+    chosen = step
+    if n > 1:
+        chosen = int(st.number_input("Step to export", 0, n - 1, value=int(step), key=f"{key}_export_step",
+                                     help="Step 0 is the seed; the last step shows every final gradient."))
+    base = f"lucid-step{chosen}"
     cols = st.columns(4)
-    cols[0].download_button("DOT", graph.source, file_name=f"{base}.dot", mime="text/vnd.graphviz",
-                            key=f"{key}_dl_dot", on_click="ignore", icon=":material/download:")
+    cols[0].download_button("DOT", lambda: frame(analysis, chosen, options).source, file_name=f"{base}.dot",
+                            mime="text/vnd.graphviz", key=f"{key}_dl_dot", on_click="ignore",
+                            icon=":material/download:")
     if not has_dot():
         st.caption("SVG, PNG and GIF exports need Graphviz's `dot` program on the server "
                    "(Debian: `apt-get install graphviz`); the DOT file opens in any Graphviz viewer.")
         return
-    cols[1].download_button("SVG", lambda: frame_svg(memo, analysis, step, options, graph)[0],
+    cols[1].download_button("SVG", lambda: viz.to_svg(frame(analysis, chosen, options)),
                             file_name=f"{base}.svg", mime="image/svg+xml",
                             key=f"{key}_dl_svg", on_click="ignore", icon=":material/download:")
-    cols[2].download_button("PNG", lambda: viz.to_png(graph), file_name=f"{base}.png", mime="image/png",
-                            key=f"{key}_dl_png", on_click="ignore", icon=":material/download:")
+    cols[2].download_button("PNG", lambda: viz.to_png(frame(analysis, chosen, options)), file_name=f"{base}.png",
+                            mime="image/png", key=f"{key}_dl_png", on_click="ignore", icon=":material/download:")
     if analysis.trace is not None:
         with cols[3]:
-            _gif_button(key, analysis, options, memo if gifs is None else gifs)
+            _gif_button(key, analysis, options, session_memo(key, "gifs", capacity=1))
 
 
 def _gif_button(key: str, analysis: Analysis, options: DrawOptions, gifs: LRUMemo) -> None:

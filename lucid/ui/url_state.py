@@ -17,7 +17,7 @@ def on_program_shown(key: str, analysis: Analysis) -> None:
     linked = st.session_state.pop(f"{key}_initial_step", None) if first_time else None
     st.session_state[f"{key}_step"] = linked if linked is not None else 0
     st.session_state[f"{key}_playing"] = False
-    params = share.encode(analysis.source)
+    params = share.encode(analysis.source, step=st.session_state[f"{key}_step"])
     for stale in (share.PLAIN_KEY, share.PACKED_KEY, "example"):
         if stale not in params and stale in st.query_params:
             del st.query_params[stale]

@@ -118,12 +118,19 @@ class Animation:
 
 
 def step_html(expl: Any) -> str:
-    """The explanation of one step as safe HTML: ``expl.html`` when lucid.viz provides it, else escaped text."""
+    """The explanation of one step as safe HTML: ``expl.html`` when lucid.viz provides it, else escaped text.
+
+    The step's title travels apart (``Animation.titles``); the plain text's first line repeats it, so the
+    fallback leaves that line out.
+    """
     ready = getattr(expl, "html", None)
     if isinstance(ready, str) and ready:
         return ready
-    return (f'<div class="lucid-expl-title"><b>{html.escape(expl.title)}</b></div>'
-            f'<div class="lucid-expl-text" style="white-space: pre-wrap">{html.escape(expl.text)}</div>')
+    text = expl.text
+    first, _, rest = text.partition("\n")
+    if first.strip() == expl.title.strip():
+        text = rest.lstrip("\n")
+    return f'<div class="lucid-expl-text" style="white-space: pre-wrap">{html.escape(text)}</div>'
 
 
 def build_animation(root: Tensor | None, trace: Trace | None = None, **options: Any) -> Animation:
