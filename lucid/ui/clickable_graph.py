@@ -14,7 +14,8 @@ Everything placed in the page is SVG that went through an XML serializer on the
 server and explanation HTML that escapes user text (see ``lucid.viz.animation``).
 The node receiving gradient (and the edge it flows along) is kept inside the
 screen, below the sticky control bar; in Classroom mode the picture is never
-drawn so small that node text is under ``min_text_px`` pixels high.
+drawn so small that the node text (names, values, gradients: the size most node text is set in) is
+under ``min_text_px`` pixels high.
 """
 from __future__ import annotations
 
@@ -157,6 +158,11 @@ function keepInView(ui, p, smooth) {
   }
 }
 
+function settle(ui, p) {
+  // The rest of the page may still be moving (an expander folding, fonts growing): look again.
+  for (const ms of [0, 250, 800]) setTimeout(() => { if (ui.root.isConnected) keepInView(ui, p, false); }, ms);
+}
+
 function load(ui, p, data) {
   const anim = data.anim;
   p.animId = data.anim_id;
@@ -179,12 +185,16 @@ function load(ui, p, data) {
   }
   p.shown = new Map();
   p.step = 0;
-  let min = Infinity;
+  // The node text that carries names, values and gradients: the size most node text is set in
+  // (the small kind/shape caption line is smaller and does not set the scale).
+  const counts = new Map();
   ui.host.querySelectorAll('g.node text').forEach((t) => {
     const f = parseFloat(t.getAttribute('font-size'));
-    if (f > 0 && f < min) min = f;
+    if (f > 0) counts.set(f, (counts.get(f) || 0) + 1);
   });
-  p.minFont = isFinite(min) ? min : 0;
+  let body = 0, most = 0;
+  for (const [f, c] of counts) if (c > most || (c === most && f < body)) { body = f; most = c; }
+  p.minFont = body;
   ui.host.querySelectorAll('g.node').forEach((node) => {
     if (/^(t|op)[0-9]+$/.test(node.id)) {
       node.style.cursor = 'pointer';
@@ -264,11 +274,19 @@ function setPlaying(ui, p, on) {
   p.timer = setTimeout(tick, interval);
 }
 
+const TEXT_INPUTS = /^(text|search|email|number|password|url|tel|date|datetime-local|month|time|week)$/;
+
 function typing(target) {
+  // Keys typed into the editor or any other text field (or aimed at another widget's slider or list)
+  // belong to that field, never to the player.
   if (!target || !target.closest) return false;
-  if (target.closest('textarea, select, [contenteditable=""], [contenteditable="true"]')) return true;
+  const fields = 'textarea, select, [contenteditable=""], [contenteditable="true"], [role=combobox], [role=listbox]';
+  if (target.closest(fields)) return true;
+  const slider = target.closest('[role=slider]');
+  if (slider) return true;
   const input = target.closest('input');
-  return !!input && !input.classList.contains('lucid-step');
+  if (!input || input.classList.contains('lucid-step')) return false;
+  return TEXT_INPUTS.test(input.type || 'text') || input.type === 'range';
 }
 
 export default function(component) {
@@ -288,13 +306,20 @@ export default function(component) {
   root.classList.toggle('lucid-beside', !!data.beside);
   root.style.setProperty('--lucid-top', data.top + 'px');
   if (p.animId !== data.anim_id) {
+    // Same program drawn another way (direction, options): stay at the step on screen.
+    const keep = !firstTime && p.programId === data.program_id ? p.step : data.step;
     setPlaying(ui, p, false);
     load(ui, p, data);
+    p.programId = data.program_id;
     fit(ui, p);
-    show(ui, p, data.step, { noFollow: firstTime && !data.follow_first });
+    // A fresh page keeps its editor in view, unless a link opens at a later step or a class is watching.
+    const follow = !(firstTime && !data.follow_first && !data.classroom);
+    show(ui, p, keep, { noFollow: !follow });
+    if (follow) settle(ui, p);
   } else {
     fit(ui, p);
     if (p.playing && before && before.seconds !== data.seconds) setPlaying(ui, p, true);
+    if (before && (before.classroom !== data.classroom || before.zoom !== data.zoom)) settle(ui, p);
   }
   const go = (k) => { setPlaying(ui, p, false); show(ui, p, k); };
   ui.buttons.first.onclick = () => go(0);
@@ -354,6 +379,8 @@ _CSS = """
 .lucid-player.lucid-beside .lucid-body { flex-direction: row; }
 .lucid-player .lucid-svg-host { width: 100%; overflow-x: auto; text-align: center; }
 .lucid-player.lucid-beside .lucid-svg-host { flex: 3 1 0; min-width: 0; }
+.lucid-player.lucid-beside.lucid-classroom .lucid-svg-host { flex: 2 1 0; }
+.lucid-player.lucid-beside.lucid-classroom .lucid-expl { flex: 1 1 0; }
 .lucid-player .lucid-svg-host > svg { display: inline-block; }
 .lucid-player .lucid-svg-host g.node:hover polygon, .lucid-player .lucid-svg-host g.node:hover path,
 .lucid-player .lucid-svg-host g.node:hover ellipse { stroke-width: 3; }
@@ -395,7 +422,7 @@ def animation_id(anim: Animation) -> str:
     return digest.hexdigest()
 
 
-def animation_player(anim: Animation, *, key: str, step: int, on_node: Callable[[str, int], None],
+def animation_player(anim: Animation, *, key: str, step: int, on_node: Callable[[str, int], None], program_id: str,
                      seconds: float, classroom: bool = False, zoom: str | float = "screen",
                      beside: bool = True, follow_first: bool = False, share_url: bool = True,
                      top: int = 60) -> None:
@@ -403,7 +430,8 @@ def animation_player(anim: Animation, *, key: str, step: int, on_node: Callable[
 
     ``seconds`` per step for Play; ``beside`` puts the explanation beside the graph (else below);
     ``follow_first`` scrolls to the current node on the first picture too (a link that opens at a later step);
-    ``top`` is the height of the page's top bar, under which the control bar sticks.
+    ``top`` is the height of the page's top bar, under which the control bar sticks;
+    ``program_id`` names the program: a new drawing of the same program keeps the step on screen.
     """
     def clicked() -> None:
         state = st.session_state.get(key)
@@ -413,6 +441,7 @@ def animation_player(anim: Animation, *, key: str, step: int, on_node: Callable[
             on_node(str(value["node"]), int(raw_step) if isinstance(raw_step, int | float) else step)
 
     data: dict[str, Any] = {"anim": anim.to_json(), "anim_id": animation_id(anim), "step": int(step),
+                            "program_id": program_id,
                             "seconds": float(seconds), "classroom": classroom, "zoom": zoom, "beside": beside,
                             "follow_first": follow_first, "share_url": share_url, "top": top,
                             "keys_help": KEYS_HELP, **sizing(classroom)}

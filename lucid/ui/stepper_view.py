@@ -9,6 +9,8 @@ node inspector and the exports use it.
 """
 from __future__ import annotations
 
+import hashlib
+
 import streamlit as st
 
 from lucid import viz
@@ -61,8 +63,9 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
             except (viz.GraphvizNotInstalled, viz.RenderError) as err:
                 st.warning(f"**Could not draw the graph.** {err}", icon=":material/warning:")
                 return
-            animation_player(anim, key=f"{key}_player", step=step, on_node=on_node, seconds=seconds,
-                             classroom=classroom, zoom=zoom, beside=analysis.trace is not None,
+            program_id = hashlib.blake2b(f"{analysis.seed}\n{analysis.source}".encode(), digest_size=8).hexdigest()
+            animation_player(anim, key=f"{key}_player", step=step, on_node=on_node, program_id=program_id,
+                             seconds=seconds, classroom=classroom, zoom=zoom, beside=analysis.trace is not None,
                              follow_first=step > 0, share_url=share_url, top=TOP_BAR)
         else:
             try:
