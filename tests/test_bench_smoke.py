@@ -33,3 +33,21 @@ def test_bench_backward_chain_builds_a_chain_with_the_right_gradient():
     assert x.grad == np.prod(np.cos(values[:-1]))
     build, backward = bench_backward_chain.time_chain(20, repeats=1)
     assert build > 0 and backward > 0
+
+
+def test_bench_load_two_students_get_the_graph_and_the_table_reports_them():
+    import shutil
+
+    import pytest
+
+    from bench import bench_load
+
+    if shutil.which("dot") is None:
+        pytest.skip("needs Graphviz's dot")
+    row = bench_load.run_n(2, timeout=120)
+    assert [s.error for s in row.students] == [None, None]
+    assert all(s.time_to_graph is not None and s.time_to_graph > 0 for s in row.students)
+    assert all(s.time_to_run is not None for s in row.students)  # the typed program drew its graph too
+    assert row.cpu_seconds > 0 and row.rss_mb > 50
+    text = bench_load.table([row])
+    assert "graph p95" in text and "\n   2 " in text

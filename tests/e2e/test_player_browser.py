@@ -190,8 +190,8 @@ def test_a_link_opens_at_its_step_and_the_node_inspector_gets_the_step_of_the_cl
     inspector.get_by_text(f"t{k} · ").first.wait_for(timeout=SLOW)
     wait_until_idle(tab)
     assert shown_step(tab) == 4  # the rerun for the inspector leaves the player where it was
-    got = analyze(gallery.by_slug("scalar").source).trace.grads_at(4)[id(a.order[k])]
-    assert f"{float(got):.6g}" in inspector.inner_text()
+    got = a.trace.grads_at(4)[id(a.order[k])]
+    assert f"{float(got):.6g}" in inspector.inner_text()  # its gradient as it stands at step 4
     tab.reload()
     tab.wait_for_selector(NODES, timeout=SLOW)
     wait_until_idle(tab)
