@@ -188,7 +188,16 @@ class Session:
                            json_trigger_value=json.dumps(events))
 
 
-async def student(port: int, index: int, *, link: bool, distinct: bool, timeout: float) -> Student:
+async def _together(barrier: asyncio.Barrier | None, timeout: float) -> None:
+    if barrier is not None:
+        with contextlib.suppress(asyncio.BrokenBarrierError, TimeoutError):
+            await asyncio.wait_for(barrier.wait(), timeout)
+
+
+async def student(port: int, index: int, *, link: bool, distinct: bool, timeout: float,
+                  barrier: asyncio.Barrier | None = None) -> Student:
+    """One student's lesson. With ``barrier`` the class moves together (the teacher says "now run this"),
+    so each phase's times are measured with everyone doing the same thing at once."""
     import websockets
 
     result = Student()
@@ -202,31 +211,42 @@ async def student(port: int, index: int, *, link: bool, distinct: bool, timeout:
             result.time_to_graph = await s.until_finished(timeout)  # from the request to the graph's arrival
             if s.editor_id is None:
                 raise RuntimeError("no editor on the page")
+            await _together(barrier, timeout)
             program = EXERCISE + (f"out2 = out + {index}\n" if distinct else "")
             await s.rerun(s.text(s.editor_id, program))
             result.time_to_run = await s.until_finished(timeout)
             # Stepping through the pass runs in the browser: nothing is sent.
             result.sent_while_stepping = 0
+            await _together(barrier, timeout)
             t0 = time.perf_counter()
             await s.rerun(s.click("t0", 2))
             await s.until_finished(timeout)
             result.time_to_inspect = time.perf_counter() - t0
     except Exception as err:  # noqa: BLE001 - one student's failure is reported in the table
         result.error = f"{type(err).__name__}: {err}"[:200]
+        if barrier is not None:
+            await barrier.abort()
     return result
 
 
-async def _crowd(port: int, n: int, *, link: bool, distinct: bool, timeout: float) -> list[Student]:
-    return await asyncio.gather(*(student(port, i, link=link, distinct=distinct, timeout=timeout)
+async def _crowd(port: int, n: int, *, link: bool, distinct: bool, timeout: float,
+                 together: bool) -> list[Student]:
+    barrier = asyncio.Barrier(n) if together else None
+    return await asyncio.gather(*(student(port, i, link=link, distinct=distinct, timeout=timeout, barrier=barrier)
                                   for i in range(n)))
 
 
-def run_n(n: int, *, link: bool = True, distinct: bool = False, timeout: float = 120.0) -> Row:
-    """Start a cold server, let ``n`` students in at once, measure, stop the server."""
+def run_n(n: int, *, link: bool = True, distinct: bool = False, timeout: float = 120.0,
+          together: bool = True) -> Row:
+    """Start a cold server, let ``n`` students in at once, measure, stop the server.
+
+    ``together``: every phase (open, run, click) starts for the whole class at once; otherwise each
+    student goes on at their own pace, so late openers compete with early runners."""
     with server() as (port, pid):
         cpu0 = _proc_cpu_seconds(pid)
         t0 = time.perf_counter()
-        students = asyncio.run(asyncio.wait_for(_crowd(port, n, link=link, distinct=distinct, timeout=timeout),
+        students = asyncio.run(asyncio.wait_for(_crowd(port, n, link=link, distinct=distinct, timeout=timeout,
+                                                       together=together),
                                                 timeout=timeout * 4))
         wall = time.perf_counter() - t0
         cpu = _proc_cpu_seconds(pid) - cpu0
@@ -265,13 +285,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-link", action="store_true", help="open the plain Playground instead of the teacher's link")
     ap.add_argument("--distinct", action="store_true", help="every student runs a different program")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds allowed per action")
+    ap.add_argument("--own-pace", action="store_true",
+                    help="students go on without waiting for the class (phases overlap)")
     a = ap.parse_args(argv)
     counts = a.n or [1, 10, 30, 60]
     rows = []
     for n in counts:
-        rows.append(run_n(n, link=not a.no_link, distinct=a.distinct, timeout=a.timeout))
+        rows.append(run_n(n, link=not a.no_link, distinct=a.distinct, timeout=a.timeout, together=not a.own_pace))
         print(f"N={n}: {rows[-1].wall:.1f} s wall", file=sys.stderr)
-    print(f"{os.cpu_count()} CPUs · link={'yes' if not a.no_link else 'no'} · distinct={a.distinct}")
+    print(f"{os.cpu_count()} CPUs · link={'yes' if not a.no_link else 'no'} · distinct={a.distinct} · "
+          f"{'own pace' if a.own_pace else 'the class moves together'}")
     print(table(rows))
     return 0
 
