@@ -94,3 +94,37 @@ def test_analysis_bytes_counts_the_arrays_a_trace_keeps():
     large = an.analyze("x = randn(100000)\nout = sum(x * x)")
     assert an.analysis_bytes(large) > 100000 * 8 * 3
     assert an.analysis_bytes(small) < 100000
+
+
+def test_at_most_max_concurrent_different_programs_compute_at_once():
+    cache: SharedCache[int] = SharedCache(max_entries=16, max_concurrent=2)
+    running, peak = [0], [0]
+    lock = threading.Lock()
+
+    def compute(k: int) -> int:
+        with lock:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        time.sleep(0.05)
+        with lock:
+            running[0] -= 1
+        return k
+
+    threads = [threading.Thread(target=cache.get, args=(k, lambda k=k: compute(k))) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert peak[0] == 2 and cache.computations == 8
+
+
+def test_the_caption_names_the_colours_the_drawing_uses():
+    from lucid.ui.analysis import analyze
+    from lucid.ui.stepper_view import caption_text, colour_word
+    from lucid.viz.style import EDGE_STYLE, PROGRESS_STYLE, VERMILLION
+
+    assert PROGRESS_STYLE["current"]["color"] == EDGE_STYLE["flowing"]["color"] == VERMILLION
+    text = caption_text(analyze("x = 3.0\ny = x * x"))
+    assert "thick orange-red border" in text and "thick orange-red arrow" in text
+    assert "red arrow" not in text.replace("orange-red arrow", "")
+    assert colour_word("#0072b2") == "blue" and colour_word("#123456") == "#123456"

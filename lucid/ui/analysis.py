@@ -22,6 +22,7 @@ from lucid._tensor.tensor import Tensor
 from lucid.autograd import Trace, backward_trace
 from lucid.expr import Program, run
 from lucid.ui.memo import SharedCache
+from lucid.ui.memory import return_large_blocks_to_os
 from lucid.viz.animation import Animation, build_animation
 
 
@@ -94,6 +95,7 @@ def analysis_bytes(analysis: Analysis) -> int:
 
 
 MB = 1 << 20
+return_large_blocks_to_os()  # the caches below hold and drop arrays of many MB
 ANALYSES: SharedCache[Analysis] = SharedCache(max_entries=48, max_bytes=320 * MB, ttl_seconds=3600,
                                               sizeof=analysis_bytes, max_concurrent=2)
 """Programs with their traces, shared by all sessions. 320 MB holds one near-limit program with room to spare,
