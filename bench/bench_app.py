@@ -1,8 +1,9 @@
 """How long does the Playground take on the server? Prints numbers, asserts nothing.
 
-Two cases from the app issue:
-- a step rerun (Next) on a ~50-node graph: must not recompute graph or trace;
-- the first render of a ~300-node graph: parse, evaluate, trace, DOT, inputs table.
+- the pure stages for a ~50- and a ~300-node graph: parse, evaluate, trace, one DOT, its SVG, inputs table;
+- the whole animation built once (two ``dot`` runs) against one ``dot`` run per step, and its payload size;
+- the first render of a ~300-node graph, cold and for a second session (shared cache);
+- a page rerun (what a node click costs); stepping itself costs the server nothing.
 
 Measured with Streamlit's AppTest (the real page script, no browser) and
 time.perf_counter, plus the pure stages on their own for comparison.
@@ -21,10 +22,12 @@ sys.path.insert(0, str(ROOT))
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from lucid import viz  # noqa: E402
+from lucid.ui import analysis as shared  # noqa: E402
 from lucid.ui import share  # noqa: E402
 from lucid.ui.analysis import analyze  # noqa: E402
 from lucid.ui.inputs_table import input_rows  # noqa: E402
 from lucid.ui.options import DrawOptions  # noqa: E402
+from lucid.viz.animation import build_animation  # noqa: E402
 
 PAGE = str(ROOT / "pages" / "playground.py")
 
@@ -73,34 +76,48 @@ def main() -> None:
               f" | one frame DOT {1000 * (t2 - t1):6.1f} ms"
               f" | its SVG (dot) {1000 * (t3 - t2):6.1f} ms | inputs table (finite diff.) {1000 * (t4 - t3):6.1f} ms")
 
-    # --- first render of the large graph (fresh session each time) --------------------
-    firsts = []
-    for _ in range(3):
+    # --- the whole animation, built once, against one dot run per step (the old way) ---------
+    for label, src in (("~50", small), ("~300", large)):
+        a = analyze(src)
+        t0 = time.perf_counter()
+        anim = build_animation(a.program.output, a.trace, **DrawOptions().as_kwargs())
+        t1 = time.perf_counter()
+        per_step = []
+        for k in range(min(a.n_steps, 8)):
+            f0 = time.perf_counter()
+            viz.to_svg(viz.to_dot(a.program.output, a.trace, k, **DrawOptions().as_kwargs()))
+            per_step.append(time.perf_counter() - f0)
+        old = statistics.mean(per_step) * a.n_steps
+        print(f"{label:>5} nodes, {a.n_steps} steps: animation built once {1000 * (t1 - t0):7.1f} ms, "
+              f"payload {anim.payload_bytes() / 1024:7.1f} kB | one dot per step would be {1000 * old:8.1f} ms "
+              f"(ratio {old / (t1 - t0):4.1f}x)")
+
+    # --- first render of the large graph: cold (nothing cached), then another session -----
+    for name in ("cold", "second session"):
+        if name == "cold":
+            shared.ANALYSES.clear()
+            shared.ANIMATIONS.clear()
+            shared.INPUT_ROWS.clear()
         at = AppTest.from_file(PAGE, default_timeout=120)
         at.query_params.update(share.encode(large))
         t0 = time.perf_counter()
         at.run()
-        firsts.append(time.perf_counter() - t0)
+        took = time.perf_counter() - t0
         assert not at.exception, at.exception
-    print(f"first render, ~300-node graph (whole page script): {best(firsts)}")
+        print(f"first render of the ~300-node graph, {name:>14}: {1000 * took:7.1f} ms (whole page script)")
 
-    # --- step reruns on the small graph -------------------------------------------------
+    # --- a rerun (a node click) on the small graph ----------------------------------------
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.query_params.update(share.encode(small))
     at.run()
-    steps_new, steps_seen = [], []
-    for _ in range(12):
+    reruns = []
+    for k in range(12):
+        at.session_state["pg_step"] = k
         t0 = time.perf_counter()
-        at.button(key="pg_next").click().run()
-        steps_new.append(time.perf_counter() - t0)
-    at.button(key="pg_first").click().run()
-    for _ in range(12):
-        t0 = time.perf_counter()
-        at.button(key="pg_next").click().run()
-        steps_seen.append(time.perf_counter() - t0)
-    print(f"step rerun, ~50-node graph, frame not seen before: {best(steps_new)}")
-    print(f"step rerun, ~50-node graph, frame seen before:     {best(steps_seen)}")
-    print("(AppTest reruns the whole page script on a click; in the browser only the stepper fragment reruns.)")
+        at.run()
+        reruns.append(time.perf_counter() - t0)
+    print(f"rerun of the page (e.g. a node click), ~50-node graph: {best(reruns)}")
+    print("(Next, Prev, the slider, keys and Play run in the browser: no rerun at all.)")
 
 
 if __name__ == "__main__":

@@ -143,7 +143,8 @@ def build_animation(root: Tensor | None, trace: Trace | None = None, **options: 
         graph = to_dot(root, None, None, **options)
         return Animation(svg=_clean_svg(to_svg(graph)))
     n = len(trace.steps)
-    frames = [to_dot(root, trace, k, **options) for k in range(n)]
+    node_cache: dict = {}  # a node's DOT statements, reused by every frame where its state is the same
+    frames = [to_dot(root, trace, k, node_cache=node_cache, **options) for k in range(n)]
     statements = [_statements(f) for f in frames]
     base = frames[0]
     svg_root = ET.fromstring(to_svg(base))

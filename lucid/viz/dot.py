@@ -53,13 +53,15 @@ BACK_ARROW = {"LR": "◀", "RL": "▶", "TB": "▲", "BT": "▼"}
 def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = None, *, direction: str = "LR",
            show_values: bool = True, show_grads: bool = True, show_shapes: bool = True,
            show_constants: bool = True, large: bool | str = "auto", max_nodes: int = 400,
-           legend: bool = False) -> graphviz.Digraph:
+           legend: bool = False, node_cache: dict | None = None) -> graphviz.Digraph:
     """The graph of ``root`` (and, with ``trace``, its state after ``step`` gradients have flowed).
 
     ``step=None`` with a trace shows the end of the pass. ``large="auto"``
     switches large-graph mode on for big graphs (chains of one-input ops
     collapsed, clusters by name prefix, one-line labels). More than ``max_nodes``
     drawn nodes raises ``GraphTooLarge``. ``legend=True`` draws the legend beside the graph.
+    ``node_cache``: a dict shared by the frames of ONE trace drawn with the same options; a node whose
+    state did not change since a frame already drawn reuses its DOT statements (``lucid.viz.animation``).
     """
     if root is None:
         if trace is None:
@@ -80,7 +82,7 @@ def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = N
     clusters = [graphviz.Digraph(name=f"cluster_{i}", graph_attr={
         "label": f"<{html_text(shorten(prefix, 24))}>", "style": "rounded,dashed", "color": "#9A9A9A",
         "fontcolor": "#555555", "id": f"cluster{i}", "class": "prefix"}) for i, prefix in enumerate(model.clusters)]
-    _add_nodes(g, clusters, model, state, options, trace)
+    _add_nodes(g, clusters, model, state, options, trace, node_cache)
     for c in clusters:
         g.subgraph(c)
     _add_edges(g, model, state, trace, direction)
@@ -98,7 +100,7 @@ def draw(tensor: Tensor, **options: Any) -> graphviz.Digraph:
 
 
 def _add_nodes(g: graphviz.Digraph, clusters: list[graphviz.Digraph], model: GraphModel, state: FrameState,
-               options: LabelOptions, trace: Trace | None) -> None:
+               options: LabelOptions, trace: Trace | None, cache: dict | None = None) -> None:
     all_grads = grads_over_trace(model, trace) if trace is not None else {}
     current = next((k for k, p in state.progress.items() if p == "current"), None)
     current_chain = model.hidden_in.get(current) if current is not None else None
@@ -106,6 +108,12 @@ def _add_nodes(g: graphviz.Digraph, clusters: list[graphviz.Digraph], model: Gra
     for node in model.tensors:
         k, t = node.index, node.tensor
         target = g if node.cluster is None else clusters[node.cluster]
+        key = (k, state.op_state.get(k), current_chain == k, id(state.grads.get(k)), state.grad_status.get(k),
+               state.progress.get(k), state.source == k)
+        if cache is not None and key in cache:
+            target.body.extend(cache[key])
+            continue
+        first_line = len(target.body)
         op = ops.get(k)
         if op is not None:
             op_state = state.op_state.get(k)
@@ -145,6 +153,8 @@ def _add_nodes(g: graphviz.Digraph, clusters: list[graphviz.Digraph], model: Gra
             f"{node.label}: shape {shape_text(t.shape)}"
         target.node(node.id, label=label, id=node.id, _attributes={"class": " ".join(classes)},
                     tooltip=attribute_text(shorten(tip, 200)), **attrs)
+        if cache is not None:
+            cache[key] = target.body[first_line:]
 
 
 def contribution_note(step: TraceStep, direction: str = "LR") -> str:
