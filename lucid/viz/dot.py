@@ -60,8 +60,8 @@ def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = N
     switches large-graph mode on for big graphs (chains of one-input ops
     collapsed, clusters by name prefix, one-line labels). More than ``max_nodes``
     drawn nodes raises ``GraphTooLarge``. ``legend=True`` draws the legend beside the graph.
-    ``node_cache``: a dict shared by the frames of ONE trace drawn with the same options; a node whose
-    state did not change since a frame already drawn reuses its DOT statements (``lucid.viz.animation``).
+    ``node_cache``: a dict shared by the frames of ONE trace drawn with the same options; a node or edge
+    whose state did not change since a frame already drawn reuses its DOT statements (``lucid.viz.animation``).
     """
     if root is None:
         if trace is None:
@@ -85,7 +85,7 @@ def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = N
     _add_nodes(g, clusters, model, state, options, trace, node_cache)
     for c in clusters:
         g.subgraph(c)
-    _add_edges(g, model, state, trace, direction)
+    _add_edges(g, model, state, trace, direction, node_cache)
     if legend:
         box = graphviz.Digraph(name="cluster_legend", graph_attr={
             "label": "Legend", "style": "rounded", "color": "#BBBBBB", "id": "legend", "class": "legend"})
@@ -173,10 +173,14 @@ def contribution_note(step: TraceStep, direction: str = "LR") -> str:
 
 
 def _add_edges(g: graphviz.Digraph, model: GraphModel, state: FrameState, trace: Trace | None,
-               direction: str) -> None:
+               direction: str, cache: dict | None = None) -> None:
     steps = edge_steps(model, trace) if trace is not None else {}
     for edge in model.edges:
         edge_state = state.edge_state.get(edge.id, "static")
+        if cache is not None and ("edge", edge.id, edge_state) in cache:
+            g.body.extend(cache[("edge", edge.id, edge_state)])
+            continue
+        first_line = len(g.body)
         attrs: dict[str, str] = dict(EDGE_STYLE[edge_state])
         if edge.slot_name:
             attrs["headlabel"] = f'<<FONT POINT-SIZE="9" COLOR="#555555">{html_text(edge.slot_name)}</FONT>>'
@@ -185,3 +189,5 @@ def _add_edges(g: graphviz.Digraph, model: GraphModel, state: FrameState, trace:
             attrs["fontcolor"] = EDGE_STYLE["flowing"]["color"]
         classes = edge.kind if edge_state == "static" else f"{edge.kind} {edge_state}"
         g.edge(edge.tail, edge.head, id=edge.id, _attributes={"class": classes}, **attrs)
+        if cache is not None:
+            cache[("edge", edge.id, edge_state)] = g.body[first_line:]
