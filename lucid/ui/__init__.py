@@ -1,9 +1,10 @@
 """Streamlit pieces shared by the app's pages, and the plain logic behind them.
 
 Plain modules (no Streamlit import, tested directly): ``analysis``, ``stepper``,
-``share``, ``inputs_table``, ``inspector``, ``options``, ``memo``.
+``share``, ``inputs_table``, ``inspector``, ``options``, ``memo`` (per-session LRU and the
+process-wide ``SharedCache``), ``memory``.
 Streamlit components: ``editor`` (``program_editor(key)``), ``stepper_view``,
-``graph_view``, ``clickable_graph``, ``inspector_view``, ``inputs_view``, ``controls``,
-``classroom``, ``url_state``, ``entry`` (``ensure_navigation()``, the first call of
+``graph_view``, ``clickable_graph`` (the in-browser animation player), ``inspector_view``,
+``inputs_view``, ``controls``, ``classroom``, ``url_state``, ``entry`` (``ensure_navigation()``, the first call of
 every page). Importing this package imports neither.
 """

@@ -8,6 +8,9 @@ make it taller than the given share of the screen.
 A tall graph scrolls the page, so the stepper's buttons and the explanation of
 the current step stick under the top bar: a teacher clicking Next never has to
 hunt for the button, and the arithmetic stays beside the edge it describes.
+The player component (``clickable_graph``) does this for its own bar and
+explanation; the rules here cover the page without ``dot`` (Streamlit's slider
+and explanation box).
 """
 from __future__ import annotations
 

@@ -371,6 +371,9 @@ _CSS = """
 .lucid-player .lucid-btn:hover:not(:disabled) { border-color: #D55E00; color: #D55E00; }
 .lucid-player .lucid-btn:disabled { opacity: 0.45; cursor: default; }
 .lucid-player .lucid-btn.lucid-primary { background: #D55E00; border-color: #D55E00; color: #FFFFFF; }
+.lucid-player .lucid-btn.lucid-primary:hover:not(:disabled) {
+  background: #B34E00; border-color: #B34E00; color: #FFFFFF;
+}
 .lucid-player .lucid-icon { width: 0.9em; height: 0.9em; flex: 0 0 auto; }
 .lucid-player .lucid-step { flex: 1 1 12rem; min-width: 8rem; accent-color: #D55E00; }
 .lucid-player .lucid-step-label { white-space: nowrap; font-variant-numeric: tabular-nums; color: #555555; }

@@ -1,15 +1,16 @@
 """The backward stepper's rules, apart from any widget: where first/prev/next/last go, how Play ticks.
 
 Step 0 is the seed gradient at the output; the last step is ``n_steps - 1``.
-Pure functions over ints, so the buttons, the slider and autoplay all agree
-and are tested without Streamlit.
+Pure functions over ints, tested without Streamlit. The browser player
+(``clickable_graph``) follows the same rules in JavaScript: moves clamp at both
+ends, Play from the last step rewinds to the seed, and playing stops at the end.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 SPEEDS: dict[str, float] = {"slow": 2.0, "normal": 1.0, "fast": 0.5, "very fast": 0.25}
-"""Autoplay speed label -> seconds per step (the fragment's ``run_every``)."""
+"""Autoplay speed label -> seconds per step (the browser player's interval)."""
 
 DEFAULT_SPEED = "normal"
 

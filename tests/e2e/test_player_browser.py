@@ -148,16 +148,22 @@ def _node_checks(tab) -> dict:
             if (size >= 11) smallest = Math.min(smallest, size * scale);
         });
         const host = root.querySelector('.lucid-svg-host').getBoundingClientRect();
+        const expl = root.querySelector('.lucid-expl-body').firstElementChild || root.querySelector('.lucid-expl-body');
+        const line = expl.getBoundingClientRect();
         return {top: cur.top, bottom: cur.bottom, left: cur.left, right: cur.right, bar: bar.bottom,
+                expl_top: line.top, expl_first_line: line.top + Math.min(line.height, 40),
                 width: innerWidth, height: innerHeight, host_left: host.left, host_right: host.right,
                 smallest_text_px: smallest};
     }""", PLAYER)
 
 
-@pytest.mark.parametrize("slug", ["mlp", "scalar"])
-def test_classroom_at_1280x720_keeps_every_current_node_in_view_with_large_text(tab, app_url, slug):
+@pytest.mark.parametrize(("slug", "classroom"), [("mlp", True), ("scalar", True), ("mlp", False)],
+                         ids=["mlp-classroom", "scalar-classroom", "mlp-normal"])
+def test_at_1280x720_every_current_node_stays_in_view(tab, app_url, slug, classroom):
+    """Classroom mode from the first step on; normal mode from the first step taken (a fresh page shows
+    its editor first). Node text (names, values, gradients) is at least 18 px high in Classroom mode."""
     tab.set_viewport_size({"width": 1280, "height": 720})
-    open_link(tab, app_url, slug, classroom=True)
+    open_link(tab, app_url, slug, classroom=classroom)
     n = analyze(gallery.by_slug(slug).source).n_steps
     focus_page(tab)
     tab.wait_for_timeout(1000)  # the page settles after the mode change (the editor folds away)
@@ -165,8 +171,13 @@ def test_classroom_at_1280x720_keeps_every_current_node_in_view_with_large_text(
         if step:
             tab.keyboard.press("ArrowRight")
         assert shown_step(tab) == step
+        if step == 0 and not classroom:
+            continue
         box = _node_checks(tab)
-        assert box["smallest_text_px"] >= 18 - 0.01, box
+        if classroom:
+            assert box["smallest_text_px"] >= 18 - 0.01, box
+        # the explanation's first (arithmetic) line is on screen too, below the bar
+        assert box["bar"] - 0.5 <= box["expl_top"] and box["expl_first_line"] <= box["height"], (step, box)
         assert box["top"] >= box["bar"] - 0.5, (step, box)  # not under the sticky control bar
         assert box["bottom"] <= box["height"] + 0.5, (step, box)  # not below the fold
         assert box["left"] >= max(0, box["host_left"]) - 0.5, (step, box)
