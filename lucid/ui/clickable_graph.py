@@ -175,7 +175,7 @@ function load(ui, p, data) {
   p.n = anim.changes.length;
   ui.host.innerHTML = anim.svg;
   const svg = ui.host.querySelector('svg');
-  if (svg) { svg.removeAttribute('width_'); svg.style.display = 'inline-block'; }
+  if (svg) svg.style.display = 'inline-block';
   p.els = {};
   p.base = {};
   ui.host.querySelectorAll('g.node, g.edge').forEach((g) => { p.els[g.id] = g; });
