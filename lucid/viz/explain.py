@@ -162,9 +162,9 @@ def _explain_seed(trace: Trace, s: TraceStep) -> StepExplanation:
     doc.para("The backward pass starts at the output ", N(r), f" (shape {shape_text(shape)}). ",
              "Its gradient with respect to itself is ", C(f"grad {r} = 1" if ones else f"grad {r}"),
              "." if ones else ": the seed gradient given to backward().")
-    doc.para(C(f"grad {r}"), " is how much the output changes per unit change of ", U(r),
-             f" itself. Below, grad x always means the total derivative of {visible(r)} with respect to x "
-             "(all paths added up), and ∂c/∂x the local derivative of the one op that made c.")
+    doc.para("Notation: “grad” of a tensor is the total derivative of ", U(r), " with respect to it (every "
+             "path added up: what backward() leaves in .grad); “∂” is the local derivative of one op with "
+             "respect to one of its inputs.")
     if ones and shape:
         doc.para(f"The output is not a scalar, so the seed is 1 for every element (ones of shape "
                  f"{shape_text(shape)}): this differentiates the sum of its elements.")
@@ -269,7 +269,7 @@ def _explain_edge(trace: Trace, s: TraceStep) -> StepExplanation:
         doc.para(N(p), f" is used {uses} times by this op; this step is its use as the "
                  f"{_ORDINAL.get(s.slot, f'{s.slot + 1}th')} operand. Each use adds its own part to ",
                  C(grad_p), ".")
-    doc.para("Chain rule: ", C(equation), "  (", C(grad_p), f": total derivative of {visible(r)} with respect to ",
+    doc.para("Chain rule: ", C(equation), "  (", C(grad_p), ": total derivative of ", U(r), " with respect to ",
              U(p), "; " if local is not None else ")",
              *((C(local_sym), ": local derivative of this one op)") if local is not None else ()))
 
