@@ -29,7 +29,7 @@ from lucid.viz.document import B, C, Doc, N, U, md_escape
 from lucid.viz.formulas import forward_rule, local_rule
 from lucid.viz.naming import display_names, expression_of
 from lucid.viz.numbers import array_lines, format_number, shape_text
-from lucid.viz.opinfo import op_label, spec_of
+from lucid.viz.opinfo import COMMUTATIVE, op_label, slot_word, spec_of
 from lucid.viz.state import validate_step
 from lucid.viz.text import visible
 
@@ -165,6 +165,10 @@ def _explain_seed(trace: Trace, s: TraceStep) -> StepExplanation:
     doc.para("Notation: “grad” of a tensor is the total derivative of ", U(r), " with respect to it (every "
              "path added up: what backward() leaves in .grad); “∂” is the local derivative of one op with "
              "respect to one of its inputs.")
+    rebound = _rebound(trace)
+    if rebound:
+        doc.para("Names assigned more than once get a subscript per assignment, in program order: ",
+                 U(", ".join(rebound)), ".")
     if ones and shape:
         doc.para(f"The output is not a scalar, so the seed is 1 for every element (ones of shape "
                  f"{shape_text(shape)}): this differentiates the sum of its elements.")
@@ -181,6 +185,17 @@ def _explain_seed(trace: Trace, s: TraceStep) -> StepExplanation:
     return StepExplanation(0, len(trace.steps), step_title(trace, 0), md, txt, f"grad {r} = 1", r, None, None,
                            "", None, None, s.contribution_raw, s.contribution, s.accumulated, (), s.is_final,
                            step_title(trace, 0, markdown=True), htm, "".join(visible(p) for p in arith))
+
+
+def _rebound(trace: Trace) -> list[str]:
+    """``a₁, a₂`` for each name the program assigned more than once."""
+    name = _Names(trace)
+    groups: dict[str, list[str]] = {}
+    for t in trace.order:
+        if t.name and name(t) != t.name:
+            groups.setdefault(str(t.name), []).append(name(t))
+    return [" and ".join(shown) + f" (both {base})" if len(shown) == 2 else ", ".join(shown) + f" (all {base})"
+            for base, shown in groups.items()]
 
 
 def _who(name: _Names, t: Tensor) -> list[str]:
@@ -253,14 +268,15 @@ def _explain_edge(trace: Trace, s: TraceStep) -> StepExplanation:
     doc.arith(*lead, *tail)
 
     # 2. what happens, in words
+    ordered = len(prev) > 1 and kind not in COMMUTATIVE
     doc.para("The gradient flows from ", *_who(name, node), " back through ", C(op), " into its input ",
-             *_who(name, parent), ".")
+             *_who(name, parent), f" (its {slot_word(s.slot)} operand, as marked on the edge)." if ordered else ".")
     forward = forward_rule(node, name) or (f"{n} = {name.expression(node) or ''}" if name.expression(node) else "")
     if kind == "neg":
         doc.para("neg is unary minus: ", C(forward or f"{n} = −{p}"), ", one input whose sign it flips "
                  "(not subtraction, which has two inputs and is drawn as −).")
     elif kind == "sub":
-        doc.para("− is subtraction, two inputs: ", C(forward), f"; {visible(p)} is its "
+        doc.para("− is subtraction, two inputs: ", C(forward), ", ", U(p), " is its "
                  f"{'left' if s.slot == 0 else 'right'} operand (unary minus is a different op, drawn as neg).")
     elif forward:
         doc.para("Forward: ", C(forward))

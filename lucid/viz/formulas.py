@@ -83,7 +83,8 @@ class Substitution:
 
     def rewrite(self, text: str, *, numbers: bool = False) -> str:
         """``text`` in the program's names (``numbers=True``: scalars' values instead of names)."""
-        text = _FUNCTION_SPACE.sub(r"\1(\2)", _superscripts(text)).replace(") N)", ")·N)").replace("with a ", "with one ")
+        text = _FUNCTION_SPACE.sub(r"\1(\2)", _superscripts(text))
+        text = text.replace(") N)", ")·N)").replace("with a ", "with one ")
         names = self.names
 
         def value(generic: str) -> str | None:
