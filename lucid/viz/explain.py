@@ -211,10 +211,10 @@ def _matmul_factor(node: Tensor, slot: int, name: _Names) -> tuple[str, Tensor, 
     o = name(other)
     g = f"grad {name(node)}"
     if a.ndim == 1 and b.ndim == 1:
-        return (f"{g} · {o}", other, "scalar times vector")
+        return (f"{g} · {o}", other, "a number times a vector")
     if slot == 0:
-        return (f"{g} ⊗ {o}" if b.ndim == 1 else f"{g} @ {o}ᵀ"), other, "outer product" if b.ndim == 1 else ""
-    return (f"{o} ⊗ {g}" if a.ndim == 1 else f"{o}ᵀ @ {g}"), other, "outer product" if a.ndim == 1 else ""
+        return (f"{g} ⊗ {o}" if b.ndim == 1 else f"{g} @ {o}ᵀ"), other, "an outer product" if b.ndim == 1 else ""
+    return (f"{o} ⊗ {g}" if a.ndim == 1 else f"{o}ᵀ @ {g}"), other, "an outer product" if a.ndim == 1 else ""
 
 
 def _transposed_shape(t: Tensor) -> tuple[int, ...]:
@@ -333,7 +333,7 @@ def _explain_edge(trace: Trace, s: TraceStep) -> StepExplanation:
                  "forward pass:")
         doc.array(other.data)
         doc.para(C(op), " is not elementwise: the gradient of a matrix product is another matrix product"
-                 + (f" (here an {how})" if how else "") + ", ", C(sym),
+                 + (f" (in this case {how})" if how else "") + ", ", C(sym),
                  f" (shape {shape_text(product.shape)}):")
         doc.array(product)
     else:
