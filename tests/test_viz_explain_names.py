@@ -36,7 +36,8 @@ PROGRAMS = {
     "division-both-ways": "x = 1.5\ny = -0.8\nout = x / y + y / x\n",
     "powers-both-ways": "a = 1.7\nb = 0.6\nout = a ** b + b ** a\n",
     "names-as-intermediates": "x = 0.4\nout = 1.2\na = x * out\nb = a - out\ny = b / a\n",
-    "unary-ops": "a = 0.7\nb = -a\ny = exp(b) + sqrt(a) + sin(a) * cos(b) + tanh(b) + sigmoid(a) + softplus(b) + abs(b)\n",
+    "unary-ops": ("a = 0.7\nb = -a\n"
+                  "y = exp(b) + sqrt(a) + sin(a) * cos(b) + tanh(b) + sigmoid(a) + softplus(b) + abs(b)\n"),
     "relu-and-max": "x = -0.5\ny = 1.5\nout = relu(x) + relu(y) + maximum(x, y) * minimum(y, x)\n",
     "matmul-a-b": "a = [[1.0, -2.0], [0.5, 3.0]]\nb = [[0.2, 0.4, -1.0], [1.5, -0.3, 0.7]]\nout = sum(b.T @ a.T)\n",
     "matmul-out-named-y": "x = [0.5, -1.0]\ny = [[2.0, 1.0], [-1.0, 0.5]]\nout = sum((x @ y) * (y @ x))\n",
