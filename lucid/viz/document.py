@@ -72,6 +72,22 @@ def array_html(arr: np.ndarray) -> str:
     return f'<pre class="lgl-values">{html_escape(format_array(a))}</pre>'
 
 
+#: A default look for the HTML fragment (the page that shows it may use its own): the arithmetic line
+#: large, names bold-ish, heatmap cells in a monospace grid.
+EXPLANATION_CSS = """
+.lgl-explain { font: 15px/1.45 system-ui, sans-serif; color: #1a1a1a; }
+.lgl-arith { font: 600 1.35em/1.3 ui-monospace, Menlo, Consolas, monospace; padding: .35em .5em;
+             background: #fff6e5; border-left: 4px solid #D55E00; margin-bottom: .6em; white-space: pre-wrap; }
+.lgl-p { margin: .45em 0; }
+.lgl-name { font-weight: 600; }
+.lgl-formula { font-family: ui-monospace, Menlo, Consolas, monospace; background: #f2f2f2; padding: 0 .25em; }
+.lgl-array { margin: .3em 0 .6em 1.2em; }
+.lgl-heat { border-collapse: separate; border-spacing: 2px; font: 13px ui-monospace, Menlo, Consolas, monospace; }
+.lgl-heat td { padding: 1px 6px; text-align: right; }
+.lgl-values { margin: 0; font: 13px ui-monospace, Menlo, Consolas, monospace; }
+"""
+
+
 class Doc:
     """Paragraphs, one arithmetic line and arrays, rendered as Markdown, plain text and HTML."""
 

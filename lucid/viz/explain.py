@@ -304,7 +304,9 @@ def _explain_edge(trace: Trace, s: TraceStep) -> StepExplanation:
             doc.para(f"Local derivative (the rule of {spec.symbol if spec else op}): ", C(f"{lhs} = {rhs}"))
     mask = _MASKS.get(kind)
     if mask and local is not None:
-        doc.para("Here the local derivative is a mask: 1 ", U(mask.format(p=p)), ".")
+        pieces = mask.split("{p}")
+        parts = [x for i, piece in enumerate(pieces) for x in ((piece,) if i == 0 else (U(p), piece))]
+        doc.para("Here the local derivative is a mask: 1 ", *parts, ".")
 
     # 4. the numbers
     if node is trace.root:
