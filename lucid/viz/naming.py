@@ -15,6 +15,7 @@ import numpy as np
 
 from lucid._tensor.tensor import Tensor
 from lucid.viz.opinfo import spec_of
+from lucid.viz.text import shorten
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 #: Longest expression shown for an unnamed node before deeper parts are replaced by their ids.
@@ -34,8 +35,11 @@ def base_name(tensor: Tensor, index: int, root: Tensor) -> str:
     return "out" if tensor is root else f"t{index}"
 
 
-def display_names(order: list[Tensor], root: Tensor) -> list[str]:
-    """One distinct name per tensor of ``order``: shared names get subscripts ``₁``, ``₂`` … in order."""
+def display_names(order: list[Tensor], root: Tensor, limit: int | None = None) -> list[str]:
+    """One distinct name per tensor of ``order``: shared names get subscripts ``₁``, ``₂`` … in order.
+
+    ``limit`` shortens each name (with an ellipsis) before its subscript, so the subscript stays.
+    """
     names = [base_name(t, k, root) for k, t in enumerate(order)]
     count: dict[str, int] = {}
     for n in names:
@@ -43,11 +47,12 @@ def display_names(order: list[Tensor], root: Tensor) -> list[str]:
     seen: dict[str, int] = {}
     out = []
     for n in names:
+        short = shorten(n, limit) if limit else n
         if count[n] == 1:
-            out.append(n)
+            out.append(short)
             continue
         seen[n] = seen.get(n, 0) + 1
-        out.append(n + str(seen[n]).translate(_SUBSCRIPTS))
+        out.append(short + str(seen[n]).translate(_SUBSCRIPTS))
     return out
 
 

@@ -159,7 +159,7 @@ def build_model(root: Tensor, order: list[Tensor] | None = None, *, show_constan
     tensors: list[TensorNode] = []
     ops: list[OpNode] = []
     edges: list[Edge] = []
-    shown_names = display_names(order, root)  # a rebound name gets a subscript: a₁, a₂
+    shown_names = display_names(order, root, limit)  # a rebound name gets a subscript: a₁, a₂
     for k, t in enumerate(order):
         if not shown[k] or k in hidden_in:
             continue
@@ -173,7 +173,7 @@ def build_model(root: Tensor, order: list[Tensor] | None = None, *, show_constan
                 edges.append(Edge(f"e{first}_{slot}", f"t{p}", f"op{k}", "input", first, slot, p,
                                   slot_word(slot) if name_slots else None))
             edges.append(Edge(f"o{k}", f"op{k}", f"t{k}", "output", k))
-        tensors.append(TensorNode(k, t, kinds[k], shorten(shown_names[k], limit)))
+        tensors.append(TensorNode(k, t, kinds[k], shown_names[k]))
 
     model = GraphModel(root, order, index_of, tensors, ops, edges, large=is_large, hidden_in=hidden_in)
     if model.node_count > max_nodes:
