@@ -465,11 +465,19 @@ def check_arithmetic_line(trace: Trace, s: TraceStep, node: str, parent: str, ar
         assert f"Σ over axis {', '.join(map(str, s.summed_axes))} → " in arith
 
 
+def html_numbers(fragment: str) -> list[str]:
+    """The numbers an HTML explanation shows, in reading order (tags and attributes dropped)."""
+    blocks = re.sub(r"</(td|tr|p|div|figure|pre|table)>", " ", fragment)
+    return NUMBER.findall(html.unescape(re.sub(r"<[^>]+>", "", blocks)))
+
+
 def check_explanations(trace: Trace) -> None:
     last = len(trace.steps) - 1
     for s in trace.steps:
         e = explain(trace, s.index)
         assert e.title.startswith(f"Step {s.index} of {last}")
+        # the HTML (heatmap cells, summaries, the arithmetic line) shows exactly the numbers of the text
+        assert html_numbers(e.html) == NUMBER.findall(e.text)
         if s.node is None:
             if trace.root.shape or not np.all(s.contribution == 1):
                 find_in_order(e.text, [text_block(s.contribution)])
