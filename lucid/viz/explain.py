@@ -27,7 +27,7 @@ from lucid._tensor.tensor import Tensor
 from lucid.autograd import Trace, TraceStep
 from lucid.viz.document import B, C, Doc, N, U, md_escape
 from lucid.viz.formulas import forward_rule, local_rule
-from lucid.viz.naming import display_names, expression_of
+from lucid.viz.naming import constant_text, display_names, expression_of
 from lucid.viz.numbers import array_lines, format_number, shape_text
 from lucid.viz.opinfo import COMMUTATIVE, op_label, slot_word, spec_of
 from lucid.viz.state import validate_step
@@ -92,6 +92,16 @@ class _Names:
 
     def named(self, t: Tensor) -> bool:
         return bool(t.name) or t is self.root
+
+    def definition(self, t: Tensor) -> str:
+        """The op call that made ``t``, one level deep, in the program's syntax (``concatenate(A, t6, axis=0)``)."""
+        return expression_of(t, lambda q: (self(q), True), depth=1)
+
+    def in_formula(self, t: Tensor) -> str:
+        """A tensor inside a formula: an unnamed scalar constant is its value (``c^2``, not ``c^t4``)."""
+        if t._op is None and not self.named(t) and t.size == 1:
+            return constant_text(t)
+        return self(t)
 
     def expression(self, t: Tensor) -> str | None:
         """``b*b + 1`` for an unnamed result (None for named tensors and leaves)."""
@@ -229,7 +239,7 @@ def _explain_edge(trace: Trace, s: TraceStep) -> StepExplanation:
     kind = spec.name if spec is not None else ""
     op = op_label(node)
     prev = list(node._prev)
-    rule = local_rule(node, s.slot, name)
+    rule = local_rule(node, s.slot, name.in_formula)
     up, local, product = s.upstream, s.local, s.contribution_raw
     before, earlier_call = _previous_total(trace, s)
     grad_p, grad_n, local_sym = f"grad {p}", f"grad {n}", f"∂{n}/∂{p}"
@@ -271,7 +281,7 @@ def _explain_edge(trace: Trace, s: TraceStep) -> StepExplanation:
     ordered = len(prev) > 1 and kind not in COMMUTATIVE
     doc.para("The gradient flows from ", *_who(name, node), " back through ", C(op), " into its input ",
              *_who(name, parent), f" (its {slot_word(s.slot)} operand, as marked on the edge)." if ordered else ".")
-    forward = forward_rule(node, name) or (f"{n} = {name.expression(node) or ''}" if name.expression(node) else "")
+    forward = forward_rule(node, name.in_formula) or f"{n} = {name.definition(node)}"
     if kind == "neg":
         doc.para("neg is unary minus: ", C(forward or f"{n} = −{p}"), ", one input whose sign it flips "
                  "(not subtraction, which has two inputs and is drawn as −).")

@@ -61,6 +61,12 @@ def _number(value: np.ndarray) -> str:
     return f"{v:g}" if abs(v) >= 1e-4 or v == 0 else f"{v:.3g}"
 
 
+def constant_text(t: Tensor) -> str:
+    """An unnamed scalar constant as the program wrote it (``2``, ``0.5``), negatives in parentheses."""
+    text = _number(t.data)
+    return f"({text})" if text.startswith("-") else text
+
+
 def expression_of(tensor: Tensor, name_of: Callable[[Tensor], tuple[str, bool]], depth: int = 6) -> str:
     """``tensor`` written in the program's syntax from its op and inputs (``tanh(a*b + c**2)``).
 
