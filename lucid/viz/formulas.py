@@ -165,6 +165,8 @@ def local_rule(node: Tensor, slot: int, name: Callable[[Tensor], str]) -> tuple[
         sub_index = re.search(r"[ᵢⱼₖ]+$", lhs)
         new_lhs = f"∂{n}/∂{p}" + (sub_index.group(0) if sub_index else "")
     rhs = _concat_slot(rhs, slot_name)
+    if spec is not None and spec.name == "stack":
+        rhs = rhs.replace("[k]", f"[{slot}]")
     symbolic = sub.rewrite(rhs)
     last = _top_level_parts(_ASIDE.sub("", rhs))[-1]
     numeric = sub.rewrite(last, numbers=True)

@@ -119,4 +119,6 @@ def _expr(t: Tensor, name_of: Callable[[Tensor], tuple[str, bool]], depth: int,
                        if v is not None and v is not False and not isinstance(v, np.ndarray))
     fname = spec.name if spec is not None else kind
     inner = ", ".join(a for a, _ in args)
+    if kind in ("concatenate", "stack"):
+        inner = f"[{inner}]"
     return f"{fname}({inner}{', ' + params if params else ''})", _ATOM
