@@ -493,6 +493,7 @@ def check_explanations(trace: Trace) -> None:
         assert arith == e.arithmetic
         assert e.markdown.startswith("#### ") and e.html.startswith('<div class="lgl-explain"><div class="lgl-arith">')
         check_arithmetic_line(trace, s, e.node, e.parent, arith)
+        assert NUMBER.findall(e.markdown.split("\n\n")[0]) == NUMBER.findall(arith)
         text_parts = [text_block(s.upstream)]
         md_parts = [md_block(s.upstream)]
         assert_shows(format_array(s.upstream), s.upstream)
