@@ -14,7 +14,7 @@ def _stable_sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 class neg(operation):
-    name, symbol, group = "neg", "−", "arithmetic"
+    name, symbol, group = "neg", "neg", "arithmetic"
     formula, derivatives = "out = −a", ("∂out/∂a = −1",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 4),))])
 

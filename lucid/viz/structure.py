@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from lucid._tensor.tensor import Tensor
 from lucid.autograd import topological_order
 from lucid.viz.errors import GraphTooLarge
-from lucid.viz.opinfo import COMMUTATIVE, input_names, op_label, spec_of
+from lucid.viz.naming import display_names
+from lucid.viz.opinfo import COMMUTATIVE, op_label, slot_word, spec_of
 from lucid.viz.text import NAME_LIMIT, shorten
 
 #: ``large="auto"`` switches large-graph mode on above this many nodes (tensors + ops).
@@ -158,6 +159,7 @@ def build_model(root: Tensor, order: list[Tensor] | None = None, *, show_constan
     tensors: list[TensorNode] = []
     ops: list[OpNode] = []
     edges: list[Edge] = []
+    shown_names = display_names(order, root, limit)  # a rebound name gets a subscript: a₁, a₂
     for k, t in enumerate(order):
         if not shown[k] or k in hidden_in:
             continue
@@ -166,13 +168,12 @@ def build_model(root: Tensor, order: list[Tensor] | None = None, *, show_constan
             ops.append(OpNode(k, covers, _chain_text([order[c] for c in covers])))
             first = covers[0]
             spec = spec_of(order[first])
-            names = input_names(spec, len(order[first]._prev))
             name_slots = len(order[first]._prev) > 1 and (spec is None or spec.name not in COMMUTATIVE)
             for slot, p in inputs[first]:
                 edges.append(Edge(f"e{first}_{slot}", f"t{p}", f"op{k}", "input", first, slot, p,
-                                  names[slot] if name_slots else None))
+                                  slot_word(slot) if name_slots else None))
             edges.append(Edge(f"o{k}", f"op{k}", f"t{k}", "output", k))
-        tensors.append(TensorNode(k, t, kinds[k], node_label(t, k, is_root=t is root, limit=limit)))
+        tensors.append(TensorNode(k, t, kinds[k], shown_names[k]))
 
     model = GraphModel(root, order, index_of, tensors, ops, edges, large=is_large, hidden_in=hidden_in)
     if model.node_count > max_nodes:
