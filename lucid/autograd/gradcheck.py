@@ -3,9 +3,16 @@
 The output is reduced to a scalar ``L = Σ out · w`` with an upstream gradient
 ``w`` that is random by default: with all-ones upstream gradients the classic
 shape-matching bugs (reshape instead of sum, repeated reductions) stay hidden.
+
+Finite differences re-run the function twice per input number, which on a
+shared server can be the most expensive thing a page does. So the loop can be
+stopped from outside: ``should_stop`` is polled before every re-run (a page
+passes one that turns true when its session reruns or leaves) and ``deadline``
+(a ``time.monotonic()`` value) ends it with a message a person can read.
 """
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -13,6 +20,17 @@ import numpy as np
 
 from lucid._backend.grad_mode import no_grad
 from lucid._tensor.tensor import Tensor
+
+
+class GradcheckCancelled(Exception):
+    """``should_stop`` turned true: whoever asked for the check no longer wants it (nothing to show)."""
+
+
+class GradcheckTimeLimit(ValueError):
+    """The finite differences ran past their deadline; the message says how far they got."""
+
+
+StopCheck = Callable[[], bool]
 
 
 @dataclass(frozen=True)
@@ -53,14 +71,30 @@ def relative_error(analytic: np.ndarray, numerical: np.ndarray, floor: float = 1
     return np.abs(analytic - numerical) / scale
 
 
+def _poll(should_stop: StopCheck | None, deadline: float | None) -> None:
+    """Raise if the caller has gone away or the time is up."""
+    if should_stop is not None and should_stop():
+        raise GradcheckCancelled()
+    if deadline is not None and time.monotonic() > deadline:
+        raise GradcheckTimeLimit("The finite differences were stopped at their time limit: re-running this "
+                                 "program twice for every input number is too slow for a shared server. Try "
+                                 "fewer input numbers or fewer operations.")
+
+
 def numerical_grad(fn: Callable[..., Tensor], inputs: Sequence[Tensor], index: int,
-                   upstream: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    """∂(Σ fn(inputs) · upstream)/∂inputs[index] by central differences."""
+                   upstream: np.ndarray, eps: float = 1e-6, *, should_stop: StopCheck | None = None,
+                   deadline: float | None = None) -> np.ndarray:
+    """∂(Σ fn(inputs) · upstream)/∂inputs[index] by central differences.
+
+    Raises ``GradcheckCancelled`` as soon as ``should_stop()`` is true and
+    ``GradcheckTimeLimit`` past ``deadline`` (both polled before each pair of re-runs).
+    """
     target = inputs[index]
     flat = target.data.reshape(-1)  # a view: perturbing it perturbs the input
     grad = np.zeros(flat.size)
     with no_grad():
         for i in range(flat.size):
+            _poll(should_stop, deadline)
             old = flat[i]
             flat[i] = old + eps
             plus = float(np.sum(fn(*inputs).data * upstream))
@@ -72,12 +106,15 @@ def numerical_grad(fn: Callable[..., Tensor], inputs: Sequence[Tensor], index: i
 
 
 def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 1e-6, atol: float = 1e-5,
-              rtol: float = 1e-3, grad_output: np.ndarray | str | None = "random", seed: int = 0) -> GradcheckReport:
+              rtol: float = 1e-3, grad_output: np.ndarray | str | None = "random", seed: int = 0,
+              should_stop: StopCheck | None = None, time_limit: float | None = None) -> GradcheckReport:
     """Compare ``fn``'s backward with central differences for every input that requires grad.
 
     ``grad_output``: ``"random"`` (default, fixed by ``seed``), ``None`` for ones,
-    or an explicit array of the output's shape.
+    or an explicit array of the output's shape. ``should_stop`` and ``time_limit``
+    (seconds for the whole check) end a long check early, see ``numerical_grad``.
     """
+    deadline = None if time_limit is None else time.monotonic() + time_limit
     inputs = [t if t.data.flags.writeable and t.data.flags.c_contiguous
               else Tensor(np.ascontiguousarray(t.data), requires_grad=t.requires_grad, name=t.name)
               for t in inputs]
@@ -97,7 +134,7 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 
         if not t.requires_grad:
             continue
         analytic = np.zeros(t.shape) if t.grad is None else np.array(t.grad)
-        numerical = numerical_grad(fn, inputs, i, upstream, eps)
+        numerical = numerical_grad(fn, inputs, i, upstream, eps, should_stop=should_stop, deadline=deadline)
         abs_err = np.abs(analytic - numerical)
         rel = relative_error(analytic, numerical)
         reports.append(InputReport(i, t.name, analytic, numerical,

@@ -16,7 +16,7 @@ from lucid._tensor.tensor import Tensor
 from lucid.expr.compiler import Plan, compile_program
 from lucid.expr.errors import ExprError
 from lucid.expr.evaluate import execute, materialize
-from lucid.expr.limits import DEFAULT_LIMITS, Limits
+from lucid.expr.limits import DEFAULT_LIMITS, OP_OVERHEAD_ELEMENTS, Limits
 from lucid.expr.parser import parse
 from lucid.expr.tokens import check_text, tokenize
 
@@ -70,6 +70,15 @@ class Program:
         program with few inputs but large constants can still cost seconds of CPU.
         """
         return self._plan.total_elements + self._plan.matmul_work
+
+    @property
+    def rerun_cost(self) -> int:
+        """Cost of one re-run in element units, counting each op's fixed overhead as well as its elements.
+
+        ``work`` alone calls a chain of a thousand scalar ops cheap; in time it is the costliest thing
+        a small program can be. This is what finite-difference budgets multiply by the number of re-runs.
+        """
+        return self.work + OP_OVERHEAD_ELEMENTS * self._plan.graph_nodes
 
     def __repr__(self) -> str:
         names = ", ".join(self.variables) or "-"
