@@ -118,3 +118,25 @@ def test_gradcheck_polls_once_per_pair_of_re_runs():
     x = Tensor(np.array([0.3, -1.2, 2.0]), requires_grad=True)
     report = gradcheck(lambda t: (t * t).sum(), [x], should_stop=counter)
     assert report.ok and counter.calls == 3
+
+
+def test_an_input_within_eps_of_the_domain_edge_is_explained_not_raised():
+    with pytest.raises(ValueError, match=r"Nudging an input by ±1e-06 makes the program fail \(line 2: numeric "
+                                         r"problem in log\(\)"):
+        check_program(run("x = 1e-7\nlog(x)"))
+    (row,) = input_rows("x = 1e-7\nlog(x)")
+    assert row.numerical is None and "nudging an input by ±1e-06" in row.skipped
+    assert row.gradient == pytest.approx(1e7)
+
+
+def test_a_re_run_that_fails_leaves_the_input_as_it_was():
+    x = Tensor(np.array([1.0, 2.0]), requires_grad=True)
+
+    def fails_when_nudged_down(t):
+        if t.data[1] < 2.0:
+            raise ArithmeticError("outside the domain")
+        return (t * t).sum()
+
+    with pytest.raises(ArithmeticError):
+        gradcheck(fails_when_nudged_down, [x])
+    assert x.data.tolist() == [1.0, 2.0]

@@ -33,6 +33,8 @@ ODD_PROGRAMS = {
     "unknown name": "out = nope * 2",
     "deep nesting": "x = 1.0\n" + "(" * 200 + "x" + ")" * 200,
     "division by zero": "x = 1.0\nx / 0",
+    "input within eps of log's domain": "x = 1e-7\nlog(x)",
+    "input within eps of sqrt's domain": "x = 1e-8\ny = sqrt(x)\ny * 3",
     "no output line": "x = 1.0\ny = x * 2",
 }
 

@@ -96,11 +96,13 @@ def numerical_grad(fn: Callable[..., Tensor], inputs: Sequence[Tensor], index: i
         for i in range(flat.size):
             _poll(should_stop, deadline)
             old = flat[i]
-            flat[i] = old + eps
-            plus = float(np.sum(fn(*inputs).data * upstream))
-            flat[i] = old - eps
-            minus = float(np.sum(fn(*inputs).data * upstream))
-            flat[i] = old
+            try:
+                flat[i] = old + eps
+                plus = float(np.sum(fn(*inputs).data * upstream))
+                flat[i] = old - eps
+                minus = float(np.sum(fn(*inputs).data * upstream))
+            finally:  # a re-run that raises must not leave the caller's input nudged
+                flat[i] = old
             grad[i] = (plus - minus) / (2 * eps)
     return grad.reshape(target.shape)
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from lucid._tensor.tensor import Tensor
 from lucid.autograd.gradcheck import StopCheck, gradcheck, relative_error
-from lucid.expr import Program
+from lucid.expr import ExprError, Program
 
 MAX_ELEMENTS = 4000  # 2 forward passes per input number: keep a check well under a second or two
 MAX_WORK = 400_000_000
@@ -81,6 +81,13 @@ def input_names(program: Program) -> list[str]:
     return names
 
 
+def nudge_failure(err: ExprError, eps: float) -> str:
+    """Words for a re-run that failed because an input was nudged by ±eps (the program itself runs fine)."""
+    return (f"Nudging an input by ±{eps:.0e} makes the program fail (line {err.line}: {err.message}), so central "
+            "differences cannot be taken here: an input sits within eps of the edge of its function's domain. "
+            "Try a smaller eps or inputs further from the edge.")
+
+
 def check_cost(program: Program) -> int:
     """Work of a whole check in element units: two re-runs per input number (see ``MAX_WORK``)."""
     return 2 * sum(leaf.size for leaf in program.inputs) * program.rerun_cost
@@ -123,9 +130,13 @@ def check_program(program: Program, eps: float = 1e-6, seed: int = 0, *, should_
     copies = [Tensor(np.array(leaf.data, dtype=np.float64), requires_grad=True, name=leaf.name)
               for leaf in program.inputs]
     scalar_output = program.output.ndim == 0
-    with np.errstate(all="ignore"):
-        report = gradcheck(program.function(), copies, eps=eps, grad_output=None if scalar_output else "random",
-                           seed=seed, should_stop=should_stop, time_limit=time_limit)
+    try:
+        with np.errstate(all="ignore"):
+            report = gradcheck(program.function(), copies, eps=eps,
+                               grad_output=None if scalar_output else "random", seed=seed,
+                               should_stop=should_stop, time_limit=time_limit)
+    except ExprError as err:  # a nudged input left the function's domain (log of a negative number ...)
+        raise ValueError(nudge_failure(err, eps)) from None
     names = input_names(program)
     variables = [VariableCheck(names[r.index], r.analytic, r.numerical, relative_error(r.analytic, r.numerical),
                                r.ok) for r in report.inputs]

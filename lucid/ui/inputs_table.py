@@ -13,7 +13,7 @@ import numpy as np
 
 from lucid.autograd import gradcheck
 from lucid.autograd.gradcheck import GradcheckTimeLimit, StopCheck
-from lucid.expr import Program, run
+from lucid.expr import ExprError, Program, run
 
 FD_ELEMENT_LIMIT = 400
 """Above this many input elements in total, finite differences are skipped (2 evaluations each)."""
@@ -75,6 +75,9 @@ def input_rows(source: str, seed: int = 0, eps: float = 1e-6, *, should_stop: St
         except GradcheckTimeLimit:
             reason = (f"Finite differences were stopped after {time_limit:g} s: this program is too slow to "
                       "re-run twice for every input number on a shared server.")
+        except ExprError as err:  # a nudged input left the domain: log of a negative number, ...
+            reason = (f"Finite differences are skipped: nudging an input by ±{eps:.0e} makes the program fail "
+                      f"(line {err.line}: {err.message}).")
     if reason is not None:
         for t in inputs:
             t.grad = None
