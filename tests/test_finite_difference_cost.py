@@ -1,8 +1,10 @@
-"""Finite differences count what a re-run really costs, stop at a deadline, and stop when asked.
+"""Finite differences count what a re-run really costs, batch re-runs where exact, stop at a deadline or when asked.
 
 The program from the cost issue: 4,000 inputs summed, then 999 small ops. It passes every limit of the
 language, and counting elements called its check cheap; each of its 8,000 re-runs costs ~1,000 ops of
-Python overhead, over a minute of CPU in all. It must be refused up front, with a reason.
+Python overhead, over a minute of CPU in all. Its path is element-wise after a whole sum, so its re-runs
+now run in a few dozen batched passes; the same chain behind a matrix product cannot be batched and is
+refused up front, with a reason.
 """
 import numpy as np
 import pytest
@@ -22,9 +24,9 @@ def nested(depth: int) -> str:
     return text
 
 
-def long_chain_program(inputs: int = 4000) -> str:
+def long_chain_program(inputs: int = 4000, first: str = "s = x.sum()") -> str:
     """The issue's program: ``x = randn(4000)``, ``s = x.sum()``, 16 lines nested 60 deep, one 37 deep."""
-    lines = [f"x = randn({inputs})", "s = x.sum()"]
+    lines = [f"x = randn({inputs})", first]
     lines += [f"s = {nested(60)}" for _ in range(16)]
     lines.append(f"s = {nested(37)}")
     return "\n".join(lines)
@@ -57,25 +59,40 @@ def test_rerun_cost_counts_a_fixed_overhead_per_op():
     assert program.rerun_cost == program.work + OP_OVERHEAD_ELEMENTS * 999
 
 
-def test_gradient_check_refuses_the_long_chain_program_before_re_running_it():
-    program = run(long_chain_program())
+UNBATCHABLE = "s = x @ const(ones({n}))"  # the same number, but a matrix product mixes stacked re-runs
+
+
+def test_gradient_check_refuses_the_long_chain_it_cannot_batch_before_re_running_it():
+    program = run(long_chain_program(first=UNBATCHABLE.format(n=4000)))
+    assert program.batched_function(0) is None
     never = CallCounter(fail_after=0)
-    with pytest.raises(ValueError, match=r"999 operations and values\) twice for each of its 4,000 input numbers "
+    with pytest.raises(ValueError, match=r"1,000 operations and values\) twice for each of its 4,000 input numbers "
                                          r"would take too long"):
         check_program(program, should_stop=never)
     assert never.calls == 0
 
 
+def test_gradient_check_finishes_the_issue_program_in_batched_passes():
+    program = run(long_chain_program())
+    polls = CallCounter(fail_after=200)  # one poll per pass: 8,000 polls would mean one re-run at a time
+    result = check_program(program, should_stop=polls)
+    (x,) = result.variables
+    assert x.numerical.shape == (4000,) and result.ok
+    assert polls.calls == -(-8000 // program.batch_rows)
+    assert np.all(x.analytic == x.analytic[0])  # every x_i enters through the sum alike
+
+
 def test_the_inputs_table_skips_finite_differences_of_a_long_chain_and_says_why():
-    rows = input_rows(long_chain_program(inputs=300), should_stop=CallCounter(fail_after=0))
+    rows = input_rows(long_chain_program(inputs=300, first=UNBATCHABLE.format(n=300)),
+                      should_stop=CallCounter(fail_after=0))
     assert [r.numerical for r in rows] == [None]
-    assert "999 operations" in rows[0].skipped
+    assert "1,000 operations" in rows[0].skipped
     assert rows[0].gradient.shape == (300,)
     assert np.allclose(rows[0].gradient, rows[0].gradient[0])  # d out / d x_i is the same for every i
 
 
 def test_a_check_that_the_session_abandons_stops_at_the_next_re_run():
-    program = run("x = randn(50)\n(tanh(x) * x).sum()")
+    program = run("x = randn(50)\ntanh(x) @ x")  # one re-run at a time: a matrix product is on the path
     asked = []
 
     def stop_after_three() -> bool:
@@ -85,6 +102,14 @@ def test_a_check_that_the_session_abandons_stops_at_the_next_re_run():
     with pytest.raises(GradcheckCancelled):
         check_program(program, should_stop=stop_after_three)
     assert len(asked) == 4  # three pairs of re-runs, then it stopped
+
+
+def test_a_batched_check_that_the_session_abandons_stops_at_the_next_pass():
+    program = run(long_chain_program())
+    polls = []
+    with pytest.raises(GradcheckCancelled):
+        check_program(program, should_stop=lambda: polls.append(1) or len(polls) > 3)
+    assert len(polls) == 4
 
 
 def test_an_abandoned_eps_sweep_stops_too():

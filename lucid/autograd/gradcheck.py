@@ -31,6 +31,8 @@ class GradcheckTimeLimit(ValueError):
 
 
 StopCheck = Callable[[], bool]
+BatchedRunner = Callable[[np.ndarray], np.ndarray]
+"""Many re-runs in one call: the input's values stacked ``(B, *shape)`` in, the outputs ``(B, *out)`` out."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,29 @@ def _poll(should_stop: StopCheck | None, deadline: float | None) -> None:
                                  "fewer input numbers or fewer operations.")
 
 
+def batched_numerical_grad(run: BatchedRunner, target: Tensor, upstream: np.ndarray, eps: float = 1e-6, *,
+                           rows_per_pass: int = 256, should_stop: StopCheck | None = None,
+                           deadline: float | None = None) -> np.ndarray:
+    """Central differences for ``target`` with many re-runs per call of ``run``.
+
+    Row ``2j`` holds the input with element ``i_j`` set to ``x + eps``, row ``2j + 1`` to ``x - eps``,
+    every other element as it is: the same perturbed inputs, one by one, as ``numerical_grad`` makes.
+    """
+    base = np.asarray(target.data, dtype=np.float64).reshape(-1)
+    grad = np.zeros(base.size)
+    pairs = max(1, rows_per_pass // 2)
+    for start in range(0, base.size, pairs):
+        _poll(should_stop, deadline)
+        index = np.arange(start, min(base.size, start + pairs))
+        rows = np.repeat(base[None, :], 2 * index.size, axis=0)
+        rows[0::2][np.arange(index.size), index] = base[index] + eps
+        rows[1::2][np.arange(index.size), index] = base[index] - eps
+        out = np.asarray(run(rows.reshape((rows.shape[0],) + target.shape)))
+        totals = (out * upstream).reshape(rows.shape[0], -1).sum(axis=1)
+        grad[index] = (totals[0::2] - totals[1::2]) / (2 * eps)
+    return grad.reshape(target.shape)
+
+
 def numerical_grad(fn: Callable[..., Tensor], inputs: Sequence[Tensor], index: int,
                    upstream: np.ndarray, eps: float = 1e-6, *, should_stop: StopCheck | None = None,
                    deadline: float | None = None) -> np.ndarray:
@@ -109,12 +134,16 @@ def numerical_grad(fn: Callable[..., Tensor], inputs: Sequence[Tensor], index: i
 
 def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 1e-6, atol: float = 1e-5,
               rtol: float = 1e-3, grad_output: np.ndarray | str | None = "random", seed: int = 0,
-              should_stop: StopCheck | None = None, time_limit: float | None = None) -> GradcheckReport:
+              should_stop: StopCheck | None = None, time_limit: float | None = None,
+              batched: Callable[[int, Sequence[Tensor]], BatchedRunner | None] | None = None,
+              rows_per_pass: int = 256) -> GradcheckReport:
     """Compare ``fn``'s backward with central differences for every input that requires grad.
 
     ``grad_output``: ``"random"`` (default, fixed by ``seed``), ``None`` for ones,
     or an explicit array of the output's shape. ``should_stop`` and ``time_limit``
     (seconds for the whole check) end a long check early, see ``numerical_grad``.
+    ``batched(i, inputs)`` may offer a runner that does ``rows_per_pass`` re-runs for input ``i`` at once
+    (``Program.batched_function``); inputs it returns None for are re-run one at a time.
     """
     deadline = None if time_limit is None else time.monotonic() + time_limit
     inputs = [t if t.data.flags.writeable and t.data.flags.c_contiguous
@@ -136,7 +165,12 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 
         if not t.requires_grad:
             continue
         analytic = np.zeros(t.shape) if t.grad is None else np.array(t.grad)
-        numerical = numerical_grad(fn, inputs, i, upstream, eps, should_stop=should_stop, deadline=deadline)
+        runner = batched(i, inputs) if batched is not None else None
+        if runner is not None:
+            numerical = batched_numerical_grad(runner, t, upstream, eps, rows_per_pass=rows_per_pass,
+                                               should_stop=should_stop, deadline=deadline)
+        else:
+            numerical = numerical_grad(fn, inputs, i, upstream, eps, should_stop=should_stop, deadline=deadline)
         abs_err = np.abs(analytic - numerical)
         rel = relative_error(analytic, numerical)
         reports.append(InputReport(i, t.name, analytic, numerical,

@@ -89,8 +89,9 @@ def nudge_failure(err: ExprError, eps: float) -> str:
 
 
 def check_cost(program: Program) -> int:
-    """Work of a whole check in element units: two re-runs per input number (see ``MAX_WORK``)."""
-    return 2 * sum(leaf.size for leaf in program.inputs) * program.rerun_cost
+    """Work of a whole check in element units: two re-runs per input number, batched where the program
+    allows it (see ``MAX_WORK`` and ``Program.finite_difference_cost``)."""
+    return program.finite_difference_cost()
 
 
 def refusal(program: Program) -> str | None:
@@ -134,7 +135,8 @@ def check_program(program: Program, eps: float = 1e-6, seed: int = 0, *, should_
         with np.errstate(all="ignore"):
             report = gradcheck(program.function(), copies, eps=eps,
                                grad_output=None if scalar_output else "random", seed=seed,
-                               should_stop=should_stop, time_limit=time_limit)
+                               should_stop=should_stop, time_limit=time_limit,
+                               batched=program.batched_function, rows_per_pass=program.batch_rows)
     except ExprError as err:  # a nudged input left the function's domain (log of a negative number ...)
         raise ValueError(nudge_failure(err, eps)) from None
     names = input_names(program)

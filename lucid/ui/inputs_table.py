@@ -19,9 +19,10 @@ FD_ELEMENT_LIMIT = 400
 """Above this many input elements in total, finite differences are skipped (2 evaluations each)."""
 
 FD_WORK_LIMIT = 200_000_000
-"""Above this much work (2 evaluations per input element × ``Program.rerun_cost``: elements, multiply-adds and
-each op's fixed overhead), finite differences are skipped too: a few inputs feeding a big constant matrix
-product, or a long chain of small ops, would otherwise keep the server busy for seconds."""
+"""Above this much work (``Program.finite_difference_cost``: 2 evaluations per input element, counting
+elements, multiply-adds and each op's fixed overhead), finite differences are skipped too: a few inputs
+feeding a big constant matrix product, or a long chain of small ops, would otherwise keep the server busy
+for seconds."""
 
 FD_TIME_LIMIT = 3.0
 """Seconds the finite differences may take before they are abandoned (the table then shows them skipped)."""
@@ -47,7 +48,7 @@ def skip_reason(program: Program) -> str | None:
     if total > FD_ELEMENT_LIMIT:
         return (f"Finite differences are skipped above {FD_ELEMENT_LIMIT} input numbers in total "
                 "(each needs two extra evaluations of the program).")
-    if 2 * total * program.rerun_cost > FD_WORK_LIMIT:
+    if program.finite_difference_cost() > FD_WORK_LIMIT:
         return (f"Finite differences are skipped: re-running this program ({program.graph_nodes:,} operations "
                 f"and values) twice for each of its {total:,} input numbers would take too long.")
     return None
@@ -71,7 +72,8 @@ def input_rows(source: str, seed: int = 0, eps: float = 1e-6, *, should_stop: St
         try:
             with np.errstate(all="ignore"):
                 report = gradcheck(fn, inputs, eps=eps, grad_output=None, should_stop=should_stop,
-                                   time_limit=time_limit)
+                                   time_limit=time_limit, batched=program.batched_function,
+                                   rows_per_pass=program.batch_rows)
         except GradcheckTimeLimit:
             reason = (f"Finite differences were stopped after {time_limit:g} s: this program is too slow to "
                       "re-run twice for every input number on a shared server.")
