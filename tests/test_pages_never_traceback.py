@@ -119,3 +119,29 @@ def test_train_page_answers_the_extreme_settings():
 def test_every_page_is_driven_by_this_file():
     driven = {"gradient_check", "playground", "broadcasting", "op_reference", "pitfalls", "train_mlp"}
     assert {p.stem for p in PAGES.glob("*.py")} <= driven, "a new page needs odd-input cases here"
+
+
+@pytest.mark.parametrize("query", [
+    {"code": "x = 1\nconst(x)", "step": "3"},
+    {"code": "x = 1.3\nsoftmax(x)", "step": "999999999"},
+    {"code": "", "step": "-1"},
+    {"code": "x = randn(100000, 100000)\nx.sum()"},
+    {"z": "not-base64!!", "step": "²"},
+    {"example": "no-such-example", "step": "1e9"},
+])
+def test_playground_answers_odd_share_links_in_words(query):
+    at = AppTest.from_file(str(PAGES / "playground.py"), default_timeout=TIMEOUT)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    assert_no_traceback(at)
+
+
+@pytest.mark.parametrize("eps", [1e-2, 1e-10])
+def test_gradient_check_page_answers_odd_programs_at_extreme_eps(eps):
+    at = AppTest.from_file(str(PAGES / "gradient_check.py"), default_timeout=TIMEOUT)
+    at.run()
+    at.select_slider(key="gc_eps").set_value(eps).run()
+    for source in ("x = 1e-7\nlog(x)", "x = randn(4000)\n(x * x).sum()", "x = 1\nconst(x)", "x = 1.3\nsoftmax(x)"):
+        at.text_area(key="gc_source").input(source).run()
+        assert_no_traceback(at)

@@ -23,7 +23,7 @@ MAX_WORK = 400_000_000
 each op's fixed overhead). A few inputs feeding a large constant matrix product, or a few thousand inputs
 summed into a long chain of scalar ops, would otherwise keep the server busy for many seconds. About a second
 of CPU on a quiet 2-core machine."""
-TIME_LIMIT = 6.0
+TIME_LIMIT = 4.0
 """Seconds a check (or a whole eps sweep) may run before it is stopped with a message: the backstop for
 whatever the cost estimate misjudges, e.g. on a heavily loaded server."""
 EPS_SWEEP = tuple(10.0 ** -k for k in range(1, 13))
