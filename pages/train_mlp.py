@@ -26,6 +26,7 @@ from lucid.lessons.training import (
 )
 from lucid.nn import MLP
 from lucid.ui.entry import ensure_navigation
+from lucid.ui.memo import SharedLRUMemo
 from lucid.viz import to_dot
 
 ensure_navigation()
@@ -39,10 +40,23 @@ def dataset(name: str) -> Dataset:
     return load(name)
 
 
-@st.cache_data(show_spinner="Training the same network as tensors and as scalars…", max_entries=16)
+@st.cache_resource
+def comparisons() -> SharedLRUMemo[Comparison]:
+    """Tensors-vs-scalars results for the whole server: a class moving the same sliders computes each once."""
+    return SharedLRUMemo(capacity=64)
+
+
 def comparison(name: str, hidden: int, lr: float, steps: int, samples: int) -> Comparison:
-    prepared = prepare(dataset(name))
-    return compare_tensor_scalar(prepared.Z, prepared.y, hidden=hidden, steps=steps, lr=lr, samples=samples)
+    """The comparison from the shared cache, or computed under a progress bar (seconds at the largest settings)."""
+    def compute() -> Comparison:
+        bar = st.progress(0.0, text="Training the same network as tensors and as scalars…")
+        prepared = prepare(dataset(name))
+        result = compare_tensor_scalar(prepared.Z, prepared.y, hidden=hidden, steps=steps, lr=lr, samples=samples,
+                                       on_progress=lambda done, text: bar.progress(done, text=text))
+        bar.empty()
+        return result
+
+    return comparisons().get((name, hidden, lr, steps, samples), compute)
 
 
 def boundary_chart(model: MLP, prepared: Prepared) -> alt.LayerChart:
