@@ -29,6 +29,7 @@ import numpy as np
 from lucid._tensor.tensor import Tensor
 from lucid.autograd import Trace, topological_order
 from lucid.viz.hierarchy import Group, Hierarchy, build_hierarchy
+from lucid.viz.layout_cost import LAYOUT_BUDGET, cluster_budget_ok, view_cost
 from lucid.viz.numbers import format_number, shape_text
 from lucid.viz.opinfo import op_label
 from lucid.viz.style import EDGE_STYLE, FONT, KIND_STYLE, ORANGE, VERMILLION
@@ -89,8 +90,30 @@ class CollapsedView:
         self.root, self.trace, self.order = root, trace, order
         self.hierarchy = hierarchy if hierarchy is not None else build_hierarchy(order)
         self.index_of = {id(t): k for k, t in enumerate(order)}
-        self.expanded = frozenset(self.hierarchy.resolve(set(expanded or ())))
-        self.unit_of = [self._unit(k) for k in range(len(order))]
+        self.requested = frozenset(self.hierarchy.resolve(set(expanded or ())))
+        self._layout(self.requested)
+        drawn = self.node_count
+        if drawn > MAX_DRAWN:
+            raise GraphTooLarge(f"With these groups open the graph has {drawn:,} nodes to draw, more than the "
+                                f"limit of {MAX_DRAWN:,}. Close some groups (click an open group's header) "
+                                "to draw it.", nodes=drawn, limit=MAX_DRAWN)
+        #: Groups closed again because the drawing would have cost more layout work than ``LAYOUT_BUDGET``.
+        self.closed_for_budget: list[str] = []
+        cost = view_cost(self)
+        while self.open_groups and cost > LAYOUT_BUDGET:
+            victims = self._groups_to_close(cost)
+            self.closed_for_budget.extend(victims)
+            self._layout(frozenset(k for k in self.expanded if k not in victims))
+            cost = view_cost(self)
+        self.steps = self._steps() if trace is not None else []
+        self._step_of = np.empty(len(trace.steps) if trace is not None else 0, dtype=np.int64)
+        for c in self.steps:
+            self._step_of[c.first:c.last + 1] = c.index
+
+    def _layout(self, expanded: frozenset[str]) -> None:
+        """Which node draws each tensor, for this set of open groups (only groups whose parents are open count)."""
+        self.expanded = expanded
+        self.unit_of = [self._unit(k) for k in range(len(self.order))]
         self.units: list[str] = []  # drawn nodes in order of first appearance
         self.members: dict[str, list[int]] = {}
         for k, u in enumerate(self.unit_of):
@@ -98,19 +121,29 @@ class CollapsedView:
                 self.units.append(u)
                 self.members[u] = []
             self.members[u].append(k)
-        self.open_groups = [g for g in self.hierarchy.groups.values() if g.key in self.expanded
-                            and all(p in self.expanded for p in self.hierarchy.path_of[g.members[0]]
-                                    [:len(g.path) - 1])]
+        self.open_groups = [g for g in self.hierarchy.groups.values() if g.key in expanded
+                            and all(p in expanded for p in self.hierarchy.path_of[g.members[0]][:len(g.path) - 1])]
         self.edges = self._edges()
-        drawn = len(self.units) + len(self.open_groups)
-        if drawn > MAX_DRAWN:
-            raise GraphTooLarge(f"With these groups open the graph has {drawn:,} nodes to draw, more than the "
-                                f"limit of {MAX_DRAWN:,}. Close some groups (click an open group's header) "
-                                "to draw it.", nodes=drawn, limit=MAX_DRAWN)
-        self.steps = self._steps() if trace is not None else []
-        self._step_of = np.empty(len(trace.steps) if trace is not None else 0, dtype=np.int64)
-        for c in self.steps:
-            self._step_of[c.first:c.last + 1] = c.index
+
+    def _groups_to_close(self, cost: int) -> list[str]:
+        """The largest innermost open groups whose closing should bring the cost under budget (at least one)."""
+        keys = {g.key for g in self.open_groups}
+        inside: dict[str, int] = {}
+        for unit in self.units:
+            for key in self.hierarchy.path_of[self.members[unit][0]]:
+                if key in keys:
+                    inside[key] = inside.get(key, 0) + 1
+        innermost = [g.key for g in self.open_groups if not any(k.startswith(g.key + "/") for k in keys)]
+        innermost.sort(key=lambda k: (-inside.get(k, 0), k))
+        per_node = cost / max(1, self.node_count)  # edges and span come with the nodes
+        need = (cost - LAYOUT_BUDGET) / per_node
+        chosen, saved = [], 0.0
+        for key in innermost:
+            chosen.append(key)
+            saved += inside.get(key, 0)
+            if saved >= need:
+                break
+        return chosen
 
     # ----- structure ----------------------------------------------------------
 
@@ -190,15 +223,16 @@ class CollapsedView:
 
     # ----- state at one step --------------------------------------------------
 
-    def state(self, step: int | None) -> dict[str, object]:
-        """Gradient state after collapsed step ``step`` (None: the end of the pass)."""
+    def state(self, step: int | None, upto: int | None = None) -> dict[str, object]:
+        """Gradient state after collapsed step ``step`` (None: the end of the pass), or only up to
+        trace step ``upto`` when that comes first."""
         if self.trace is None:
             return {"last": None, "grads": {}, "final": set()}
         n = len(self.steps)
         step = n - 1 if step is None else int(step)
         if not 0 <= step < n:
             raise IndexError(f"step {step} is out of range: this view has steps 0..{n - 1}")
-        last = self.steps[step].last
+        last = self.steps[step].last if upto is None else min(self.steps[step].last, int(upto))
         grads: dict[int, np.ndarray] = {}
         final: set[int] = set()
         for s in self.trace.steps[:last + 1]:
@@ -223,15 +257,16 @@ def toggle(view_or_hierarchy: CollapsedView | Hierarchy, expanded: Iterable[str]
 
 
 def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: str = "LR", size: str | None = None,
-                  highlight: str | None = None, clusters: bool = True, title: str | None = None) -> graphviz.Digraph:
+                  highlight: str | None = None, clusters: bool = True, title: str | None = None,
+                  only: set[str] | None = None, upto: int | None = None) -> graphviz.Digraph:
     """The DOT of ``view`` after collapsed step ``step`` (with a trace; None = the end of the pass).
 
     ``highlight`` marks one drawn node as "the current region" (used by the overview).
     ``clusters=False`` never draws open groups as Graphviz clusters (their headers stay).
+    ``only`` draws just those nodes (and the edges between them): the detail view.
+    ``upto`` stops the gradient state at that trace step (when it ends before the collapsed step).
     """
-    from lucid.viz.layout_cost import cluster_budget_ok
-
-    state = view.state(step) if view.trace is not None else {"last": None, "grads": {}, "final": set()}
+    state = view.state(step, upto) if view.trace is not None else {"last": None, "grads": {}, "final": set()}
     grads: dict[int, np.ndarray] = state["grads"]  # type: ignore[assignment]
     final: set[int] = state["final"]  # type: ignore[assignment]
     current = view.steps[step if step is not None else len(view.steps) - 1] if view.steps else None
@@ -239,7 +274,7 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
     flowing_steps: set[int] = set()
     if current is not None:
         current_units.add(current.unit)
-        flowing_steps = set(range(current.first, current.last + 1))
+        flowing_steps = set(range(current.first, (current.last if upto is None else min(current.last, upto)) + 1))
     targets = set(current.targets) if current is not None else set()
 
     graph_attrs = {"bgcolor": "white", "fontname": FONT, "rankdir": direction, "nodesep": "0.25", "ranksep": "0.4",
@@ -268,6 +303,8 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
                 "label": "", "style": "rounded,dashed", "color": "#5E35B1", "id": f"cluster_{grp.id}",
                 "class": "group-open"})
     for grp in view.open_groups:
+        if only is not None and grp.id not in only:
+            continue
         target = containers[grp.key] if use_clusters else g
         got = sum(1 for k in grp.members if k in grads)
         target.node(grp.id, label=f"<▾ <B>{html_text(shorten(grp.label, 40))}</B> · {grp.size:,} nodes"
@@ -277,6 +314,8 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
                     **HEADER_STYLE)
     header_links: list[tuple[str, str]] = []
     for unit in view.units:
+        if only is not None and unit not in only:
+            continue
         members = view.members[unit]
         k0 = members[0]
         if unit.startswith("g"):
@@ -336,13 +375,15 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
                         tooltip=attribute_text(f"{name}: shape {shape_text(t.shape)}"), **attrs)
         if not use_clusters:
             opened = [key for key in view.hierarchy.path_of[k0] if key in open_keys]
-            if opened:
-                header_links.append((view.hierarchy.groups[opened[-1]].id, unit))
+            header = view.hierarchy.groups[opened[-1]].id if opened else None
+            if header is not None and (only is None or header in only):
+                header_links.append((header, unit))
     if use_clusters:  # nest clusters innermost first
         for grp in sorted(view.open_groups, key=lambda x: -len(x.path)):
             parent_path = view.hierarchy.path_of[grp.members[0]][:len(grp.path) - 1]
             opened = [k for k in parent_path if k in open_keys]
-            (containers[opened[-1]] if opened else g).subgraph(containers[grp.key])
+            if only is None or grp.id in only:
+                (containers[opened[-1]] if opened else g).subgraph(containers[grp.key])
     seen_headers: set[str] = set()
     for header, unit in header_links:  # without clusters: a faint line from each open group's header
         if header not in seen_headers:
@@ -350,12 +391,14 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
             g.edge(header, unit, style="dotted", color="#B39DDB", arrowhead="none", id=f"h_{header}_{unit}",
                    _attributes={"class": "header-link"})
     for edge in view.edges.values():
+        if only is not None and (edge.tail not in only or edge.head not in only):
+            continue
         flowing = bool(flowing_steps.intersection(edge.trace_steps))
         if view.trace is None:
             edge_state = "static"
         elif flowing:
             edge_state = "flowing"
-        elif edge.trace_steps and min(edge.trace_steps) <= (state["last"] or 0):
+        elif edge.trace_steps and min(edge.trace_steps) <= state["last"]:  # type: ignore[operator]
             edge_state = "flowed"
         elif edge.trace_steps:
             edge_state = "pending"
