@@ -9,7 +9,7 @@
 - ``format_array``: the compact fixed-width number text shared with the app's tables.
 - ``to_svg``/``to_png``/``animation_gif``/``frames_zip``: exports (need Graphviz's ``dot``).
 """
-from lucid.viz.collapse import MAX_DRAWN, CollapsedStep, CollapsedView, collapsed_dot, toggle
+from lucid.viz.collapse import MAX_DRAWN, CollapsedStep, CollapsedView, collapsed_dot, describe_step, toggle
 from lucid.viz.dot import DIRECTIONS, contribution_note, draw, to_dot
 from lucid.viz.errors import GraphTooLarge, GraphvizNotInstalled, RenderError
 from lucid.viz.explain import StepExplanation, explain
@@ -21,7 +21,7 @@ from lucid.viz.structure import LARGE_AUTO_NODES, node_label
 from lucid.viz.style import legend
 
 __all__ = [
-    "MAX_DRAWN", "CollapsedStep", "CollapsedView", "LargeFrame", "collapsed_dot", "group", "group_of",
+    "MAX_DRAWN", "CollapsedStep", "CollapsedView", "LargeFrame", "collapsed_dot", "describe_step", "group", "group_of",
     "large_frame", "large_view", "tag", "tag_subgraph", "toggle",
     "DIRECTIONS", "LARGE_AUTO_NODES", "GraphTooLarge", "GraphvizNotInstalled", "RenderError", "StepExplanation",
     "animation_gif", "contribution_note", "draw", "explain", "format_array", "format_number", "frames",

@@ -421,3 +421,27 @@ def _brief(a: np.ndarray) -> str:
     finite = arr[np.isfinite(arr)]
     mean = format_number(finite.mean()) if finite.size else "nan"
     return f"{shape_text(arr.shape)} mean {mean}"
+
+
+def describe_step(view: CollapsedView, step: int) -> str:
+    """One sentence for a collapsed step: where the gradient is and where it goes, in the drawing's names."""
+    c = view.steps[step]
+
+    def name(unit: str) -> str:
+        grp = view.group_of_unit(unit)
+        if grp is not None:
+            return grp.label
+        k = int(unit[1:])
+        t = view.order[k]
+        return str(t.name) if t.name else ("out" if t is view.root else unit)
+
+    span = f"trace step {c.first}" if c.size == 1 else f"trace steps {c.first}–{c.last}"
+    if c.first == 0 and view.trace is not None and view.trace.steps[0].node is None:
+        return f"Step {step}: the seed gradient 1 at {name(c.unit)} ({span})."
+    parts = []
+    if c.inside:
+        parts.append(f"{c.inside} step{'s' if c.inside != 1 else ''} inside {name(c.unit)}")
+    if c.targets:
+        parts.append(f"gradient leaves {name(c.unit)} for " + ", ".join(name(u) for u in c.targets[:4])
+                     + (f" and {len(c.targets) - 4} more" if len(c.targets) > 4 else ""))
+    return f"Step {step}: " + "; ".join(parts) + f" ({span})."
