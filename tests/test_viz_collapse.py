@@ -212,7 +212,7 @@ def test_gradients_shown_at_the_collapsed_level_are_the_traces(sizes, view):
             if not v.order[k].requires_grad:
                 continue
             node = re.search(rf"^\s*{unit} \[label=<(.*?)>\s", svg_source, flags=re.M).group(1)
-            shown = re.search(r"grad ([^<]*)<", node).group(1)
+            shown = re.search(r"grad ([^<]*)<", node).group(1).rstrip("\u00a0")
             expected = format_number(grads[k]) if k in grads else "—"
             assert shown == expected, (c.index, unit)
             checked += 1
@@ -329,3 +329,23 @@ def test_clusters_that_cost_little_are_still_drawn():
         b = Tensor(rng.normal(size=2), requires_grad=True, name=f"layer{i}.b")
         h = lucid.tanh(h @ w + b)
     assert to_dot(h.sum(), large=True).source.count("subgraph cluster") == 2
+
+
+def _plain_nodes(graph) -> dict[str, tuple[str, ...]]:
+    done = subprocess.run(["dot", "-Tplain"], input=graph.source.encode(), capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr.decode()
+    out = {}
+    for line in done.stdout.decode().splitlines():
+        parts = line.split()
+        if parts and parts[0] == "node":
+            out[parts[1]] = tuple(parts[2:6])  # x, y, width, height
+    return out
+
+
+def test_every_collapsed_frame_has_the_same_layout(sizes, view):
+    opened = toggle(view, (), view.hierarchy.groups["sample 72 … sample 79/sample 79/output neuron"].id)
+    v = large_view(sizes.scalar.root, sizes.scalar.trace, opened)
+    frames = [0, 1, 5, len(v.steps) // 2, len(v.steps) - 1]
+    layouts = [_plain_nodes(large_frame(v, c).main) for c in frames]
+    assert all(layout == layouts[0] for layout in layouts[1:])
+    assert len(layouts[0]) == v.node_count

@@ -33,7 +33,7 @@ from lucid.viz.layout_cost import LAYOUT_BUDGET, cluster_budget_ok, view_cost
 from lucid.viz.numbers import format_number, shape_text
 from lucid.viz.opinfo import op_label
 from lucid.viz.style import EDGE_STYLE, FONT, KIND_STYLE, ORANGE, VERMILLION
-from lucid.viz.text import attribute_text, html_text, shorten
+from lucid.viz.text import NBSP, attribute_text, html_text, shorten
 
 #: Most nodes a collapsed drawing may have (boxes, tensors, group headers). Past it, ``GraphTooLarge``.
 MAX_DRAWN = 5000
@@ -105,6 +105,7 @@ class CollapsedView:
             self.closed_for_budget.extend(victims)
             self._layout(frozenset(k for k in self.expanded if k not in victims))
             cost = view_cost(self)
+        self._grad_widths: dict[int, int] | None = None
         self.steps = self._steps() if trace is not None else []
         self._step_of = np.empty(len(trace.steps) if trace is not None else 0, dtype=np.int64)
         for c in self.steps:
@@ -217,6 +218,19 @@ class CollapsedView:
         close(len(self.trace.steps) - 1)
         return steps
 
+    def grad_width(self, k: int) -> int:
+        """Characters the gradient text of tensor ``k`` needs at its widest over the whole pass, so a node
+        drawn on its own keeps its size (and the layout its positions) from step to step."""
+        if self._grad_widths is None:
+            widths: dict[int, int] = {}
+            if self.trace is not None:
+                for s in self.trace.steps:
+                    k2 = self.index_of[id(s.parent)]
+                    if self.unit_of[k2].startswith("t"):
+                        widths[k2] = max(widths.get(k2, 1), len(_brief(s.accumulated)))
+            self._grad_widths = widths
+        return self._grad_widths.get(k, 1)
+
     def step_of(self, trace_step: int) -> int:
         """The collapsed step that trace step ``trace_step`` belongs to."""
         return int(self._step_of[trace_step])
@@ -307,8 +321,9 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
             continue
         target = containers[grp.key] if use_clusters else g
         got = sum(1 for k in grp.members if k in grads)
+        counts = f"click to close · {_count(got, grp.size)} gradients"
         target.node(grp.id, label=f"<▾ <B>{html_text(shorten(grp.label, 40))}</B> · {grp.size:,} nodes"
-                                  f"<BR/><FONT POINT-SIZE=\"9\">click to close · {got}/{grp.size} gradients</FONT>>",
+                                  f"<BR/><FONT POINT-SIZE=\"9\">{counts}</FONT>>",
                     id=grp.id, _attributes={"class": "group-header"},
                     tooltip=attribute_text(f"{grp.key}: open group of {grp.size} nodes; click to close it"),
                     **HEADER_STYLE)
@@ -338,7 +353,7 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
             if highlight == unit:
                 classes.append("region")
                 attrs.update(color=VERMILLION, penwidth="5", fillcolor="#FBD9C4")
-            grad_line = f"{got}/{len(need)} gradients" if need else "no gradients"
+            grad_line = f"{_count(got, len(need))} gradients" if need else "no gradients"
             label = (f"<<B>{html_text(shorten(grp.label, 40))}</B><BR/>{grp.size:,} nodes · ▸ click to open"
                      f"<BR/><FONT POINT-SIZE=\"10\">{grad_line}</FONT>>")
             target.node(unit, label=label, id=unit, _attributes={"class": " ".join(classes)},
@@ -359,7 +374,7 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
                 gval = grads.get(k0)
                 status = "final" if k0 in final else ("partial" if gval is not None else "pending")
                 classes.append(status if status != "pending" else "nograd")
-                text = "—" if gval is None else _brief(gval)
+                text = ("—" if gval is None else _brief(gval)).ljust(view.grad_width(k0), NBSP)
                 lines.append(f"<FONT FACE=\"Courier\" POINT-SIZE=\"10\">grad {html_text(text)}</FONT>")
             if unit in current_units:
                 classes.append("current")
@@ -410,6 +425,11 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
             attrs["penwidth"] = str(min(6.0, float(attrs["penwidth"]) + 0.4 * np.log2(edge.count)))
         g.edge(edge.tail, edge.head, id=edge.id, _attributes={"class": f"input {edge_state}"}, **attrs)
     return g
+
+
+def _count(got: int, total: int) -> str:
+    """``got/total`` padded with figure spaces (as wide as a digit) so the text keeps its width."""
+    return "\u2007" * (len(str(total)) - len(str(got))) + f"{got}/{total}"
 
 
 def _brief(a: np.ndarray) -> str:
