@@ -320,8 +320,9 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
         if only is not None and grp.id not in only:
             continue
         target = containers[grp.key] if use_clusters else g
-        got = sum(1 for k in grp.members if k in grads)
-        counts = f"click to close · {_count(got, grp.size)} gradients"
+        need = [k for k in grp.members if view.order[k].requires_grad]
+        got = sum(1 for k in need if k in grads)
+        counts = f"click to close · {_count(got, len(need))} gradients"
         target.node(grp.id, label=f"<▾ <B>{html_text(shorten(grp.label, 40))}</B> · {grp.size:,} nodes"
                                   f"<BR/><FONT POINT-SIZE=\"9\">{counts}</FONT>>",
                     id=grp.id, _attributes={"class": "group-header"},
