@@ -133,8 +133,8 @@ def _paths_from_names(order: list[Tensor]) -> list[tuple[str, ...]]:
             result_key[k] = name if seen_names[name] == 1 else f"{name} #{seen_names[name]}"
     for k in range(n - 1, -1, -1):
         t = order[k]
-        if t._op is None:
-            continue
+        if t._op is None and t.name:
+            continue  # a named input stays on its own (or in its name-prefix group)
         if result_key[k] is not None:
             owner[k] = result_key[k]
         else:
@@ -220,4 +220,4 @@ def _run_label(run: list[int], order: list[Tensor]) -> str:
     def name(k: int) -> str:
         return str(order[k].name) if order[k].name else f"t{k}"
 
-    return f"{len(run)} nodes {name(run[0])} … {name(run[-1])}" if len(run) > 1 else name(run[0])
+    return f"{name(run[0])} … {name(run[-1])}" if len(run) > 1 else name(run[0])
