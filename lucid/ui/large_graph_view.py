@@ -82,8 +82,8 @@ def scalar_step_section(seed: int) -> None:
         a.metric("nodes", f"{sizes.tensor.nodes:,}")
         b.metric("build + backward", f"{sizes.tensor.seconds * 1000:.1f} ms")
         st.metric("loss", f"{sizes.tensor.loss:.12f}")
-        graph_image(to_dot(sizes.tensor.root, sizes.tensor.trace, direction="TB", show_values=False,
-                           show_grads=False, large=True))
+        # its structure is the point here: names, kinds and shapes only, so it is drawn at full size
+        graph_image(to_dot(sizes.tensor.root, direction="TB", show_values=False, show_grads=False, large=True))
     with right:
         st.subheader("scalars, collapsed")
         a, b = st.columns(2)

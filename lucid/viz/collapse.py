@@ -14,6 +14,12 @@ edges". Every other trace step (the seed, a gradient leaving a tensor drawn on i
 own, so every step inside an opened box) is a collapsed step of its own. Collapsed
 steps cover the trace in order, without gaps or overlap.
 
+Marks in a frame: the node the gradient leaves in this step is ``current`` (thick vermillion
+border; for the seed, the output), the nodes it reaches are ``receiving`` (orange), and the
+edges it flows along are ``flowing``. A box is ``pending`` (none of its nodes has a gradient
+yet), ``partial`` or ``done`` (every node that needs one has its final gradient), and says
+``k/n gradients``. A tensor drawn on its own shows its value and its gradient so far.
+
 Ids in the drawing: a box is its group's id ``g<n>``; an opened group has a header
 node with the same id (click it to close the group); a tensor drawn on its own is
 ``t<k>``; an edge is ``c_<tail>_<head>``.
@@ -28,6 +34,7 @@ import numpy as np
 
 from lucid._tensor.tensor import Tensor
 from lucid.autograd import Trace, topological_order
+from lucid.viz.errors import GraphTooLarge
 from lucid.viz.hierarchy import Group, Hierarchy, build_hierarchy
 from lucid.viz.layout_cost import LAYOUT_BUDGET, cluster_budget_ok, view_cost
 from lucid.viz.numbers import format_number, shape_text
@@ -78,8 +85,6 @@ class CollapsedView:
 
     def __init__(self, root: Tensor, trace: Trace | None = None, expanded: Iterable[str] | None = None,
                  hierarchy: Hierarchy | None = None) -> None:
-        from lucid.viz.errors import GraphTooLarge
-
         if trace is not None and trace.root is not root:
             raise ValueError("the trace was recorded for a different output tensor than the one given")
         order = trace.order if trace is not None else (hierarchy.order if hierarchy else topological_order(root))

@@ -63,20 +63,21 @@ class Hierarchy:
     source: str  # "tags" | "names" | "none": where the groups came from
 
     def by_id(self, group_id: str) -> Group | None:
-        for g in self.groups.values():
-            if g.id == group_id:
-                return g
-        return None
+        """The group whose box has id ``group_id`` (``g<n>``), or None."""
+        index = self.__dict__.get("_by_id")
+        if index is None:
+            index = {g.id: g for g in self.groups.values()}
+            self.__dict__["_by_id"] = index
+        return index.get(group_id)
 
     def resolve(self, names: set[str] | frozenset[str] | list[str] | tuple[str, ...] | None) -> set[str]:
         """Group keys for a set of keys or ids (unknown names are ignored: a link may be stale)."""
         out: set[str] = set()
-        ids = {g.id: k for k, g in self.groups.items()}
         for name in names or ():
             if name in self.groups:
                 out.add(name)
-            elif name in ids:
-                out.add(ids[name])
+            elif (g := self.by_id(name)) is not None:
+                out.add(g.key)
         return out
 
 
