@@ -349,3 +349,18 @@ def test_every_collapsed_frame_has_the_same_layout(sizes, view):
     layouts = [_plain_nodes(large_frame(v, c).main) for c in frames]
     assert all(layout == layouts[0] for layout in layouts[1:])
     assert len(layouts[0]) == v.node_count
+
+
+def test_a_drawing_predicted_to_cost_more_than_the_budget_is_collapsed_before_dot_runs(monkeypatch):
+    from lucid.viz import dot as dot_module
+    from lucid.viz.structure import build_model, model_cost
+
+    source = "x = randn(3)\n" + "\n".join(f"a{i} = tanh(x)" for i in range(20)) + \
+        "\nout = " + " + ".join(f"a{i}" for i in range(20))
+    program = run(source)
+    cost = model_cost(build_model(program.output))
+    assert cost == 615  # 79 nodes, 97 edges, 439 ranks skipped
+    assert "lucid-collapsed" not in to_dot(program.output).source
+    monkeypatch.setattr(dot_module, "LAYOUT_BUDGET", cost - 1)
+    assert "lucid-collapsed" in to_dot(program.output).source
+    assert "lucid-collapsed" not in to_dot(program.output, large=False).source

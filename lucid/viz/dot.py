@@ -30,10 +30,11 @@ from lucid.autograd import Trace, TraceStep
 from lucid.viz.collapse import CollapsedView, collapsed_dot
 from lucid.viz.errors import GraphTooLarge
 from lucid.viz.labels import LabelOptions, edge_text, number_columns, op_html, tensor_label
+from lucid.viz.layout_cost import LAYOUT_BUDGET
 from lucid.viz.numbers import array_lines, format_number, has_nonfinite, shape_text
 from lucid.viz.opinfo import spec_of
 from lucid.viz.state import FrameState, edge_steps, frame_state, grads_over_trace, validate_step
-from lucid.viz.structure import GraphModel, build_model
+from lucid.viz.structure import GraphModel, build_model, model_cost
 from lucid.viz.style import (
     EDGE_ATTRS,
     EDGE_STYLE,
@@ -90,6 +91,8 @@ def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = N
     except GraphTooLarge:
         if large is False:
             raise
+        return _collapsed(root, trace, step, (), direction)
+    if large is not False and model_cost(model) > LAYOUT_BUDGET:
         return _collapsed(root, trace, step, (), direction)
     state = frame_state(model, trace, step)
     options = LabelOptions(show_values, show_grads, show_shapes, grids=not model.large)

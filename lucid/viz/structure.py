@@ -214,6 +214,11 @@ def layout_span(model: GraphModel) -> int:
     return sum(level.get(e.tail, 0) - level.get(e.head, 0) for e in model.edges)
 
 
+def model_cost(model: GraphModel) -> int:
+    """Predicted layout work of a drawing: nodes + edges + the ranks its long edges skip (``layout_cost``)."""
+    return model.node_count + len(model.edges) + layout_span(model)
+
+
 def _chains(order: list[Tensor], inputs: dict[int, list[tuple[int, int]]], root: Tensor) -> list[tuple[int, ...]]:
     """Maximal runs of one-input ops whose intermediate results feed only the next op."""
     uses = [0] * len(order)
