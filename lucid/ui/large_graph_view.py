@@ -75,7 +75,7 @@ def scalar_step_section(seed: int) -> None:
              "points of the file-chunk data, one training step. Built from arrays it is "
              f"**{sizes.tensor.nodes} nodes**; built from 0-d tensors, written as the notes write it, it is "
              f"**{sizes.scalar.nodes:,} nodes** ({sizes.node_ratio:,.0f}×), with the same loss.")
-    left, right = st.columns([2, 3])
+    left, right = st.columns([1, 2])
     with left:
         st.subheader("tensors")
         a, b = st.columns(2)
