@@ -84,7 +84,9 @@ def seed_scalar_loss(model: MLP, Z: np.ndarray, y: np.ndarray) -> tuple[Tensor, 
         total = total + term
         tag(total, ("loss sum",))
     assert minus_one is not None, "at least one sample is needed"
-    loss = total * (Tensor(float(len(Z))) ** minus_one)
+    inverse = Tensor(float(len(Z))) ** minus_one  # a constant: lucid records no op between constants
+    inverse.name = f"1/{len(Z)}"
+    loss = total * inverse
     loss.name = "loss"
     return loss, params
 
