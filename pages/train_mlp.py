@@ -26,6 +26,7 @@ from lucid.lessons.training import (
 )
 from lucid.nn import MLP
 from lucid.ui.entry import ensure_navigation
+from lucid.ui.large_graph_view import graph_image, scalar_step_section
 from lucid.ui.memo import SharedLRUMemo
 from lucid.viz import to_dot
 
@@ -169,7 +170,7 @@ else:
 
 st.header("The graph of one training step")
 step_trace = training_step_graph(model, prepared.Z, prepared.y, batch=4)
-text_col, graph_col = st.columns([2, 3])
+text_col, graph_col = st.columns([1, 2])
 with text_col:
     st.write(f"A batch of 4 points through the trained network and the loss, after backward: "
              f"**{node_count(step_trace.root)} nodes**, whatever the hidden size ({hidden} here) or the batch size, "
@@ -180,7 +181,10 @@ with text_col:
                 "- One step = this forward pass, one backward pass along every edge, one optimizer update.")
     st.caption("Gradients here are small: the network is already trained.")
 with graph_col:
-    st.graphviz_chart(to_dot(step_trace.root, step_trace, direction="TB", show_values=False))
+    # large=True: one-line gradient summaries keep the nodes narrow, so the graph is drawn near full size
+    graph_image(to_dot(step_trace.root, step_trace, direction="TB", show_values=False, large=True))
+
+scalar_step_section(int(seed))
 
 st.header("Tensors vs scalars: why frameworks work on arrays")
 st.write("The same network from the same initial weights, built once from arrays and once from 0-d tensors "

@@ -33,3 +33,19 @@ def test_bench_backward_chain_builds_a_chain_with_the_right_gradient():
     assert x.grad == np.prod(np.cos(values[:-1]))
     build, backward = bench_backward_chain.time_chain(20, repeats=1)
     assert build > 0 and backward > 0
+
+
+def test_bench_large_graph_cluster_case_is_the_issue_program_and_puts_its_clusters_back():
+    from bench import bench_large_graph
+
+    source = bench_large_graph.cluster_program()
+    assert 2600 < len(source) < 2800 and source.count("\n") == 60 + 60 + 2
+    from lucid.autograd import backward_trace
+    from lucid.expr import run
+    from lucid.viz import to_dot
+
+    program = run(source)
+    now = to_dot(program.output, backward_trace(program.output), 5).source
+    assert "subgraph cluster" not in now
+    before, clusters = bench_large_graph.with_prefix_clusters(now)
+    assert clusters == 20 and before.count("subgraph cluster_") == 20

@@ -131,7 +131,7 @@ def test_a_value_reused_across_a_long_program_is_refused_before_dot_runs(monkeyp
     program = run(reused_everywhere(60))  # 60 lines: dot 2.43 needs more than a minute for this one
     trace = backward_trace(program.output)
     with pytest.raises(viz.GraphTooLarge, match="would span 3719 ranks, more than the limit of 800"):
-        viz.to_dot(program.output, trace, 1)
+        viz.to_dot(program.output, trace, 1, large=False)
 
 
 def test_layout_span_is_the_total_edge_length_with_inputs_placed_just_before_their_use():

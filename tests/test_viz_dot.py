@@ -283,9 +283,21 @@ def test_node_cap_raises_a_clear_message():
     for i in range(30):
         y = y * Tensor(1.0 + i, requires_grad=True)
     with pytest.raises(GraphTooLarge) as info:
-        to_dot(y, max_nodes=50)
+        to_dot(y, max_nodes=50, large=False)
     assert info.value.nodes == 91 and info.value.limit == 50
     assert "91 nodes to draw, more than the limit of 50" in str(info.value)
+
+
+def test_past_the_node_cap_large_mode_draws_the_graph_collapsed_instead_of_refusing():
+    x = Tensor(1.0, requires_grad=True, name="x")
+    y = x
+    for i in range(30):
+        y = y * Tensor(1.0 + i, requires_grad=True)
+    graph = to_dot(y, max_nodes=50)
+    assert "lucid-collapsed" in graph.source
+    svg = render_svg(graph)
+    boxes = [i for i, c in classes(svg).items() if "group" in c]
+    assert boxes and len(classes(svg)) < 50
 
 
 def test_legend_alone_and_beside_the_graph():

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from lucid._tensor.tensor import Tensor
 from lucid.autograd import topological_order
 from lucid.viz.errors import GraphTooLarge
+from lucid.viz.layout_cost import MAX_CLUSTER_COST, cluster_cost
 from lucid.viz.naming import display_names
 from lucid.viz.opinfo import COMMUTATIVE, op_label, slot_word, spec_of
 from lucid.viz.text import NAME_LIMIT, shorten
@@ -214,6 +215,11 @@ def layout_span(model: GraphModel) -> int:
     return sum(level.get(e.tail, 0) - level.get(e.head, 0) for e in model.edges)
 
 
+def model_cost(model: GraphModel) -> int:
+    """Predicted layout work of a drawing: nodes + edges + the ranks its long edges skip (``layout_cost``)."""
+    return model.node_count + len(model.edges) + layout_span(model)
+
+
 def _chains(order: list[Tensor], inputs: dict[int, list[tuple[int, int]]], root: Tensor) -> list[tuple[int, ...]]:
     """Maximal runs of one-input ops whose intermediate results feed only the next op."""
     uses = [0] * len(order)
@@ -247,7 +253,11 @@ def _chain_text(tensors: list[Tensor]) -> str:
 
 
 def _assign_clusters(model: GraphModel) -> None:
-    """Group named tensors by the part of their name before the first ``.``, ``_`` or ``/``."""
+    """Group named tensors by the part of their name before the first ``.``, ``_`` or ``/``.
+
+    Only while the clusters are cheap to lay out (``layout_cost.cluster_cost``): past
+    ``MAX_CLUSTER_COST`` none are drawn, the names still say which part a node belongs to.
+    """
     members: dict[str, list[TensorNode]] = {}
     for node in model.tensors:
         m = _PREFIX.match(str(node.tensor.name or ""))
@@ -262,3 +272,12 @@ def _assign_clusters(model: GraphModel) -> None:
     cluster_of = {n.index: n.cluster for n in model.tensors}
     for op in model.ops:
         op.cluster = cluster_of.get(op.index)
+    by_id: dict[str, int | None] = {n.id: n.cluster for n in model.tensors}
+    by_id.update({op.id: op.cluster for op in model.ops})
+    if cluster_cost(by_id, ((e.tail, e.head) for e in model.edges)) > MAX_CLUSTER_COST:
+        # Too many edges between clusters: dot would spend seconds keeping each cluster in one piece.
+        model.clusters.clear()
+        for node in model.tensors:
+            node.cluster = None
+        for op in model.ops:
+            op.cluster = None
