@@ -68,9 +68,35 @@ class div(operation):
                      -a.data / (b.data * b.data) if b.requires_grad else None))
 
 
+def _pow_base_derivative(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """∂(aᵇ)/∂a = b·aᵇ⁻¹, taking its limit 0 where b = 0 (aᵇ is then the constant 1).
+
+    Written out, ``0 · 0⁻¹`` is NaN at a = 0; as in PyTorch the removable point
+    gets its limit, while a real singularity (``0.5 · 0⁻⁰·⁵``) stays infinite.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        da = b * a ** (b - 1.0)
+    zero_exponent = b == 0
+    return np.where(zero_exponent, 0.0, da) if zero_exponent.any() else da
+
+
+def _pow_exponent_derivative(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """∂(aᵇ)/∂b = aᵇ·ln a, taking its limit 0 where a = 0 and b ≥ 0 (``0 · −∞`` written out).
+
+    With b > 0 the limit of aᵇ·ln a as a → 0⁺ is 0; at b = 0 the function 0ᵇ is
+    flat on the right, and PyTorch gives 0 there as well. For b < 0, aᵇ·ln a
+    really does diverge and keeps its −∞.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        db = out * np.log(a)
+    removable = (a == 0) & (b >= 0)
+    return np.where(removable, 0.0, db) if removable.any() else db
+
+
 class pow(operation):
     name, symbol, group = "pow", "**", "arithmetic"
-    formula, derivatives = "out = aᵇ", ("∂out/∂a = b·aᵇ⁻¹", "∂out/∂b = aᵇ·ln a")
+    formula = "out = aᵇ"
+    derivatives = ("∂out/∂a = b·aᵇ⁻¹  (0 where b = 0)", "∂out/∂b = aᵇ·ln a  (0 where a = 0 and b ≥ 0)")
     samples = staticmethod(lambda rng: _broadcast_pairs(rng, positive, uniform)
                            + [Sample((uniform(rng, 3, 2), 3.0)), Sample((positive(rng, 4), 0.5))])
 
@@ -80,9 +106,8 @@ class pow(operation):
         shape = out.shape
 
         def local():
-            da = b.data * a.data ** (b.data - 1.0)
-            db = out * np.log(a.data) if b.requires_grad else None
-            return np.broadcast_to(da, shape), db
+            return (np.broadcast_to(_pow_base_derivative(a.data, b.data), shape),
+                    _pow_exponent_derivative(a.data, b.data, out) if b.requires_grad else None)
 
         return Tensor(out), self.chain(local)
 

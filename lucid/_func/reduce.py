@@ -2,7 +2,6 @@
 (keepdims + broadcast), never by repeating a flattened array."""
 from __future__ import annotations
 
-import builtins
 from typing import Any
 
 import numpy as np
@@ -15,19 +14,43 @@ Axis = int | tuple[int, ...] | None
 
 
 def normalize_axis(axis: Any, ndim: int) -> tuple[int, ...]:
-    """Axis argument as a sorted tuple of non-negative axes (all axes for None)."""
+    """Axis argument as a sorted tuple of non-negative axes (all axes for None).
+
+    A 0-d tensor follows NumPy's reductions (``np.sum``, ``np.max``): it has
+    no axes, but the single integer axis ``0`` or ``-1`` is accepted and
+    reduces nothing, as is the empty tuple. Anything else is a ``ValueError``
+    that names the axis and the number of dimensions.
+    """
     if axis is None:
         return tuple(range(ndim))
+    if isinstance(axis, bool) or not isinstance(axis, int | np.integer | tuple | list):
+        raise ValueError(f"axis must be an integer or a tuple of integers, not {axis!r}")
+    if ndim == 0:
+        if isinstance(axis, int | np.integer) and int(axis) in (0, -1):
+            return ()
+        if isinstance(axis, tuple | list) and not axis:
+            return ()
+        raise ValueError(f"axis {axis} is out of range for a tensor with 0 dimensions "
+                         "(a 0-d tensor accepts axis=None, 0 or -1)")
     axes = (axis,) if isinstance(axis, int | np.integer) else tuple(axis)
     out = []
     for ax in axes:
+        if isinstance(ax, bool) or not isinstance(ax, int | np.integer):
+            raise ValueError(f"axis must be an integer or a tuple of integers, not {axis!r}")
         ax = int(ax)
-        if not -ndim <= ax < builtins.max(ndim, 1) or (ndim == 0 and ax not in (0, -1)):
-            raise ValueError(f"axis {ax} is out of range for a tensor with {ndim} dimension(s)")
-        out.append(ax % ndim if ndim else 0)
+        if not -ndim <= ax < ndim:
+            raise ValueError(f"axis {ax} is out of range for a tensor with {ndim} dimension{'s' if ndim != 1 else ''}")
+        out.append(ax % ndim)
     if len(set(out)) != len(out):
         raise ValueError(f"repeated axis in {axis}")
-    return tuple(sorted(out)) if ndim else ()
+    return tuple(sorted(out))
+
+
+def single_axis(axis: Any, ndim: int) -> tuple[int, ...]:
+    """One integer axis (softmax and friends) as a tuple: ``(axis,)``, or ``()`` on a 0-d tensor."""
+    if isinstance(axis, bool) or not isinstance(axis, int | np.integer):
+        raise ValueError(f"axis must be a single integer, not {axis!r}")
+    return normalize_axis(axis, ndim)
 
 
 def expand_reduced(g: np.ndarray, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
