@@ -13,6 +13,7 @@ op reference page and the gradcheck tests all read that one table.
 from __future__ import annotations
 
 import functools
+import math
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +23,9 @@ import numpy as np
 
 from lucid._backend.grad_mode import _grad_enabled
 from lucid._tensor.tensor import Tensor
+
+_FLOAT64 = np.dtype(np.float64)
+weakref_ref = weakref.ref
 
 GradFunction = Callable[[np.ndarray], Sequence["np.ndarray | None"]]
 Recorder = Callable[..., None]
@@ -74,10 +78,12 @@ class operation:
             REGISTRY[cls.name] = OpSpec(cls.name, cls.symbol, cls.formula, tuple(cls.derivatives),
                                         cls.group, samples, cls)
 
+    # per-call state; class-level defaults so an instance only stores what it sets
+    _result: Any = None  # weak reference(s) to the result(s)
+    _locals: Callable[[], Sequence[np.ndarray | None]] | None = None
+
     def __init__(self, **params: Any) -> None:
         self.params = params
-        self._result: Any = None
-        self._locals: Callable[[], Sequence[np.ndarray | None]] | None = None
 
     @property
     def result(self) -> Tensor | tuple[Tensor, ...] | None:
@@ -105,8 +111,11 @@ class operation:
         """
         self._locals = local_derivatives
 
-        def grad_function(upstream: np.ndarray) -> list[np.ndarray | None]:
-            return [None if d is None else upstream * d for d in local_derivatives()]
+        def grad_function(upstream: np.ndarray) -> tuple[np.ndarray | None, ...]:
+            ds = local_derivatives()
+            if len(ds) == 1:  # the common case, spelled out: it runs once per node per backward
+                return (upstream * ds[0],)
+            return tuple(None if d is None else upstream * d for d in ds)
 
         return grad_function
 
@@ -143,21 +152,21 @@ def match_shape(grad: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, t
     only looks right when the upstream gradient is all ones).
     """
     grad = np.asarray(grad)
-    if grad.shape == shape:
+    gshape = grad.shape
+    if gshape == shape:
         return grad, ()
-    if grad.ndim == 0:  # a scalar gradient stands for the same value everywhere
+    if not gshape:  # a scalar gradient stands for the same value everywhere
         return np.broadcast_to(grad, shape).copy(), ()
-    extra = grad.ndim - len(shape)
+    extra = len(gshape) - len(shape)
     if extra < 0:  # same values, fewer axes: restore the size-1 axes
-        if grad.size != int(np.prod(shape)):
-            raise ValueError(f"gradient of shape {grad.shape} cannot match input of shape {shape}")
+        if grad.size != math.prod(shape):
+            raise ValueError(f"gradient of shape {gshape} cannot match input of shape {shape}")
         return grad.reshape(shape), ()
     axes = tuple(range(extra)) + tuple(
-        extra + i for i, n in enumerate(shape) if n == 1 and grad.shape[extra + i] != 1)
-    out = grad.sum(axis=axes, keepdims=True) if axes else grad
-    out = out.reshape(shape) if out.shape != shape else out
-    if out.shape != shape:  # pragma: no cover - defensive
-        raise ValueError(f"gradient of shape {grad.shape} cannot match input of shape {shape}")
+        extra + i for i, n in enumerate(shape) if n == 1 and gshape[extra + i] != 1)
+    out = np.add.reduce(grad, axis=axes) if axes else grad  # the sum without np.sum's Python wrapper
+    if out.shape != shape:
+        out = out.reshape(shape)  # summed size-1 axes come back as size 1 (and bool counts stay exact)
     return out, axes
 
 
@@ -166,20 +175,31 @@ def _match_grad_shape(tensor: Tensor, grad: np.ndarray) -> np.ndarray:
     return match_shape(grad, tensor.data.shape)[0]
 
 
+def _grad_dtype(tensor: Tensor) -> np.dtype:
+    """A gradient has its tensor's floating dtype (float32 stays float32, as in PyTorch); float64 otherwise."""
+    dtype = tensor.data.dtype
+    return dtype if dtype.kind == "f" else _FLOAT64
+
+
 def _set_tensor_grad(tensor: Tensor, grad: np.ndarray) -> None:
     """Accumulate (+=, never =) a gradient: a tensor used twice gets both parts.
 
     The first gradient is copied so two tensors never share one array; a sum
     is a new array (an array someone kept from an earlier pass never changes),
-    and a 0-d sum stays an array rather than decaying to a NumPy scalar.
+    and a 0-d sum stays an array rather than decaying to a NumPy scalar. The
+    gradient keeps the tensor's dtype however many contributions it gets.
     """
     current = tensor.grad
+    dtype = _grad_dtype(tensor)
     if current is None:
-        dtype = tensor.data.dtype
-        tensor.grad = np.array(grad, dtype=dtype if dtype.kind == "f" else np.float64)
-    else:
-        total = current + grad
-        tensor.grad = total if total.__class__ is np.ndarray else np.array(total)
+        tensor.grad = np.array(grad, dtype=dtype)
+        return
+    total = current + grad
+    if total.__class__ is not np.ndarray or total.dtype != dtype:
+        total = np.asarray(total, dtype=dtype)
+        if total is current:  # pragma: no cover - asarray of a fresh sum never returns the old array
+            total = total.copy()
+    tensor.grad = total
 
 
 class _BackwardOp:
@@ -204,10 +224,6 @@ class _BackwardOp:
         grads = self.grad_function(upstream)
         for slot, (parent, raw) in enumerate(zip(self.parents, grads)):
             if raw is None or not parent.requires_grad:
-                continue
-            kind = raw.__class__
-            if record is None and (kind is np.ndarray or kind is np.float64) and raw.shape == parent.data.shape:
-                _set_tensor_grad(parent, raw)  # fast path: nothing to sum away
                 continue
             matched, axes = match_shape(raw, parent.data.shape)
             _set_tensor_grad(parent, matched)
@@ -260,22 +276,25 @@ def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Call
             track = has_gradient and needs and _grad_enabled.get()
             if n_ret == 1:
                 result, grad_function = outs
+                ref = op._result = weakref_ref(result)  # one weak reference serves the op and the closure
                 if track:
                     result.requires_grad = True
                     result._op = op
                     result._prev = tensors
-                    result._backward_op = _make_backward(result, tensors, grad_function)
-                op._result = weakref.ref(result)
+                    result._backward_op = _BackwardOp(ref, tensors, grad_function)
                 return result
             results = []
+            refs = []
             for result, grad_function in outs:
+                ref = weakref_ref(result)
                 if track:
                     result.requires_grad = True
                     result._op = op
                     result._prev = tensors
-                    result._backward_op = _make_backward(result, tensors, grad_function)
+                    result._backward_op = _BackwardOp(ref, tensors, grad_function)
                 results.append(result)
-            op._result = tuple(weakref.ref(r) for r in results)
+                refs.append(ref)
+            op._result = tuple(refs)
             return tuple(results)
 
         return wrapper

@@ -25,7 +25,7 @@ class add(operation):
     def forward(self, a: Tensor, b: Tensor):
         out = a.data + b.data
         self._locals = lambda: (np.ones(out.shape), np.ones(out.shape))
-        return Tensor(out), lambda g: (g, g)
+        return Tensor(out), lambda g: (g if a.requires_grad else None, g if b.requires_grad else None)
 
 
 class sub(operation):
@@ -37,7 +37,7 @@ class sub(operation):
     def forward(self, a: Tensor, b: Tensor):
         out = a.data - b.data
         self._locals = lambda: (np.ones(out.shape), np.full(out.shape, -1.0))
-        return Tensor(out), lambda g: (g, -g)
+        return Tensor(out), lambda g: (g if a.requires_grad else None, -g if b.requires_grad else None)
 
 
 class mul(operation):
@@ -123,22 +123,29 @@ class matmul(operation):
 
     @binary_func_op()
     def forward(self, a: Tensor, b: Tensor):
-        A = a.data[None, :] if a.ndim == 1 else a.data
-        B = b.data[:, None] if b.ndim == 1 else b.data
+        A, B = a.data, b.data
 
         def grad_function(g: np.ndarray):
-            G = g[..., None] if b.ndim == 1 else g
-            G = np.expand_dims(G, -2) if a.ndim == 1 else G
             ga = gb = None  # only the inputs that need a gradient get one
+            if A.ndim == 2 and B.ndim == 2:  # the common case: plain transposes, no Python wrappers
+                if a.requires_grad:
+                    ga = g @ B.T
+                if b.requires_grad:
+                    gb = A.T @ g
+                return ga, gb
+            A2 = A[None, :] if A.ndim == 1 else A  # 1-D operands: a row on the left, a column on the right
+            B2 = B[:, None] if B.ndim == 1 else B
+            G = g[..., None] if B.ndim == 1 else g
+            G = np.expand_dims(G, -2) if A.ndim == 1 else G
             if a.requires_grad:
-                ga = G @ np.swapaxes(B, -1, -2)
-                ga = ga[..., 0, :] if a.ndim == 1 else ga
+                ga = G @ B2.swapaxes(-1, -2)
+                ga = ga[..., 0, :] if A.ndim == 1 else ga
             if b.requires_grad:
-                gb = np.swapaxes(A, -1, -2) @ G
-                gb = gb[..., :, 0] if b.ndim == 1 else gb
+                gb = A2.swapaxes(-1, -2) @ G
+                gb = gb[..., :, 0] if B.ndim == 1 else gb
             return ga, gb
 
-        return Tensor(np.matmul(a.data, b.data)), grad_function
+        return Tensor(A @ B), grad_function
 
 
 class maximum(operation):

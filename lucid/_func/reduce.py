@@ -2,6 +2,7 @@
 (keepdims + broadcast), never by repeating a flattened array."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -60,7 +61,7 @@ def expand_reduced(g: np.ndarray, shape: tuple[int, ...], axes: tuple[int, ...],
     ``np.broadcast_to`` would cost microseconds of Python per call).
     """
     g = np.asarray(g)
-    if not keepdims and axes:
+    if not keepdims and axes and g.ndim:
         g = g.reshape(tuple(1 if i in axes else n for i, n in enumerate(shape)))
     out = np.empty(shape, dtype=g.dtype)
     out[...] = g
@@ -80,7 +81,8 @@ class _reduction(operation):
         super().__init__(axis=axis, keepdims=keepdims)
 
     def _axes(self, a: Tensor) -> tuple[int, ...]:
-        return normalize_axis(self.params["axis"], a.ndim)
+        axis = self.params["axis"]
+        return tuple(range(a.data.ndim)) if axis is None else normalize_axis(axis, a.data.ndim)
 
 
 class sum(_reduction):
@@ -105,16 +107,17 @@ class mean(_reduction):
     @unary_func_op()
     def forward(self, a: Tensor):
         axes, keep = self._axes(a), self.params["keepdims"]
-        n = int(np.prod([a.shape[i] for i in axes])) if axes else 1
         x = a.data
+        shape = x.shape
+        n = math.prod([shape[i] for i in axes]) if axes else 1
         if not axes:
             out = x.copy()
         elif x.dtype.kind == "f":  # np.mean without its Python wrapper
             out = np.add.reduce(x, axis=axes, keepdims=keep) / n
         else:
             out = np.mean(x, axis=axes, keepdims=keep)
-        self._locals = lambda: (np.full(a.shape, 1.0 / n),)
-        return Tensor(out), lambda g: (expand_reduced(g, a.shape, axes, keep) / n,)
+        self._locals = lambda: (np.full(shape, 1.0 / n),)
+        return Tensor(out), lambda g: (expand_reduced(g, shape, axes, keep) / n,)
 
 
 class _extreme(_reduction):
@@ -154,7 +157,7 @@ class var(_reduction):
     @unary_func_op()
     def forward(self, a: Tensor):
         axes, keep = self._axes(a), self.params["keepdims"]
-        n = int(np.prod([a.shape[i] for i in axes])) if axes else 1
+        n = math.prod([a.shape[i] for i in axes]) if axes else 1
         centred = a.data - np.mean(a.data, axis=axes, keepdims=True)
         out = np.mean(centred * centred, axis=axes, keepdims=keep)
         local = lambda: (2.0 * centred / n,)  # noqa: E731

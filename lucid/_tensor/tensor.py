@@ -43,8 +43,8 @@ class Tensor:
         kind = data.__class__
         if dtype is None and kind is np.ndarray and data.dtype is _FLOAT64:
             self.data: np.ndarray = data
-        elif dtype is None and (kind is np.float64 or kind is float):
-            self.data = np.array(data)
+        elif dtype is None and (kind is np.float64 or kind is float or kind is int):
+            self.data = np.array(data, dtype=_FLOAT64)  # a constant such as the 1 in ``1 - p``
         else:
             self.data = _as_array(data, dtype)
         if requires_grad and self.data.dtype.kind != "f":

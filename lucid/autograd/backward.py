@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from lucid._backend.core import Recorder, _set_tensor_grad
+from lucid._backend.core import Recorder, _grad_dtype, _set_tensor_grad, match_shape
 from lucid._tensor.tensor import Tensor
 
 
@@ -20,12 +20,15 @@ def topological_order(root: Tensor) -> list[Tensor]:
 
     Depth-first with an explicit stack of nodes and, in step with it, the index
     of the next parent to look at (plain ints: no per-node tuples or iterators,
-    so a long walk creates nothing for the garbage collector to scan).
+    so a long walk creates nothing for the garbage collector to scan). It runs
+    on every backward, so the loop keeps its names local.
     """
     order: list[Tensor] = []
     visited = {id(root)}
+    seen, mark, finish, _id = visited.__contains__, visited.add, order.append, id
     nodes = [root]
     positions = [0]
+    push_node, push_position = nodes.append, positions.append
     while nodes:
         prev = nodes[-1]._prev
         i = positions[-1]
@@ -33,16 +36,17 @@ def topological_order(root: Tensor) -> list[Tensor]:
         while i < n:
             parent = prev[i]
             i += 1
-            if id(parent) not in visited:
-                visited.add(id(parent))
+            key = _id(parent)
+            if not seen(key):
+                mark(key)
                 if parent._prev:
                     positions[-1] = i
-                    nodes.append(parent)
-                    positions.append(0)
+                    push_node(parent)
+                    push_position(0)
                     break
-                order.append(parent)  # a leaf (or constant) is finished as soon as it is seen
+                finish(parent)  # a leaf (or constant) is finished as soon as it is seen
         else:
-            order.append(nodes.pop())
+            finish(nodes.pop())
             positions.pop()
     return order
 
@@ -55,6 +59,46 @@ def seed_gradient(root: Tensor, grad: Any = None) -> np.ndarray:
     if seed.shape != root.shape:
         raise ValueError(f"seed gradient has shape {seed.shape} but the output has shape {root.shape}")
     return seed
+
+
+def _propagate(order: list[Tensor]) -> None:
+    """Every node's gradient pushed to its parents, in reverse topological order (no recording).
+
+    The same steps as ``_BackwardOp.__call__`` (shape matching, then accumulation
+    in the parent's dtype), inlined because this loop is the engine's hot path.
+    One saving on top: an intermediate tensor's first gradient is *borrowed*
+    rather than copied. Nothing writes into a gradient in place (accumulation
+    makes a new array), and an intermediate's gradient is released at the end of
+    the pass, so no caller can ever see the sharing. Leaves and tensors that
+    asked to ``retain_grad()`` get their own copy, as ``_set_tensor_grad`` gives.
+    """
+    ndarray = np.ndarray
+    for node in reversed(order):
+        op = node._backward_op
+        if op is None:
+            continue
+        upstream = node.grad
+        if upstream is None:
+            continue
+        for parent, raw in zip(op.parents, op.grad_function(upstream)):
+            if raw is None or not parent.requires_grad:
+                continue
+            data = parent.data
+            if raw.__class__ is not ndarray or raw.shape != data.shape:
+                raw = match_shape(raw, data.shape)[0]
+            current = parent.grad
+            dtype = data.dtype
+            if current is None:
+                if raw.dtype is dtype and parent._op is not None and not parent._retain_grad:
+                    parent.grad = raw
+                else:
+                    parent.grad = np.array(raw, dtype=_grad_dtype(parent))
+            else:
+                total = current + raw
+                if total.__class__ is ndarray and total.dtype is dtype:
+                    parent.grad = total
+                else:  # a 0-d sum decays to a NumPy scalar; float32 + float64 would widen
+                    parent.grad = np.array(total, dtype=_grad_dtype(parent))
 
 
 def backward(root: Tensor, grad: Any = None, record: Recorder | None = None) -> list[Tensor]:
@@ -72,9 +116,12 @@ def backward(root: Tensor, grad: Any = None, record: Recorder | None = None) -> 
         if node._op is not None:
             node.grad = None
     _set_tensor_grad(root, seed)
-    for node in reversed(order):
-        if node._backward_op is not None and node.grad is not None:
-            node._backward_op(record)
+    if record is None:
+        _propagate(order)
+    else:
+        for node in reversed(order):
+            if node._backward_op is not None and node.grad is not None:
+                node._backward_op(record)
     for node in order:
         if node._op is not None and not node._retain_grad:
             node.grad = None
