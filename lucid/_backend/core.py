@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import numpy as np
@@ -26,6 +28,7 @@ from lucid._tensor.tensor import Tensor
 
 _FLOAT64 = np.dtype(np.float64)
 weakref_ref = weakref.ref
+grad_enabled = _grad_enabled.get
 
 GradFunction = Callable[[np.ndarray], Sequence["np.ndarray | None"]]
 Recorder = Callable[..., None]
@@ -73,6 +76,11 @@ class operation:
             owner = next(base for base in cls.__mro__[1:] if "__call__" in base.__dict__)
             if owner is operation or owner.__dict__["__call__"] is owner.__dict__.get("forward"):
                 cls.__call__ = cls.__dict__["forward"]
+        if cls.__init__ is operation.__init__:
+            # an op without parameters: ``add()`` runs the C-level object.__init__ instead of a Python
+            # one (once per op call), keeps the read-only empty ``params`` of the base class, and
+            # ``add(x=1)`` is still a TypeError
+            cls.__init__ = object.__init__
         if cls.__dict__.get("name"):
             samples = getattr(cls, "samples", None)
             REGISTRY[cls.name] = OpSpec(cls.name, cls.symbol, cls.formula, tuple(cls.derivatives),
@@ -81,6 +89,7 @@ class operation:
     # per-call state; class-level defaults so an instance only stores what it sets
     _result: Any = None  # weak reference(s) to the result(s)
     _locals: Callable[[], Sequence[np.ndarray | None]] | None = None
+    params: Mapping[str, Any] = MappingProxyType({})  # read-only default: an op without parameters
 
     def __init__(self, **params: Any) -> None:
         self.params = params
@@ -202,33 +211,40 @@ def _set_tensor_grad(tensor: Tensor, grad: np.ndarray) -> None:
     tensor.grad = total
 
 
-class _BackwardOp:
+class _BackwardOp(tuple):
     """The ``_backward_op`` of a result: pushes ``result.grad`` to its parents.
 
-    A slotted object rather than a closure (one garbage-collected object per node
-    instead of a function, its closure tuple and cells), and ``result`` is held
-    weakly: this object lives on ``result`` itself, and a strong reference would
-    make a cycle per node, so graphs would wait for the cyclic GC to be freed.
+    A tuple ``(result_ref, parents, grad_function)`` rather than a closure or a
+    Python-initialised object: one is made per op call, and a tuple is built in
+    C. ``result`` is held weakly: this object lives on ``result`` itself, and a
+    strong reference would make a cycle per node, so graphs would wait for the
+    cyclic GC to be freed.
     """
 
-    __slots__ = ("result_ref", "parents", "grad_function")
+    __slots__ = ()
 
-    def __init__(self, result_ref: weakref.ref, parents: list[Tensor], grad_function: GradFunction) -> None:
-        self.result_ref = result_ref
-        self.parents = parents
-        self.grad_function = grad_function
+    def __new__(cls, result_ref: weakref.ref, parents: list[Tensor], grad_function: GradFunction) -> _BackwardOp:
+        return tuple.__new__(cls, (result_ref, parents, grad_function))
+
+    result_ref = property(operator.itemgetter(0), doc="weak reference to the tensor this op produced")
+    parents = property(operator.itemgetter(1), doc="the inputs, in order (the result's ``_prev``)")
+    grad_function = property(operator.itemgetter(2), doc="upstream gradient -> one gradient per input")
 
     def __call__(self, record: Recorder | None = None) -> None:
-        node = self.result_ref()
+        result_ref, parents, grad_function = self
+        node = result_ref()
         upstream = node.grad
-        grads = self.grad_function(upstream)
-        for slot, (parent, raw) in enumerate(zip(self.parents, grads)):
+        grads = grad_function(upstream)
+        for slot, (parent, raw) in enumerate(zip(parents, grads)):
             if raw is None or not parent.requires_grad:
                 continue
             matched, axes = match_shape(raw, parent.data.shape)
             _set_tensor_grad(parent, matched)
             if record is not None:
                 record(node, parent, slot, upstream, raw, matched, axes)
+
+
+_new_backward = tuple.__new__
 
 
 def _make_backward(result: Tensor, parents: list[Tensor], grad_function: GradFunction) -> Callable[..., None]:
@@ -245,59 +261,61 @@ def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Call
     """
 
     def decorator(forward: Callable) -> Callable:
-        # The wrapper runs for every op call, so it is written for speed: the common
-        # one- and two-input cases are spelled out and the grad-mode lookup comes last.
-        @functools.wraps(forward)
-        def wrapper(op: operation, *args: Any, **kwargs: Any) -> Any:
-            if n_in == 1:
-                a = args[0]
+        # The wrapper runs for every op call, so it is written for speed: the common one- and
+        # two-input, one-result cases get wrappers of their own, and the grad-mode lookup comes last.
+        if n_ret == 1 and n_in == 1:
+            def wrapper(op: operation, a: Any, *args: Any, **kwargs: Any) -> Any:
                 if not isinstance(a, Tensor):
                     a = Tensor(a)
-                tensors = [a]
-                outs = forward(op, a, *args[1:], **kwargs) if kwargs or len(args) > 1 else forward(op, a)
-                needs = a.requires_grad
-            elif n_in == 2:
-                a, b = args[0], args[1]
+                result, grad_function = forward(op, a, *args, **kwargs) if args or kwargs else forward(op, a)
+                ref = op._result = weakref_ref(result)  # one weak reference serves the op and _backward_op
+                if has_gradient and a.requires_grad and grad_enabled():
+                    result.requires_grad = True
+                    result._op = op
+                    result._prev = tensors = [a]
+                    result._backward_op = _new_backward(_BackwardOp, (ref, tensors, grad_function))
+                return result
+        elif n_ret == 1 and n_in == 2:
+            def wrapper(op: operation, a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
                 if not isinstance(a, Tensor):
                     a = Tensor(a)
                 if not isinstance(b, Tensor):
                     b = Tensor(b)
-                tensors = [a, b]
-                outs = forward(op, a, b, *args[2:], **kwargs) if kwargs or len(args) > 2 else forward(op, a, b)
-                needs = a.requires_grad or b.requires_grad
-            else:
+                result, grad_function = forward(op, a, b, *args, **kwargs) if args or kwargs else forward(op, a, b)
+                ref = op._result = weakref_ref(result)
+                if has_gradient and (a.requires_grad or b.requires_grad) and grad_enabled():
+                    result.requires_grad = True
+                    result._op = op
+                    result._prev = tensors = [a, b]
+                    result._backward_op = _new_backward(_BackwardOp, (ref, tensors, grad_function))
+                return result
+        else:
+            def wrapper(op: operation, *args: Any, **kwargs: Any) -> Any:
                 if n_in is None:
                     tensors = [_check_is_tensor(t) for t in args[0]]
                     outs = forward(op, tensors, *args[1:], **kwargs)
                 else:
                     tensors = [_check_is_tensor(t) for t in args[:n_in]]
                     outs = forward(op, *tensors, *args[n_in:], **kwargs)
-                needs = any(t.requires_grad for t in tensors)
-            track = has_gradient and needs and _grad_enabled.get()
-            if n_ret == 1:
-                result, grad_function = outs
-                ref = op._result = weakref_ref(result)  # one weak reference serves the op and the closure
-                if track:
-                    result.requires_grad = True
-                    result._op = op
-                    result._prev = tensors
-                    result._backward_op = _BackwardOp(ref, tensors, grad_function)
-                return result
-            results = []
-            refs = []
-            for result, grad_function in outs:
-                ref = weakref_ref(result)
-                if track:
-                    result.requires_grad = True
-                    result._op = op
-                    result._prev = tensors
-                    result._backward_op = _BackwardOp(ref, tensors, grad_function)
-                results.append(result)
-                refs.append(ref)
-            op._result = tuple(refs)
-            return tuple(results)
+                track = has_gradient and any(t.requires_grad for t in tensors) and grad_enabled()
+                pairs = [outs] if n_ret == 1 else list(outs)
+                results, refs = [], []
+                for result, grad_function in pairs:
+                    ref = weakref_ref(result)
+                    if track:
+                        result.requires_grad = True
+                        result._op = op
+                        result._prev = tensors
+                        result._backward_op = _new_backward(_BackwardOp, (ref, tensors, grad_function))
+                    results.append(result)
+                    refs.append(ref)
+                if n_ret == 1:
+                    op._result = refs[0]
+                    return results[0]
+                op._result = tuple(refs)
+                return tuple(results)
 
-        return wrapper
+        return functools.wraps(forward)(wrapper)
 
     return decorator
 

@@ -99,7 +99,7 @@ class cross_entropy(operation):
             raise ValueError(f"cross_entropy got {logits.shape[0]} rows of logits but {t.size} targets")
         if t.size and (t.min() < 0 or t.max() >= logits.shape[1]):
             raise ValueError(f"cross_entropy targets must lie in 0..{logits.shape[1] - 1}")
-        self.params["targets"] = t
+        self.params = {"targets": t}  # shown by describe(); the op has no other parameters
         logp = logits - stable_logsumexp(logits, (1,))
         rows = np.arange(t.size)
         n = t.size

@@ -7,6 +7,7 @@ pushed, so a node reached along many paths is processed exactly once.
 """
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -54,7 +55,8 @@ def topological_order(root: Tensor) -> list[Tensor]:
 def seed_gradient(root: Tensor, grad: Any = None) -> np.ndarray:
     """The gradient that starts the pass: ones of the root's shape unless given."""
     if grad is None:
-        return np.ones(root.data.shape)
+        shape = root.data.shape
+        return np.array(1.0, dtype=_grad_dtype(root)) if not shape else np.ones(shape, dtype=_grad_dtype(root))
     seed = np.asarray(grad.data if isinstance(grad, Tensor) else grad, dtype=np.float64)
     if seed.shape != root.shape:
         raise ValueError(f"seed gradient has shape {seed.shape} but the output has shape {root.shape}")
@@ -66,13 +68,20 @@ def _propagate(order: list[Tensor]) -> None:
 
     The same steps as ``_BackwardOp.__call__`` (shape matching, then accumulation
     in the parent's dtype), inlined because this loop is the engine's hot path.
-    One saving on top: an intermediate tensor's first gradient is *borrowed*
-    rather than copied. Nothing writes into a gradient in place (accumulation
-    makes a new array), and an intermediate's gradient is released at the end of
-    the pass, so no caller can ever see the sharing. Leaves and tensors that
-    asked to ``retain_grad()`` get their own copy, as ``_set_tensor_grad`` gives.
+    Two savings on top, neither visible to a caller:
+
+    - an intermediate tensor's first gradient is *borrowed* rather than copied.
+      Nothing writes into a gradient in place (accumulation makes a new array),
+      and an intermediate's gradient is released at the end of the pass.
+    - a leaf (or a tensor that asked to ``retain_grad()``) keeps a gradient the
+      grad function has just made without copying it, when that array is its own
+      memory (``base is None``) and nothing else refers to it: CPython's
+      reference count is then 3 (the grad function's returned sequence, the loop
+      variable and ``getrefcount``'s own argument). Any other array is copied,
+      as ``_set_tensor_grad`` does, so two tensors never share a gradient array.
     """
     ndarray = np.ndarray
+    refcount = sys.getrefcount
     for node in reversed(order):
         op = node._backward_op
         if op is None:
@@ -80,7 +89,8 @@ def _propagate(order: list[Tensor]) -> None:
         upstream = node.grad
         if upstream is None:
             continue
-        for parent, raw in zip(op.parents, op.grad_function(upstream)):
+        _, parents, grad_function = op
+        for parent, raw in zip(parents, grad_function(upstream)):
             if raw is None or not parent.requires_grad:
                 continue
             data = parent.data
@@ -89,7 +99,8 @@ def _propagate(order: list[Tensor]) -> None:
             current = parent.grad
             dtype = data.dtype
             if current is None:
-                if raw.dtype is dtype and parent._op is not None and not parent._retain_grad:
+                if raw.dtype is dtype and ((parent._op is not None and not parent._retain_grad)
+                                           or (raw.base is None and refcount(raw) <= 3)):
                     parent.grad = raw
                 else:
                     parent.grad = np.array(raw, dtype=_grad_dtype(parent))
@@ -115,7 +126,10 @@ def backward(root: Tensor, grad: Any = None, record: Recorder | None = None) -> 
     for node in order:  # non-leaf gradients start empty so old values never flow twice
         if node._op is not None:
             node.grad = None
-    _set_tensor_grad(root, seed)
+    if grad is None and root._op is not None:
+        root.grad = seed  # a fresh array of ones that nothing else holds: no copy needed
+    else:
+        _set_tensor_grad(root, seed)
     if record is None:
         _propagate(order)
     else:
