@@ -47,10 +47,13 @@ class Tensor:
             self.data = np.array(data, dtype=_FLOAT64)  # a constant such as the 1 in ``1 - p``
         else:
             self.data = _as_array(data, dtype)
-        if requires_grad and self.data.dtype.kind != "f":
-            raise TypeError(f"only floating-point tensors can require grad, not {self.data.dtype}")
+        if requires_grad:
+            if self.data.dtype.kind != "f":
+                raise TypeError(f"only floating-point tensors can require grad, not {self.data.dtype}")
+            self.requires_grad: bool = True
+        else:
+            self.requires_grad = False
         self.grad: np.ndarray | None = None
-        self.requires_grad: bool = bool(requires_grad)
         self.name = name
         self._op: operation | None = None
         self._prev: list[Tensor] = []

@@ -19,36 +19,29 @@ from lucid._tensor.tensor import Tensor
 def topological_order(root: Tensor) -> list[Tensor]:
     """Every node reachable from ``root``, each after all of its inputs (``root`` last).
 
-    Depth-first with an explicit stack of nodes and, in step with it, the index
-    of the next parent to look at (plain ints: no per-node tuples or iterators,
-    so a long walk creates nothing for the garbage collector to scan). It runs
-    on every backward, so the loop keeps its names local.
+    Depth-first with an explicit stack of nodes and, in step with it, an iterator
+    over each node's inputs (resumed where it stopped when the walk returns to
+    the node). It runs on every backward, so the loop keeps its names local.
     """
     order: list[Tensor] = []
     visited = {id(root)}
     seen, mark, finish, _id = visited.__contains__, visited.add, order.append, id
     nodes = [root]
-    positions = [0]
-    push_node, push_position = nodes.append, positions.append
-    while nodes:
-        prev = nodes[-1]._prev
-        i = positions[-1]
-        n = len(prev)
-        while i < n:
-            parent = prev[i]
-            i += 1
+    parents = [iter(root._prev)]  # in step with ``nodes``: where each node's walk over its inputs stands
+    push_node, push_parents = nodes.append, parents.append
+    while parents:
+        for parent in parents[-1]:
             key = _id(parent)
             if not seen(key):
                 mark(key)
                 if parent._prev:
-                    positions[-1] = i
                     push_node(parent)
-                    push_position(0)
+                    push_parents(iter(parent._prev))
                     break
                 finish(parent)  # a leaf (or constant) is finished as soon as it is seen
         else:
             finish(nodes.pop())
-            positions.pop()
+            parents.pop()
     return order
 
 
