@@ -171,6 +171,8 @@ def match_shape(grad: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, t
         if grad.size != math.prod(shape):
             raise ValueError(f"gradient of shape {gshape} cannot match input of shape {shape}")
         return grad.reshape(shape), ()
+    if extra == 1 and gshape[1:] == shape:  # the bias of a layer: one new leading axis, summed in C
+        return np.add.reduce(grad, axis=0), (0,)
     axes = tuple(range(extra)) + tuple(
         extra + i for i, n in enumerate(shape) if n == 1 and gshape[extra + i] != 1)
     out = np.add.reduce(grad, axis=axes) if axes else grad  # the sum without np.sum's Python wrapper

@@ -61,9 +61,12 @@ def expand_reduced(g: np.ndarray, shape: tuple[int, ...], axes: tuple[int, ...],
     ``np.broadcast_to`` would cost microseconds of Python per call).
     """
     g = np.asarray(g)
-    if not keepdims and axes and g.ndim:
-        g = g.reshape(tuple(1 if i in axes else n for i, n in enumerate(shape)))
     out = np.empty(shape, dtype=g.dtype)
+    if not g.ndim:  # a full reduction: one value everywhere
+        out.fill(g)
+        return out
+    if not keepdims and axes:
+        g = g.reshape(tuple(1 if i in axes else n for i, n in enumerate(shape)))
     out[...] = g
     return out
 
@@ -117,7 +120,7 @@ class mean(_reduction):
         else:
             out = np.mean(x, axis=axes, keepdims=keep)
         self._locals = lambda: (np.full(shape, 1.0 / n),)
-        return Tensor(out), lambda g: (expand_reduced(g, shape, axes, keep) / n,)
+        return Tensor(out), lambda g: (expand_reduced(g / n, shape, axes, keep),)  # divide before copying out
 
 
 class _extreme(_reduction):
