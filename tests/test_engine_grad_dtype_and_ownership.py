@@ -115,3 +115,29 @@ def test_the_trace_seed_of_a_float32_leaf_root_with_an_earlier_gradient_stays_fl
     assert trace.steps[0].accumulated.dtype == np.float32 and x.grad.dtype == np.float32
     np.testing.assert_array_equal(trace.steps[0].accumulated, [1.5, 3.5])
     np.testing.assert_array_equal(x.grad, [1.5, 3.5])
+
+
+def test_tensor_backward_and_the_traced_backward_give_bit_identical_gradients():
+    """``Tensor.backward`` walks only the op results; the trace walks every node. Same order, same sums."""
+    rng = np.random.default_rng(3)
+    data = [rng.normal(size=(4, 3)), rng.normal(size=(3,)), rng.normal(size=(4, 1))]
+
+    def build():
+        a, b, c = (Tensor(d, requires_grad=True) for d in data)
+        shared = lucid.tanh(a * b + c)
+        out = (shared * shared + lucid.sigmoid(shared) * a - lucid.log(1.0 + shared * shared) * c).mean()
+        return out, (a, b, c)
+
+    out, plain = build()
+    out.backward()
+    out, traced = build()
+    lucid.autograd.backward_trace(out)
+    for p, t in zip(plain, traced):
+        np.testing.assert_array_equal(p.grad, t.grad)
+
+
+def test_backward_on_a_leaf_adds_the_seed_to_its_gradient():
+    x = Tensor([1.0, 2.0], requires_grad=True)
+    x.backward(np.array([0.5, 0.5]))
+    x.backward(np.array([1.0, -1.0]))
+    np.testing.assert_array_equal(x.grad, [1.5, -0.5])

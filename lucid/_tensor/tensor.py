@@ -111,9 +111,9 @@ class Tensor:
 
     def backward(self, grad: Any = None) -> None:
         """Reverse-mode pass from this tensor; leaves' ``grad`` accumulate."""
-        from lucid.autograd.backward import backward
+        from lucid.autograd.backward import run_backward
 
-        backward(self, grad)
+        run_backward(self, grad)
 
     def __repr__(self) -> str:
         body = np.array2string(self.data, precision=4, separator=" ", threshold=20)

@@ -45,6 +45,35 @@ def topological_order(root: Tensor) -> list[Tensor]:
     return order
 
 
+def _operation_order(root: Tensor) -> list[Tensor]:
+    """``topological_order(root)`` without the leaves: the nodes whose gradients flow on.
+
+    The same walk, so the same relative order of the op results (the leaves never
+    change where the walk goes), but a leaf costs one attribute test instead of a
+    set lookup and an append. ``Tensor.backward`` uses it; the trace keeps the full order.
+    """
+    order: list[Tensor] = []
+    visited = {id(root)}
+    seen, mark, finish, _id = visited.__contains__, visited.add, order.append, id
+    nodes = [root]
+    parents = [iter(root._prev)]
+    push_node, push_parents = nodes.append, parents.append
+    while parents:
+        for parent in parents[-1]:
+            prev = parent._prev
+            if prev:
+                key = _id(parent)
+                if not seen(key):
+                    mark(key)
+                    push_node(parent)
+                    push_parents(iter(prev))
+                    break
+        else:
+            finish(nodes.pop())
+            parents.pop()
+    return order
+
+
 def seed_gradient(root: Tensor, grad: Any = None) -> np.ndarray:
     """The gradient that starts the pass: ones of the root's shape unless given."""
     if grad is None:
@@ -103,6 +132,26 @@ def _propagate(order: list[Tensor]) -> None:
                     parent.grad = total
                 else:  # a 0-d sum decays to a NumPy scalar; float32 + float64 would widen
                     parent.grad = np.array(total, dtype=_grad_dtype(parent))
+
+
+def run_backward(root: Tensor, grad: Any = None) -> None:
+    """``backward(root, grad)`` for ``Tensor.backward``: the same pass, without building the full order to return."""
+    if not root.requires_grad:
+        raise RuntimeError("backward() needs an output that requires grad "
+                           "(no input of this expression requires grad)")
+    seed = seed_gradient(root, grad)
+    order = _operation_order(root) if root._prev else [root]
+    for node in order:  # op results' gradients start empty so old values never flow twice
+        if node._op is not None:
+            node.grad = None
+    if grad is None and root._op is not None:
+        root.grad = seed  # a fresh array of ones that nothing else holds: no copy needed
+    else:
+        _set_tensor_grad(root, seed)
+    _propagate(order)
+    for node in order:
+        if node._op is not None and not node._retain_grad:
+            node.grad = None
 
 
 def backward(root: Tensor, grad: Any = None, record: Recorder | None = None) -> list[Tensor]:
