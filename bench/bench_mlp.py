@@ -14,7 +14,8 @@ full-batch SGD on binary cross-entropy *written out* as in the seed notes,
 The final losses must agree to ~1e-9 (checked here), so all of them do the same work;
 the ratios show what the engine's bookkeeping costs. Times are wall-clock with Python's
 garbage collector on, as in real use; the runs alternate and each keeps its best time,
-so a busy machine slows all of them alike instead of skewing the ratios.
+so a busy machine slows all of them alike instead of skewing the ratios; the same ratios by
+process CPU time are printed below them (steadier when other work shares the cores).
 Targets: lucid/numpy ≤ 3, and torch/lucid ≥ 2 (lucid twice as fast as PyTorch eager here).
 Run: ``python bench/bench_mlp.py [--repeats 15] [--scalar-repeats 2]``.
 """
@@ -50,6 +51,7 @@ class Run:
     name: str
     final_loss: float
     seconds: float
+    cpu_seconds: float = float("nan")  # process CPU time: steadier than wall-clock on a shared machine
 
 
 @dataclass(frozen=True)
@@ -129,10 +131,10 @@ def torch_trainer() -> Callable[[Weights, np.ndarray, np.ndarray, int, float], l
     return train_torch
 
 
-def _timed(fn: Callable[[], list[float]]) -> tuple[float, float]:
-    start = time.perf_counter()
+def _timed(fn: Callable[[], list[float]]) -> tuple[float, float, float]:
+    start, cpu_start = time.perf_counter(), time.process_time()
     losses = fn()
-    return losses[-1], time.perf_counter() - start
+    return losses[-1], time.perf_counter() - start, time.process_time() - cpu_start
 
 
 def compare(setup: Setup = Setup(), repeats: int = 7, scalar_repeats: int = 2,
@@ -153,12 +155,12 @@ def compare(setup: Setup = Setup(), repeats: int = 7, scalar_repeats: int = 2,
     if train_torch is not None:
         ways["torch"] = lambda: train_torch(weights, x, y, setup.steps, setup.lr)
     count = {name: max(1, scalar_repeats if name == "scalar" else repeats) for name in ways}
-    best = {name: (float("nan"), float("inf")) for name in ways}
+    best = {name: (float("nan"), float("inf"), float("inf")) for name in ways}
     for i in range(max(count.values())):
         for name, fn in ways.items():
             if i < count[name]:
-                loss, seconds = _timed(fn)
-                best[name] = (loss, min(best[name][1], seconds))
+                loss, seconds, cpu = _timed(fn)
+                best[name] = (loss, min(best[name][1], seconds), min(best[name][2], cpu))
     return [Run(name, *best[name]) for name in ways]
 
 
@@ -189,6 +191,12 @@ def report(runs: list[Run], setup: Setup) -> str:
     else:
         summary += "   torch: not installed"
     lines.append(summary + f"   (losses agree within {check_agreement(runs):.1e})")
+    cpu_base = by_name["numpy"].cpu_seconds
+    if cpu_base == cpu_base:  # measured (not NaN)
+        cpu = f"by CPU time: lucid/numpy = {by_name['lucid'].cpu_seconds / cpu_base:.2f}x"
+        if "torch" in by_name:
+            cpu += f"   torch/lucid = {by_name['torch'].cpu_seconds / by_name['lucid'].cpu_seconds:.2f}x"
+        lines.append(cpu)
     return "\n".join(lines)
 
 
