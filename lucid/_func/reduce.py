@@ -81,7 +81,7 @@ class _reduction(operation):
     group = "reduction"
 
     def __init__(self, axis: Axis = None, keepdims: bool = False) -> None:
-        super().__init__(axis=axis, keepdims=keepdims)
+        self.params = {"axis": axis, "keepdims": keepdims}  # operation.__init__'s work, without the **kwargs
 
     def _axes(self, a: Tensor) -> tuple[int, ...]:
         axis = self.params["axis"]
@@ -112,7 +112,7 @@ class mean(_reduction):
         axes, keep = self._axes(a), self.params["keepdims"]
         x = a.data
         shape = x.shape
-        n = math.prod([shape[i] for i in axes]) if axes else 1
+        n = x.size if len(axes) == x.ndim else math.prod([shape[i] for i in axes])
         if not axes:
             out = x.copy()
         elif x.dtype.kind == "f":  # np.mean without its Python wrapper
