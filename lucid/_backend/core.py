@@ -205,11 +205,9 @@ def _set_tensor_grad(tensor: Tensor, grad: np.ndarray) -> None:
     if current is None:
         tensor.grad = np.array(grad, dtype=dtype)
         return
-    total = current + grad
-    if total.__class__ is not np.ndarray or total.dtype != dtype:
+    total = current + grad  # a new array: never written into the old one
+    if total.__class__ is not np.ndarray or total.dtype != dtype:  # a 0-d sum decays; float32 + float64 widens
         total = np.asarray(total, dtype=dtype)
-        if total is current:  # pragma: no cover - asarray of a fresh sum never returns the old array
-            total = total.copy()
     tensor.grad = total
 
 
@@ -247,10 +245,6 @@ class _BackwardOp(tuple):
 
 
 _new_backward = tuple.__new__
-
-
-def _make_backward(result: Tensor, parents: list[Tensor], grad_function: GradFunction) -> Callable[..., None]:
-    return _BackwardOp(weakref.ref(result), parents, grad_function)
 
 
 def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Callable:
