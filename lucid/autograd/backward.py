@@ -4,6 +4,11 @@
 A recursive sort dies near Python's recursion limit (~1,000 nodes deep); this
 one walks a 100,000-node chain in linear time. Nodes are marked visited when
 pushed, so a node reached along many paths is processed exactly once.
+
+Two entry points run the same pass: ``backward`` (returns the full order and
+can record every edge for ``backward_trace``) and ``run_backward`` (what
+``Tensor.backward`` calls: it walks only the op results and applies each
+node's gradient function inline in ``_propagate``, the engine's hot path).
 """
 from __future__ import annotations
 
