@@ -3,8 +3,18 @@ import streamlit as st
 
 st.set_page_config(page_title="Lucid Graph Lab", page_icon=":material/hub:", layout="wide")
 
+
+def _home() -> None:
+    """The root URL opens the Playground with whatever the link carried (program, step, view)."""
+    st.switch_page(playground, query_params=st.query_params.to_dict())
+
+
+# The Playground lives at /playground, not at the root: a default page is served only at "/", so a
+# shared /playground?code=… link would hit "Page not found" once the server has run any session.
+playground = st.Page("pages/playground.py", title="Playground", url_path="playground", icon=":material/hub:")
 pages = [
-    st.Page("pages/playground.py", title="Playground", url_path="playground", icon=":material/hub:", default=True),
+    st.Page(_home, title="Lucid Graph Lab", url_path="home", default=True, visibility="hidden"),
+    playground,
     st.Page("pages/gradient_check.py", title="Gradient check", url_path="gradient_check",
             icon=":material/rule:"),
     st.Page("pages/train_mlp.py", title="Train an MLP", url_path="train_mlp", icon=":material/model_training:"),

@@ -144,7 +144,7 @@ class Session:
         rerun = msg.rerun_script
         rerun.query_string = self.query
         rerun.page_script_hash = ""
-        rerun.page_name = ""
+        rerun.page_name = "playground"  # what the browser sends for /playground (the root only redirects there)
         for state in self.widgets.values():
             rerun.widget_states.widgets.append(state)
         if extra is not None:
@@ -169,8 +169,8 @@ class Session:
                     self.editor_id = element.text_area.id
             elif kind == "page_info_changed":
                 self.query = msg.page_info_changed.query_string
-            elif kind == "script_finished":
-                return graph_at
+            elif kind == "script_finished" and msg.script_finished != self.ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                return graph_at  # (a run that stops early for a rerun is followed by that rerun)
 
     def text(self, widget_id: str, value: str):
         from streamlit.proto.WidgetStates_pb2 import WidgetState

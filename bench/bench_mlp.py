@@ -1,23 +1,30 @@
-"""Train one small MLP three ways and print how long each takes, side by side.
+"""Train the seed's small MLP several ways and print how long each takes, side by side.
 
 The network (5 inputs -> 2 tanh hidden -> 1 sigmoid output) is trained with
-full-batch SGD on binary cross-entropy, from identical initial weights:
+full-batch SGD on binary cross-entropy *written out* as in the seed notes,
+``-(y*log(p) + (1-y)*log(1-p)).mean()``, from identical initial weights:
 
-* ``lucid``   the ``lucid.nn.MLP`` (a dozen array nodes per step),
-* ``numpy``   the same maths written out by hand (``lucid.nn.reference``),
-* ``scalar``  the same network from 0-d Tensors (``lucid.nn.scalar``; thousands of nodes).
+* ``lucid``   the ``lucid.nn.MLP`` and ``lucid.optim.SGD`` (15 ops per step, each a graph node),
+* ``numpy``   the leanest hand-written NumPy loop we could write: the sigmoid and the
+              cross-entropy differentiated together on paper (``dz = (p - y)/N``), loop
+              invariants hoisted, C-level reductions (``np.add.reduce``), in-place updates,
+* ``scalar``  the same network from 0-d Tensors (``lucid.nn.scalar``; thousands of nodes),
+* ``torch``   PyTorch eager on the CPU in float64 (only when torch is importable; never required).
 
-The final losses must agree to ~1e-9 (checked here), so the three are doing the
-same work; the ratios show what the engine's bookkeeping costs. Times are
-wall-clock with Python's garbage collector on, as in real use. Target:
-lucid/numpy ≤ 3. Run: ``python bench/bench_mlp.py [--repeats 15] [--scalar-repeats 2]``.
+The final losses must agree to ~1e-9 (checked here), so all of them do the same work;
+the ratios show what the engine's bookkeeping costs. Times are wall-clock with Python's
+garbage collector on, as in real use; the runs alternate and each keeps its best time,
+so a busy machine slows all of them alike instead of skewing the ratios; the same ratios by
+process CPU time are printed below them (steadier when other work shares the cores).
+Targets: lucid/numpy ≤ 3, and torch/lucid ≥ 2 (lucid twice as fast as PyTorch eager here).
+Run: ``python bench/bench_mlp.py [--repeats 15] [--scalar-repeats 2]``.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,11 +33,15 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 
 import numpy as np  # noqa: E402
 
+import lucid  # noqa: E402
+from lucid import Tensor  # noqa: E402
 from lucid.nn import MLP  # noqa: E402
 from lucid.nn.data import toy_binary_data  # noqa: E402
-from lucid.nn.reference import NumpyMLP  # noqa: E402
 from lucid.nn.scalar import ScalarMLP  # noqa: E402
-from lucid.nn.training import train_numpy, train_scalar, train_tensor  # noqa: E402
+from lucid.nn.training import train_scalar  # noqa: E402
+from lucid.optim import SGD  # noqa: E402
+
+Weights = Sequence[tuple[np.ndarray, np.ndarray]]
 
 
 @dataclass(frozen=True)
@@ -40,6 +51,7 @@ class Run:
     name: str
     final_loss: float
     seconds: float
+    cpu_seconds: float = float("nan")  # process CPU time: steadier than wall-clock on a shared machine
 
 
 @dataclass(frozen=True)
@@ -51,18 +63,83 @@ class Setup:
     seed: int = 0
 
 
-def _timed(fn: Callable[[], list[float]]) -> tuple[float, float]:
-    start = time.perf_counter()
-    losses = fn()
-    return losses[-1], time.perf_counter() - start
+def train_lucid(model: MLP, x: np.ndarray, y: np.ndarray, steps: int, lr: float) -> list[float]:
+    """The seed's loop: forward, BCE written out with lucid ops, backward, SGD step."""
+    opt = SGD(model.parameters(), lr=lr)
+    xt, yt = Tensor(x), Tensor(y)
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        p = model(xt)
+        loss = -(yt * lucid.log(p) + (1 - yt) * lucid.log(1 - p)).mean()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses
 
 
-def compare(setup: Setup = Setup(), repeats: int = 7, scalar_repeats: int = 2) -> list[Run]:
-    """Train the three twins from the same initial weights; every repeat starts afresh.
+def train_numpy_lean(weights: Weights, x: np.ndarray, y: np.ndarray, steps: int, lr: float) -> list[float]:
+    """The same training by hand, as lean as we can write it (the yardstick; see the module docstring).
 
-    The lucid and NumPy runs alternate and each keeps its best time, so a busy
-    machine slows both alike instead of skewing the ratio.
+    The loss is still computed every step (the other loops report it too); the gradient skips
+    it: for a sigmoid output under BCE, ∂loss/∂z = (p − y)/N, folded into the step size.
     """
+    (w1, b1), (w2, b2) = [(np.array(w, dtype=np.float64), np.array(b, dtype=np.float64)) for w, b in weights]
+    xT, not_y, n = x.T, 1.0 - y, y.size
+    step = lr / n
+    total, log, exp, tanh = np.add.reduce, np.log, np.exp, np.tanh
+    losses = []
+    for _ in range(steps):
+        h = tanh(x @ w1 + b1)
+        p = 1.0 / (1.0 + exp(-(h @ w2 + b2)))
+        losses.append(float(-total(y * log(p) + not_y * log(1.0 - p), None) / n))
+        dz = p - y
+        dh = (dz @ w2.T) * (1.0 - h * h)
+        w2 -= step * (h.T @ dz)
+        b2 -= step * total(dz, 0)
+        w1 -= step * (xT @ dh)
+        b1 -= step * total(dh, 0)
+    return losses
+
+
+def torch_trainer() -> Callable[[Weights, np.ndarray, np.ndarray, int, float], list[float]] | None:
+    """PyTorch eager (float64, one thread, the same loop), or None when torch is not installed."""
+    try:
+        import torch
+    except ImportError:
+        return None
+
+    def train_torch(weights: Weights, x: np.ndarray, y: np.ndarray, steps: int, lr: float) -> list[float]:
+        torch.set_num_threads(1)  # tiny arrays: threads only add overhead (and the machine is shared)
+        params = []
+        for w, b in weights:
+            params += [torch.tensor(w, dtype=torch.float64, requires_grad=True),
+                       torch.tensor(b, dtype=torch.float64, requires_grad=True)]
+        w1, b1, w2, b2 = params
+        opt = torch.optim.SGD(params, lr=lr)
+        xt, yt = torch.tensor(x), torch.tensor(y)
+        losses = []
+        for _ in range(steps):
+            opt.zero_grad()
+            p = torch.sigmoid(torch.tanh(xt @ w1 + b1) @ w2 + b2)
+            loss = -(yt * torch.log(p) + (1 - yt) * torch.log(1 - p)).mean()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return losses
+
+    return train_torch
+
+
+def _timed(fn: Callable[[], list[float]]) -> tuple[float, float, float]:
+    start, cpu_start = time.perf_counter(), time.process_time()
+    losses = fn()
+    return losses[-1], time.perf_counter() - start, time.process_time() - cpu_start
+
+
+def compare(setup: Setup = Setup(), repeats: int = 7, scalar_repeats: int = 2,
+            include_torch: bool = True) -> list[Run]:
+    """Train every version from the same initial weights; every repeat starts afresh."""
     x, y = toy_binary_data(setup.samples, setup.sizes[0], seed=setup.seed)
 
     def model() -> MLP:
@@ -70,17 +147,20 @@ def compare(setup: Setup = Setup(), repeats: int = 7, scalar_repeats: int = 2) -
 
     weights = model().weights()
     ways: dict[str, Callable[[], list[float]]] = {
-        "lucid": lambda: train_tensor(model(), x, y, setup.steps, setup.lr),
-        "numpy": lambda: train_numpy(NumpyMLP(weights), x, y, setup.steps, setup.lr),
+        "lucid": lambda: train_lucid(model(), x, y, setup.steps, setup.lr),
+        "numpy": lambda: train_numpy_lean(weights, x, y, setup.steps, setup.lr),
         "scalar": lambda: train_scalar(ScalarMLP(weights), x, y, setup.steps, setup.lr),
     }
+    train_torch = torch_trainer() if include_torch else None
+    if train_torch is not None:
+        ways["torch"] = lambda: train_torch(weights, x, y, setup.steps, setup.lr)
     count = {name: max(1, scalar_repeats if name == "scalar" else repeats) for name in ways}
-    best = {name: (float("nan"), float("inf")) for name in ways}
+    best = {name: (float("nan"), float("inf"), float("inf")) for name in ways}
     for i in range(max(count.values())):
         for name, fn in ways.items():
             if i < count[name]:
-                loss, seconds = _timed(fn)
-                best[name] = (loss, min(best[name][1], seconds))
+                loss, seconds, cpu = _timed(fn)
+                best[name] = (loss, min(best[name][1], seconds), min(best[name][2], cpu))
     return [Run(name, *best[name]) for name in ways]
 
 
@@ -97,26 +177,39 @@ def check_agreement(runs: list[Run], tol: float = 1e-9) -> float:
 def report(runs: list[Run], setup: Setup) -> str:
     by_name = {r.name: r for r in runs}
     base = by_name["numpy"].seconds
-    lines = [f"MLP {list(setup.sizes)}, {setup.samples} samples, {setup.steps} full-batch SGD steps (lr {setup.lr})",
+    lines = [f"MLP {list(setup.sizes)}, {setup.samples} samples, {setup.steps} full-batch SGD steps (lr {setup.lr}), "
+             "BCE written out",
              f"{'version':<8} {'final loss':>22} {'best time':>12} {'per step':>12} {'/ numpy':>9}"]
     for r in runs:
         lines.append(f"{r.name:<8} {r.final_loss:>22.16f} {r.seconds:>11.4f}s {r.seconds / setup.steps * 1e6:>10.1f}µs"
                      f" {r.seconds / base:>8.2f}x")
-    lines.append(f"lucid/numpy = {by_name['lucid'].seconds / base:.2f}x   "
-                 f"scalar/numpy = {by_name['scalar'].seconds / base:.1f}x   "
-                 f"(losses agree within {check_agreement(runs):.1e})")
+    lucid_s = by_name["lucid"].seconds
+    summary = (f"lucid/numpy = {lucid_s / base:.2f}x (target ≤ 3)   "
+               f"scalar/numpy = {by_name['scalar'].seconds / base:.1f}x")
+    if "torch" in by_name:
+        summary += f"   torch/lucid = {by_name['torch'].seconds / lucid_s:.2f}x (target ≥ 2)"
+    else:
+        summary += "   torch: not installed"
+    lines.append(summary + f"   (losses agree within {check_agreement(runs):.1e})")
+    cpu_base = by_name["numpy"].cpu_seconds
+    if cpu_base == cpu_base:  # measured (not NaN)
+        cpu = f"by CPU time: lucid/numpy = {by_name['lucid'].cpu_seconds / cpu_base:.2f}x"
+        if "torch" in by_name:
+            cpu += f"   torch/lucid = {by_name['torch'].cpu_seconds / by_name['lucid'].cpu_seconds:.2f}x"
+        lines.append(cpu)
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=15, help="best of this many runs (lucid and numpy)")
+    parser.add_argument("--repeats", type=int, default=15, help="best of this many runs (lucid, numpy, torch)")
     parser.add_argument("--scalar-repeats", type=int, default=2, help="best of this many runs (scalar)")
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--samples", type=int, default=80)
+    parser.add_argument("--no-torch", action="store_true", help="leave PyTorch out even when it is installed")
     args = parser.parse_args(argv)
     setup = Setup(samples=args.samples, steps=args.steps)
-    runs = compare(setup, args.repeats, args.scalar_repeats)
+    runs = compare(setup, args.repeats, args.scalar_repeats, include_torch=not args.no_torch)
     check_agreement(runs)
     print(report(runs, setup))
 

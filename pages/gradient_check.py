@@ -8,7 +8,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from lucid.autograd.gradcheck import GradcheckCancelled
 from lucid.lessons.gradient_check import as_grid, check_program, eps_sweep, sweep_affordable
+from lucid.ui.cancel import session_should_stop
 from lucid.ui.editor import program_editor, session_memo
 from lucid.ui.entry import ensure_navigation
 
@@ -56,8 +58,13 @@ if program is None:
 eps = st.select_slider("eps (finite-difference step)", options=EPS_CHOICES, value=1e-6,
                        format_func=lambda v: f"{v:.0e}", key="gc_eps")
 checks = session_memo("gc", "checks", capacity=8)  # reruns (widgets, eps back and forth) reuse a check
+should_stop = session_should_stop()  # a click or a closed tab ends a long check at once
 try:
-    result = checks.get(("check", program.source, eps), lambda: check_program(program, eps))
+    with st.spinner("Re-running the program twice for every input number…"):
+        result = checks.get(("check", program.source, eps),
+                            lambda: check_program(program, eps, should_stop=should_stop))
+except GradcheckCancelled:
+    st.stop()  # the session is rerunning or gone: nothing to show
 except ValueError as err:
     st.warning(str(err))
     st.stop()
@@ -104,15 +111,22 @@ if tensors:
 st.subheader("Choosing eps")
 st.write("Too large a step measures the slope of a chord, not the tangent (error ∝ eps²); too small a step "
          "drowns in floating-point rounding (error ∝ 1/eps). The worst relative error of this program for each eps:")
-if sweep_affordable(program):
-    sweep = pd.DataFrame(checks.get(("sweep", program.source), lambda: eps_sweep(program)),
-                         columns=["eps", "worst relative error"])
+try:
+    points = (checks.get(("sweep", program.source), lambda: eps_sweep(program, should_stop=should_stop))
+              if sweep_affordable(program) else None)
+except GradcheckCancelled:
+    st.stop()
+except ValueError as err:
+    st.warning(str(err))
+    points = []
+if points:
+    sweep = pd.DataFrame(points, columns=["eps", "worst relative error"])
     chart = alt.Chart(sweep).mark_line(point=True).encode(
         x=alt.X("eps:Q", scale=alt.Scale(type="log", reverse=True), axis=alt.Axis(format=".0e")),
         y=alt.Y("worst relative error:Q", scale=alt.Scale(type="log"), axis=alt.Axis(format=".0e")),
         tooltip=[alt.Tooltip("eps:Q", format=".0e"), alt.Tooltip("worst relative error:Q", format=".2e")])
     rule = alt.Chart(pd.DataFrame({"eps": [eps]})).mark_rule(color="#c53030", strokeDash=[4, 4]).encode(x="eps:Q")
     st.altair_chart((chart + rule).properties(height=280), width="stretch")
-else:
+elif points is None:
     st.caption("(The sweep repeats the whole check for 12 step sizes, so it is skipped for programs with more "
                "than 300 input numbers or much arithmetic.)")

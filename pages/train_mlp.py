@@ -26,6 +26,8 @@ from lucid.lessons.training import (
 )
 from lucid.nn import MLP
 from lucid.ui.entry import ensure_navigation
+from lucid.ui.large_graph_view import graph_image, scalar_step_section
+from lucid.ui.memo import SharedLRUMemo
 from lucid.viz import to_dot
 
 ensure_navigation()
@@ -39,10 +41,23 @@ def dataset(name: str) -> Dataset:
     return load(name)
 
 
-@st.cache_data(show_spinner="Training the same network as tensors and as scalars…", max_entries=16)
+@st.cache_resource
+def comparisons() -> SharedLRUMemo[Comparison]:
+    """Tensors-vs-scalars results for the whole server: a class moving the same sliders computes each once."""
+    return SharedLRUMemo(capacity=64)
+
+
 def comparison(name: str, hidden: int, lr: float, steps: int, samples: int) -> Comparison:
-    prepared = prepare(dataset(name))
-    return compare_tensor_scalar(prepared.Z, prepared.y, hidden=hidden, steps=steps, lr=lr, samples=samples)
+    """The comparison from the shared cache, or computed under a progress bar (seconds at the largest settings)."""
+    def compute() -> Comparison:
+        bar = st.progress(0.0, text="Training the same network as tensors and as scalars…")
+        prepared = prepare(dataset(name))
+        result = compare_tensor_scalar(prepared.Z, prepared.y, hidden=hidden, steps=steps, lr=lr, samples=samples,
+                                       on_progress=lambda done, text: bar.progress(done, text=text))
+        bar.empty()
+        return result
+
+    return comparisons().get((name, hidden, lr, steps, samples), compute)
 
 
 def boundary_chart(model: MLP, prepared: Prepared) -> alt.LayerChart:
@@ -155,7 +170,7 @@ else:
 
 st.header("The graph of one training step")
 step_trace = training_step_graph(model, prepared.Z, prepared.y, batch=4)
-text_col, graph_col = st.columns([2, 3])
+text_col, graph_col = st.columns([1, 2])
 with text_col:
     st.write(f"A batch of 4 points through the trained network and the loss, after backward: "
              f"**{node_count(step_trace.root)} nodes**, whatever the hidden size ({hidden} here) or the batch size, "
@@ -166,7 +181,10 @@ with text_col:
                 "- One step = this forward pass, one backward pass along every edge, one optimizer update.")
     st.caption("Gradients here are small: the network is already trained.")
 with graph_col:
-    st.graphviz_chart(to_dot(step_trace.root, step_trace, direction="TB", show_values=False))
+    # large=True: one-line gradient summaries keep the nodes narrow, so the graph is drawn near full size
+    graph_image(to_dot(step_trace.root, step_trace, direction="TB", show_values=False, large=True))
+
+scalar_step_section(int(seed))
 
 st.header("Tensors vs scalars: why frameworks work on arrays")
 st.write("The same network from the same initial weights, built once from arrays and once from 0-d tensors "

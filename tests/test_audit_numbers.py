@@ -239,8 +239,8 @@ NUMBER = re.compile(r"(?<![\w.])-?(?:\d+\.\d+(?:e-?\d+)?|\d+(?:e-?\d+)?|inf)(?![
 
 
 def is_small(a: np.ndarray) -> bool:
-    """Small enough for every element to be printed (≤ 12 elements, ≤ 2 axes, ≤ 6 columns)."""
-    return a.ndim == 0 or (a.ndim <= 2 and 0 < a.size <= 12 and a.shape[-1] <= 6)
+    """Small enough for every element to be printed (≤ 2 axes, up to 8 rows of up to 8 columns)."""
+    return a.ndim == 0 or (a.ndim <= 2 and a.size > 0 and a.shape[-1] <= 8 and (a.ndim == 1 or a.shape[0] <= 8))
 
 
 def true_values(arr: np.ndarray) -> list[float]:
@@ -299,27 +299,31 @@ def text_block(arr: np.ndarray) -> str:
 
 
 def dot_label_blocks(source: str, node_id: str) -> tuple[str, str | None]:
-    """The value and gradient text of tensor node ``node_id`` in DOT source, as plain text."""
+    """The value and gradient text of tensor node ``node_id`` in DOT source, as plain text.
+
+    Labels hold fixed-width text (scalars, summaries) or, up to 8×8, a heatmap table with one
+    cell per element: table rows become lines and cells are separated by spaces, so either way
+    the numbers read in row-major order.
+    """
     match = re.search(rf"^\s*{node_id} \[label=<(<TABLE.*?</TABLE>)>", source, flags=re.M)
     assert match, f"node {node_id} not in the DOT"
-    mono = re.findall(r'<FONT FACE="[^"]*"[^>]*>(.*?)</FONT>', match.group(1))
-
-    def plain(s: str) -> str:
-        s = s.replace('<BR ALIGN="LEFT"/>', "\n")
-        return html.unescape(re.sub(r"<[^>]+>", "", s)).replace("\u00a0", " ")
-
-    blocks = [plain(m) for m in mono]
-    value = next(b for b in blocks if b.startswith("val  "))
-    grad = next((b for b in blocks if b.startswith("grad ")), None)
+    body = match.group(1).replace('<BR ALIGN="LEFT"/>', "\n").replace("</TR>", "\n").replace("</TD>", " ")
+    plain = html.unescape(re.sub(r"<[^>]+>", "", body)).replace("\u00a0", " ")
+    at_val = plain.find("val  ")
+    assert at_val >= 0, f"node {node_id} shows no value"
+    at_grad = plain.find("grad ", at_val)
+    ends = [i for i in (at_grad, plain.find("⚠", at_val)) if i >= 0]
+    value = plain[at_val:min(ends) if ends else len(plain)].rstrip()
+    grad = plain[at_grad:].rstrip() if at_grad >= 0 else None
     return value, grad
 
 
 def grad_numbers(grad: str | None, status: str) -> str:
-    """The numbers of a label's gradient block, after checking its status word (after the first line)."""
+    """The numbers of a label's gradient block, after checking it carries exactly one status word."""
     assert grad is not None and grad.startswith("grad ")
-    first, _, rest = grad[len("grad "):].partition("\n")
-    assert first.rstrip().endswith(" " + status), f"expected {status!r} in {grad!r}"
-    return first.rstrip().removesuffix(status) + "\n" + rest
+    words = [w for w in grad.split() if w in ("partial", "final", "pending")]
+    assert words == [status], f"expected {status!r} in {grad!r}"
+    return grad[len("grad "):].replace(status, " ")
 
 
 def edge_label(source: str, edge_id: str) -> str:
@@ -422,11 +426,58 @@ def previous_total(trace: Trace, s: TraceStep) -> np.ndarray | None:
     return earlier[-1].accumulated if earlier else None
 
 
+def inline(a: np.ndarray) -> str:
+    """How the arithmetic line writes a value: the number, a vector of up to 4, else its shape."""
+    a = np.asarray(a)
+    if a.size == 1:
+        return format_number(a.reshape(-1)[0])
+    if a.ndim == 1 and a.size <= 4:
+        return format_array(a)
+    return "(" + "×".join(map(str, a.shape)) + ")"
+
+
+def check_arithmetic_line(trace: Trace, s: TraceStep, node: str, parent: str, arith: str) -> None:
+    """``grad n · ∂n/∂p = up · local = product  ⇒  grad p += contribution → total`` with the right numbers."""
+    if s.local is not None and all(np.size(a) == 1 for a in (s.upstream, s.local, s.contribution_raw)):
+        up, loc, prod = (float(np.asarray(a).reshape(-1)[0]) for a in (s.upstream, s.local, s.contribution_raw))
+        product = f"{format_number(up)} · {operand(format_number(loc))} = {format_number(prod)}"
+        assert arith.startswith(f"grad {node} · ∂{node}/∂{parent} = {product}  ⇒  "), arith
+        assert_rounded(format_number(up), up)
+        assert_rounded(format_number(loc), loc)
+        assert_rounded(format_number(prod), up * loc)
+        # the printed factors multiply to the printed product within rounding
+        assert abs(float(format_number(up)) * float(format_number(loc)) - float(format_number(prod))) <= \
+            1e-3 * abs(up * loc) + 1e-12
+    before = previous_total(trace, s)
+    if before is None:
+        assert arith.endswith(f"  ⇒  grad {parent} = {inline(s.accumulated)}"), arith
+    else:
+        assert arith.endswith(f"  ⇒  grad {parent} += {inline(s.contribution)} → {inline(s.accumulated)}"), arith
+    tail = arith.rsplit("⇒", 1)[1]
+    if not inline(s.accumulated).startswith("("):  # numbers, not a shape: each one correctly rounded
+        values = [*true_values(s.contribution)] if before is not None else []
+        values += true_values(s.accumulated)
+        tokens = NUMBER.findall(tail)
+        assert len(tokens) == len(values), (tail, values)
+        for token, value in zip(tokens, values):
+            assert_rounded(token, value)
+    if s.summed_axes:
+        assert f"Σ over axis {', '.join(map(str, s.summed_axes))} → " in arith
+
+
+def html_numbers(fragment: str) -> list[str]:
+    """The numbers an HTML explanation shows, in reading order (tags and attributes dropped)."""
+    blocks = re.sub(r"</(td|tr|p|div|figure|pre|table)>", " ", fragment)
+    return NUMBER.findall(html.unescape(re.sub(r"<[^>]+>", "", blocks)))
+
+
 def check_explanations(trace: Trace) -> None:
     last = len(trace.steps) - 1
     for s in trace.steps:
         e = explain(trace, s.index)
         assert e.title.startswith(f"Step {s.index} of {last}")
+        # the HTML (heatmap cells, summaries, the arithmetic line) shows exactly the numbers of the text
+        assert html_numbers(e.html) == NUMBER.findall(e.text)
         if s.node is None:
             if trace.root.shape or not np.all(s.contribution == 1):
                 find_in_order(e.text, [text_block(s.contribution)])
@@ -437,20 +488,25 @@ def check_explanations(trace: Trace) -> None:
         if uses > 1:
             assert f"is used {uses} times by this op" in e.text
         scalarish = all(np.size(a) == 1 for a in (s.upstream, s.local, s.contribution_raw) if a is not None)
+        # the arithmetic line leads (text, Markdown heading, HTML's first element) and adds up
+        arith = e.text.split("\n\n")[0]
+        assert arith == e.arithmetic
+        assert e.markdown.startswith("#### ") and e.html.startswith('<div class="lgl-explain"><div class="lgl-arith">')
+        check_arithmetic_line(trace, s, e.node, e.parent, arith)
+        assert NUMBER.findall(e.markdown.split("\n\n")[0]) == NUMBER.findall(arith)
         text_parts = [text_block(s.upstream)]
         md_parts = [md_block(s.upstream)]
         assert_shows(format_array(s.upstream), s.upstream)
         if s.local is not None and scalarish:
-            up, loc, prod = (float(np.asarray(a).reshape(-1)[0]) for a in (s.upstream, s.local, s.contribution_raw))
-            product = f"{format_number(up)} · {operand(format_number(loc))} = {format_number(prod)}"
-            text_parts.append(product)
-            md_parts.append(product)
-            assert_rounded(format_number(prod), up * loc)
-            # the printed factors multiply to the printed product within rounding
-            assert abs(float(format_number(up)) * float(format_number(loc)) - float(format_number(prod))) <= \
-                1e-3 * abs(up * loc) + 1e-12
+            pass  # upstream · local = product is the arithmetic line, checked above
         else:
             shown = [s.local, s.contribution_raw] if s.local is not None else [s.contribution_raw]
+            if s.local is None and type(s.node._op).name == "matmul":
+                # a matrix product's gradient shows the other factor's value, then the product
+                other = s.node._prev[1 - s.slot].data
+                text_parts += ["The other factor", text_block(other)]
+                md_parts += ["The other factor", md_block(other)]
+                assert_shows(format_array(other), other)
             text_parts += [text_block(shown[0])]
             md_parts += [md_block(shown[0])]
             if s.local is not None and np.ndim(s.upstream) and upstream_over_input(s).shape != np.shape(s.upstream):

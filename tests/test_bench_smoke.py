@@ -6,12 +6,27 @@ from bench import bench_backward_chain, bench_mlp
 
 def test_bench_mlp_three_versions_agree_at_a_tiny_size():
     setup = bench_mlp.Setup(samples=8, steps=4)
-    runs = bench_mlp.compare(setup, repeats=1, scalar_repeats=1)
+    runs = bench_mlp.compare(setup, repeats=1, scalar_repeats=1, include_torch=False)
     assert [r.name for r in runs] == ["lucid", "numpy", "scalar"]
     assert bench_mlp.check_agreement(runs) <= 1e-9
     assert all(r.seconds > 0 for r in runs)
     text = bench_mlp.report(runs, setup)
-    assert "lucid/numpy" in text and "scalar/numpy" in text
+    assert "lucid/numpy" in text and "scalar/numpy" in text and "torch: not installed" in text
+
+
+def test_bench_mlp_lean_numpy_loop_matches_the_lucid_loop_step_by_step():
+    """The yardstick differentiates sigmoid + BCE on paper; every step's loss must still be lucid's."""
+    setup = bench_mlp.Setup(samples=16, steps=25)
+    x, y = bench_mlp.toy_binary_data(setup.samples, 5, seed=0)
+    model = bench_mlp.MLP([5, 2, 1], activation="tanh", output_activation="sigmoid", seed=0)
+    weights = model.weights()
+    before = [w.copy() for pair in weights for w in pair]
+    lucid_losses = bench_mlp.train_lucid(model, x, y, setup.steps, setup.lr)
+    numpy_losses = bench_mlp.train_numpy_lean(weights, x, y, setup.steps, setup.lr)
+    np.testing.assert_allclose(numpy_losses, lucid_losses, rtol=1e-12)
+    assert numpy_losses[-1] < numpy_losses[0]
+    for kept, now in zip(before, [w for pair in weights for w in pair]):
+        np.testing.assert_array_equal(kept, now)  # the yardstick trains copies, not the caller's arrays
 
 
 def test_bench_mlp_flags_disagreeing_losses():
@@ -51,3 +66,19 @@ def test_bench_load_two_students_get_the_graph_and_the_table_reports_them():
     assert row.cpu_seconds > 0 and row.rss_mb > 50
     text = bench_load.table([row])
     assert "graph p95" in text and "\n   2 " in text
+
+
+def test_bench_large_graph_cluster_case_is_the_issue_program_and_puts_its_clusters_back():
+    from bench import bench_large_graph
+
+    source = bench_large_graph.cluster_program()
+    assert 2600 < len(source) < 2800 and source.count("\n") == 60 + 60 + 2
+    from lucid.autograd import backward_trace
+    from lucid.expr import run
+    from lucid.viz import to_dot
+
+    program = run(source)
+    now = to_dot(program.output, backward_trace(program.output), 5).source
+    assert "subgraph cluster" not in now
+    before, clusters = bench_large_graph.with_prefix_clusters(now)
+    assert clusters == 20 and before.count("subgraph cluster_") == 20

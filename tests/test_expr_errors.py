@@ -75,7 +75,8 @@ ERRORS = [
     ("squeeze(randn(2, 3), 0)", "squeeze: axis 0 of shape (2, 3) has size 2, not 1", 1, 1, "shape"),
     ("concatenate([randn(2), randn(2, 1)])", "cannot concatenate shapes (2,) and (2, 1) along axis 0", 1, 1, "shape"),
     ("stack([randn(2), randn(3)])", "cannot stack shapes (2,) and (3,): they must be equal", 1, 1, "shape"),
-    ("softmax(1.5)", "softmax needs at least a 1-D tensor, not a scalar", 1, 1, "shape"),
+    ("softmax(1.5, axis=1)", "softmax: axis 1 is out of range for shape () (0 dimensions) "
+     "(a 0-d tensor accepts axis=None, 0 or -1)", 1, 1, "shape"),
     ("cross_entropy(randn(3, 4), [0, 1])",
      "cross_entropy got 3 row(s) of logits (3, 4) but 2 target(s) of shape (2,)", 1, 1, "shape"),
     ("[[1, 2], [3]]", "the rows of a list literal must have the same shape: (2,) and (1,)", 1, 10, "shape"),

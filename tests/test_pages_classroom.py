@@ -171,7 +171,7 @@ def test_train_page_trains_on_two_moons_and_the_loss_falls():
     assert float(found["final loss"][0]) < 0.2 * float(found["first loss"][0])
     assert float(found["test accuracy"][0].rstrip("%")) > 90
     assert "13 nodes" in texts(at)
-    assert len(at.get("graphviz_chart")) == 1
+    assert len(at.get("image")) >= 1  # drawn by dot on the server at its own size (readable)
 
 
 def test_train_page_scalar_and_tensor_versions_end_at_the_same_loss():

@@ -1,7 +1,8 @@
 """lucid.viz.explain: each backward step as the chain rule in symbols and in numbers.
 
 Worked example (scalars a = 2, b = -3): c = a × b, out = c + a, so
-∂out/∂a = 1 + b = -2 (two paths) and ∂out/∂b = a = 2.
+grad a = 1 + b = -2 (two paths) and grad b = a = 2. ``grad x`` is a total gradient,
+``∂c/∂x`` a local derivative.
 """
 import numpy as np
 
@@ -21,9 +22,9 @@ def worked_trace():
 
 def test_step_zero_explains_the_seed_at_the_output():
     e = explain(worked_trace(), 0)
-    assert e.title == "Step 0 of 4: seed ∂out/∂out = 1"
-    assert e.text.startswith("The backward pass starts at the output out (shape scalar). "
-                             "Its gradient with respect to itself is ∂out/∂out = 1.")
+    assert e.title == "Step 0 of 4: seed grad out = 1"
+    assert e.text.startswith("grad out = 1.000\n\nThe backward pass starts at the output out (shape scalar). "
+                             "Its gradient with respect to itself is grad out = 1.")
     assert "4 more steps" in e.text
     assert e.node is None and e.op is None and e.upstream is None
     assert e.accumulated == 1.0
@@ -35,33 +36,36 @@ def test_non_scalar_output_seed_is_ones_and_a_given_seed_is_shown():
     e = explain(backward_trace(y), 0)
     assert "ones of shape 2" in e.text and "[1.000 1.000]" in e.text
     given = explain(backward_trace(x * 3.0, grad=np.array([0.5, -2.0])), 0)
-    assert given.title == "Step 0 of 1: seed ∂out/∂out = given"
+    assert given.title == "Step 0 of 1: seed grad out = given"
     assert "[0.5000 -2.000]" in given.text
 
 
 def test_a_partial_step_names_the_paths_still_to_come():
     e = explain(worked_trace(), 2)
-    assert e.title == "Step 2 of 4: ∂out/∂a from +"
-    assert e.equation == "∂out/∂a += ∂out/∂out · ∂out/∂a"
-    assert e.formula == "∂out/∂b = 1"  # a is the second input of +
-    assert "(the op's input b)" in e.text
-    assert "Local derivative ∂out/∂a = 1.000, so the product is 1.000 · 1.000 = 1.000" in e.text
-    assert "This is the first contribution to ∂out/∂a" in e.text
-    assert "∂out/∂a is partial: 1 more contribution will arrive along other paths (from ×)." in e.text
+    assert e.title == "Step 2 of 4: out → a through +"
+    assert e.equation == "grad a += grad out · ∂out/∂a"
+    assert e.formula == "∂out/∂a = 1"  # the registry's ∂out/∂b = 1: a is the second input of +
+    assert e.arithmetic == "grad out · ∂out/∂a = 1.000 · 1.000 = 1.000  ⇒  grad a = 1.000"
+    assert "Forward: out = c + a" in e.text
+    assert "This is the first contribution to grad a" in e.text
+    assert "grad a is partial: 1 more contribution will arrive along other paths (from c (×))." in e.text
     assert e.is_final is False
 
 
-def test_a_final_step_shows_upstream_local_product_and_accumulation():
+def test_a_final_step_leads_with_the_arithmetic_then_explains_it():
     e = explain(worked_trace(), 3)
-    assert e.title == "Step 3 of 4: ∂out/∂a from ×"
-    assert e.equation == "∂out/∂a += ∂out/∂c · ∂c/∂a"
-    assert e.formula == "∂out/∂a = b"
-    assert "Registered rule of × for this input: ∂out/∂a = b (here out is c, a is a, b is b)." in e.text
+    assert e.title == "Step 3 of 4: c → a through ×"
+    assert e.equation == "grad a += grad c · ∂c/∂a"
+    assert e.formula == "∂c/∂a = b"
+    # upstream × local = contribution, then the accumulation, as the first line
+    assert e.text.split("\n\n")[0] == e.arithmetic == \
+        "grad c · ∂c/∂a = 1.000 · (-3.000) = -3.000  ⇒  grad a += -3.000 → -2.000"
+    assert "Local derivative (the rule of ×): ∂c/∂a = b = -3.000" in e.text
     assert (e.upstream, e.local, e.product, e.contribution, e.accumulated) == (1.0, -3.0, -3.0, -3.0, -2.0)
-    assert "so the product is 1.000 · (-3.000) = -3.000" in e.text
-    assert "Accumulate (+=, never =): ∂out/∂a = 1.000 + (-3.000) = -2.000" in e.text
-    assert "∂out/∂a is now final: no other path reaches it. This is the value of its .grad after backward()." in e.text
-    assert "`∂out/∂a += ∂out/∂c · ∂c/∂a`" in e.markdown and "**final**" in e.markdown
+    assert "Accumulate (+=, never =): grad a = 1.000 + (-3.000) = -2.000" in e.text
+    assert "grad a is now final: no other path reaches it. This is the value of its .grad after backward()." in e.text
+    assert e.markdown.startswith("#### grad c · ∂c/∂a = 1.000 · (-3.000) = -3.000")
+    assert "`grad a += grad c · ∂c/∂a`" in e.markdown and "**final**" in e.markdown
 
 
 def test_broadcasting_names_the_summed_axes_and_why():
@@ -90,23 +94,35 @@ def test_broadcasting_over_a_size_one_axis():
     np.testing.assert_allclose(e.contribution, [[6.0], [15.0]])
 
 
-def test_non_elementwise_ops_apply_their_registered_rule():
+def test_matmul_shows_both_factors_with_shapes_and_the_other_factors_value():
     x = Tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True, name="x")
-    w = Tensor([[0.5, -1.0], [2.0, 1.5]], requires_grad=True, name="W")
-    trace = backward_trace((x @ w).sum())
+    w = Tensor([[0.5, -1.0, 2.0], [2.0, 1.5, -0.5]], requires_grad=True, name="W")
+    h = x @ w
+    h.name = "h"
+    trace = backward_trace((h * Tensor([[1.0, -2.0, 0.5], [3.0, 1.0, -1.0]])).sum())
     e = explain(trace, next(s.index for s in trace.steps if s.parent is x))
     assert e.local is None
-    assert e.formula == "∂L/∂a = ∂L/∂out @ bᵀ"
-    assert "@ is not elementwise, so its rule is applied to the whole upstream gradient" in e.text
-    np.testing.assert_allclose(e.contribution, [[-0.5, 3.5], [-0.5, 3.5]])
+    assert e.equation == "grad x += grad h @ Wᵀ"
+    assert e.arithmetic.startswith("grad h @ Wᵀ: 2×3 @ 3×2 → 2×2  ⇒  grad x = (2×2)")
+    assert "The other factor, W (shape 2×3), as it was in the forward pass:" in e.text
+    assert "    [[ 0.5000  -1.000   2.000]\n     [  2.000   1.500 -0.5000]]" in e.text
+    np.testing.assert_allclose(e.contribution, np.array([[1.0, -2.0, 0.5], [3.0, 1.0, -1.0]]) @ w.data.T)
+    ew = explain(trace, next(s.index for s in trace.steps if s.parent is w))
+    assert ew.arithmetic.startswith("xᵀ @ grad h: 2×2 @ 2×3 → 2×3")
+    assert "The other factor, x (shape 2×2)" in ew.text
 
 
 def test_a_tensor_used_twice_by_one_op():
     x = Tensor(3.0, requires_grad=True, name="x")
-    trace = backward_trace(x * x, grad=2.0)
-    e = explain(trace, 2)
-    assert "x is used 2 times by this op; this step is its use as input b." in e.text
-    assert "∂out/∂x = 6.000 + 6.000 = 12.00" in e.text
+    y = x * x
+    y.name = "y"
+    trace = backward_trace(y, grad=2.0)
+    first, second = explain(trace, 1), explain(trace, 2)
+    assert "x is used 2 times by this op; this step is its use as the 2nd operand." in second.text
+    # the contribution and the running total never share a symbol: 6 is added, 12 is the total
+    assert first.arithmetic == "grad y · ∂y/∂x = 2.000 · 3.000 = 6.000  ⇒  grad x = 6.000"
+    assert second.arithmetic == "grad y · ∂y/∂x = 2.000 · 3.000 = 6.000  ⇒  grad x += 6.000 → 12.00"
+    assert "grad x = 6.000 + 6.000 = 12.00" in second.text
 
 
 def test_gradient_left_from_an_earlier_backward_call_is_named():
@@ -123,7 +139,7 @@ def test_every_step_of_a_bigger_expression_explains_without_error():
     out = lucid.tanh(a * b + c ** 2) * lucid.sigmoid(a - c) + lucid.log(b * b + 1)
     trace = backward_trace(out)
     titles = [explain(trace, s).title for s in range(len(trace.steps))]
-    assert titles[0] == f"Step 0 of {len(trace.steps) - 1}: seed ∂out/∂out = 1"
+    assert titles[0] == f"Step 0 of {len(trace.steps) - 1}: seed grad out = 1"
     assert all(t.startswith(f"Step {i} of ") for i, t in enumerate(titles))
     final = {explain(trace, s).parent: explain(trace, s).accumulated for s in range(len(trace.steps))
              if trace.steps[s].is_final}
@@ -136,5 +152,6 @@ def test_markdown_escapes_user_names_and_text_keeps_them():
     e = explain(trace, 1)
     assert "**\\*x\\*\\_\\$\\\\alpha\\$**" in e.markdown
     assert "into its input *x*_$\\alpha$" in e.text
-    assert e.title == "Step 1 of 1: ∂out/∂*x*_$\\alpha$ from ×"
-    assert e.title_markdown == "Step 1 of 1: ∂out/∂\\*x\\*\\_\\$\\\\alpha\\$ from ×"
+    assert e.title == "Step 1 of 1: out → *x*_$\\alpha$ through ×"
+    assert e.title_markdown == "Step 1 of 1: out → \\*x\\*\\_\\$\\\\alpha\\$ through ×"
+    assert e.markdown.startswith("#### grad out · ∂out/∂\\*x\\*\\_\\$\\\\alpha\\$ = ")

@@ -40,9 +40,17 @@ def test_width_pads_every_number():
 
 
 def test_large_tensor_is_shape_and_min_mean_max():
-    assert format_array(np.arange(20.0).reshape(4, 5) - 2) == \
-        "shape 4×5: min -2.000  mean 7.500  max 17.00"
+    assert format_array(np.arange(40.0).reshape(4, 10) - 2) == \
+        "shape 4×10: min -2.000  mean 17.50  max 37.00"
     assert format_array(np.arange(20.0), shape=False) == "min 0  mean 9.500  max 19.00"
+    assert format_array(np.zeros((9, 2))).startswith("shape 9×2: ")
+    assert format_array(np.zeros((2, 2, 2))).startswith("shape 2×2×2: ")
+
+
+def test_up_to_8x8_is_shown_in_full():
+    text = format_array(np.arange(64.0).reshape(8, 8) - 30)
+    assert text.count("\n") == 7 and "-30.00" in text and " 33.00]]" in text
+    assert format_array(np.arange(8.0)) == "[    0 1.000 2.000 3.000 4.000 5.000 6.000 7.000]"
 
 
 def test_summary_counts_nan_and_inf():

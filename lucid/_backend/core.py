@@ -13,15 +13,22 @@ op reference page and the gradcheck tests all read that one table.
 from __future__ import annotations
 
 import functools
+import math
+import operator
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import numpy as np
 
 from lucid._backend.grad_mode import _grad_enabled
 from lucid._tensor.tensor import Tensor
+
+_FLOAT64 = np.dtype(np.float64)
+weakref_ref = weakref.ref
+grad_enabled = _grad_enabled.get
 
 GradFunction = Callable[[np.ndarray], Sequence["np.ndarray | None"]]
 Recorder = Callable[..., None]
@@ -69,15 +76,23 @@ class operation:
             owner = next(base for base in cls.__mro__[1:] if "__call__" in base.__dict__)
             if owner is operation or owner.__dict__["__call__"] is owner.__dict__.get("forward"):
                 cls.__call__ = cls.__dict__["forward"]
+        if cls.__init__ is operation.__init__:
+            # an op without parameters: ``add()`` runs the C-level object.__init__ instead of a Python
+            # one (once per op call), keeps the read-only empty ``params`` of the base class, and
+            # ``add(x=1)`` is still a TypeError
+            cls.__init__ = object.__init__
         if cls.__dict__.get("name"):
             samples = getattr(cls, "samples", None)
             REGISTRY[cls.name] = OpSpec(cls.name, cls.symbol, cls.formula, tuple(cls.derivatives),
                                         cls.group, samples, cls)
 
+    # per-call state; class-level defaults so an instance only stores what it sets
+    _result: Any = None  # weak reference(s) to the result(s)
+    _locals: Callable[[], Sequence[np.ndarray | None]] | None = None
+    params: Mapping[str, Any] = MappingProxyType({})  # read-only default: an op without parameters
+
     def __init__(self, **params: Any) -> None:
         self.params = params
-        self._result: Any = None
-        self._locals: Callable[[], Sequence[np.ndarray | None]] | None = None
 
     @property
     def result(self) -> Tensor | tuple[Tensor, ...] | None:
@@ -105,8 +120,11 @@ class operation:
         """
         self._locals = local_derivatives
 
-        def grad_function(upstream: np.ndarray) -> list[np.ndarray | None]:
-            return [None if d is None else upstream * d for d in local_derivatives()]
+        def grad_function(upstream: np.ndarray) -> tuple[np.ndarray | None, ...]:
+            ds = local_derivatives()
+            if len(ds) == 1:  # the common case, spelled out: it runs once per node per backward
+                return (upstream * ds[0],)
+            return tuple(None if d is None else upstream * d for d in ds)
 
         return grad_function
 
@@ -143,21 +161,23 @@ def match_shape(grad: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, t
     only looks right when the upstream gradient is all ones).
     """
     grad = np.asarray(grad)
-    if grad.shape == shape:
+    gshape = grad.shape
+    if gshape == shape:
         return grad, ()
-    if grad.ndim == 0:  # a scalar gradient stands for the same value everywhere
+    if not gshape:  # a scalar gradient stands for the same value everywhere
         return np.broadcast_to(grad, shape).copy(), ()
-    extra = grad.ndim - len(shape)
+    extra = len(gshape) - len(shape)
     if extra < 0:  # same values, fewer axes: restore the size-1 axes
-        if grad.size != int(np.prod(shape)):
-            raise ValueError(f"gradient of shape {grad.shape} cannot match input of shape {shape}")
+        if grad.size != math.prod(shape):
+            raise ValueError(f"gradient of shape {gshape} cannot match input of shape {shape}")
         return grad.reshape(shape), ()
+    if extra == 1 and gshape[1:] == shape:  # the bias of a layer: one new leading axis, summed in C
+        return np.add.reduce(grad, axis=0), (0,)
     axes = tuple(range(extra)) + tuple(
-        extra + i for i, n in enumerate(shape) if n == 1 and grad.shape[extra + i] != 1)
-    out = grad.sum(axis=axes, keepdims=True) if axes else grad
-    out = out.reshape(shape) if out.shape != shape else out
-    if out.shape != shape:  # pragma: no cover - defensive
-        raise ValueError(f"gradient of shape {grad.shape} cannot match input of shape {shape}")
+        extra + i for i, n in enumerate(shape) if n == 1 and gshape[extra + i] != 1)
+    out = np.add.reduce(grad, axis=axes) if axes else grad  # the sum without np.sum's Python wrapper
+    if out.shape != shape:
+        out = out.reshape(shape)  # summed size-1 axes come back as size 1 (and bool counts stay exact)
     return out, axes
 
 
@@ -166,48 +186,57 @@ def _match_grad_shape(tensor: Tensor, grad: np.ndarray) -> np.ndarray:
     return match_shape(grad, tensor.data.shape)[0]
 
 
+def _grad_dtype(tensor: Tensor) -> np.dtype:
+    """A gradient has its tensor's floating dtype (float32 stays float32, as in PyTorch); float64 otherwise."""
+    dtype = tensor.data.dtype
+    return dtype if dtype.kind == "f" else _FLOAT64
+
+
 def _set_tensor_grad(tensor: Tensor, grad: np.ndarray) -> None:
     """Accumulate (+=, never =) a gradient: a tensor used twice gets both parts.
 
     The first gradient is copied so two tensors never share one array; a sum
     is a new array (an array someone kept from an earlier pass never changes),
-    and a 0-d sum stays an array rather than decaying to a NumPy scalar.
+    and a 0-d sum stays an array rather than decaying to a NumPy scalar. The
+    gradient keeps the tensor's dtype however many contributions it gets.
     """
     current = tensor.grad
+    dtype = _grad_dtype(tensor)
     if current is None:
-        dtype = tensor.data.dtype
-        tensor.grad = np.array(grad, dtype=dtype if dtype.kind == "f" else np.float64)
-    else:
-        total = current + grad
-        tensor.grad = total if total.__class__ is np.ndarray else np.array(total)
+        tensor.grad = np.array(grad, dtype=dtype)
+        return
+    total = current + grad  # a new array: never written into the old one
+    if total.__class__ is not np.ndarray or total.dtype != dtype:  # a 0-d sum decays; float32 + float64 widens
+        total = np.asarray(total, dtype=dtype)
+    tensor.grad = total
 
 
-class _BackwardOp:
+class _BackwardOp(tuple):
     """The ``_backward_op`` of a result: pushes ``result.grad`` to its parents.
 
-    A slotted object rather than a closure (one garbage-collected object per node
-    instead of a function, its closure tuple and cells), and ``result`` is held
-    weakly: this object lives on ``result`` itself, and a strong reference would
-    make a cycle per node, so graphs would wait for the cyclic GC to be freed.
+    A tuple ``(result_ref, parents, grad_function)`` rather than a closure or a
+    Python-initialised object: one is made per op call, and a tuple is built in
+    C. ``result`` is held weakly: this object lives on ``result`` itself, and a
+    strong reference would make a cycle per node, so graphs would wait for the
+    cyclic GC to be freed.
     """
 
-    __slots__ = ("result_ref", "parents", "grad_function")
+    __slots__ = ()
 
-    def __init__(self, result_ref: weakref.ref, parents: list[Tensor], grad_function: GradFunction) -> None:
-        self.result_ref = result_ref
-        self.parents = parents
-        self.grad_function = grad_function
+    def __new__(cls, result_ref: weakref.ref, parents: list[Tensor], grad_function: GradFunction) -> _BackwardOp:
+        return tuple.__new__(cls, (result_ref, parents, grad_function))
+
+    result_ref = property(operator.itemgetter(0), doc="weak reference to the tensor this op produced")
+    parents = property(operator.itemgetter(1), doc="the inputs, in order (the result's ``_prev``)")
+    grad_function = property(operator.itemgetter(2), doc="upstream gradient -> one gradient per input")
 
     def __call__(self, record: Recorder | None = None) -> None:
-        node = self.result_ref()
+        result_ref, parents, grad_function = self
+        node = result_ref()
         upstream = node.grad
-        grads = self.grad_function(upstream)
-        for slot, (parent, raw) in enumerate(zip(self.parents, grads)):
+        grads = grad_function(upstream)
+        for slot, (parent, raw) in enumerate(zip(parents, grads)):
             if raw is None or not parent.requires_grad:
-                continue
-            kind = raw.__class__
-            if record is None and (kind is np.ndarray or kind is np.float64) and raw.shape == parent.data.shape:
-                _set_tensor_grad(parent, raw)  # fast path: nothing to sum away
                 continue
             matched, axes = match_shape(raw, parent.data.shape)
             _set_tensor_grad(parent, matched)
@@ -215,8 +244,7 @@ class _BackwardOp:
                 record(node, parent, slot, upstream, raw, matched, axes)
 
 
-def _make_backward(result: Tensor, parents: list[Tensor], grad_function: GradFunction) -> Callable[..., None]:
-    return _BackwardOp(weakref.ref(result), parents, grad_function)
+_new_backward = tuple.__new__
 
 
 def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Callable:
@@ -229,56 +257,61 @@ def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Call
     """
 
     def decorator(forward: Callable) -> Callable:
-        # The wrapper runs for every op call, so it is written for speed: the common
-        # one- and two-input cases are spelled out and the grad-mode lookup comes last.
-        @functools.wraps(forward)
-        def wrapper(op: operation, *args: Any, **kwargs: Any) -> Any:
-            if n_in == 1:
-                a = args[0]
+        # The wrapper runs for every op call, so it is written for speed: the common one- and
+        # two-input, one-result cases get wrappers of their own, and the grad-mode lookup comes last.
+        if n_ret == 1 and n_in == 1:
+            def wrapper(op: operation, a: Any, *args: Any, **kwargs: Any) -> Any:
                 if not isinstance(a, Tensor):
                     a = Tensor(a)
-                tensors = [a]
-                outs = forward(op, a, *args[1:], **kwargs) if kwargs or len(args) > 1 else forward(op, a)
-                needs = a.requires_grad
-            elif n_in == 2:
-                a, b = args[0], args[1]
+                result, grad_function = forward(op, a, *args, **kwargs) if args or kwargs else forward(op, a)
+                ref = op._result = weakref_ref(result)  # one weak reference serves the op and _backward_op
+                if has_gradient and a.requires_grad and grad_enabled():
+                    result.requires_grad = True
+                    result._op = op
+                    result._prev = tensors = [a]
+                    result._backward_op = _new_backward(_BackwardOp, (ref, tensors, grad_function))
+                return result
+        elif n_ret == 1 and n_in == 2:
+            def wrapper(op: operation, a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
                 if not isinstance(a, Tensor):
                     a = Tensor(a)
                 if not isinstance(b, Tensor):
                     b = Tensor(b)
-                tensors = [a, b]
-                outs = forward(op, a, b, *args[2:], **kwargs) if kwargs or len(args) > 2 else forward(op, a, b)
-                needs = a.requires_grad or b.requires_grad
-            else:
+                result, grad_function = forward(op, a, b, *args, **kwargs) if args or kwargs else forward(op, a, b)
+                ref = op._result = weakref_ref(result)
+                if has_gradient and (a.requires_grad or b.requires_grad) and grad_enabled():
+                    result.requires_grad = True
+                    result._op = op
+                    result._prev = tensors = [a, b]
+                    result._backward_op = _new_backward(_BackwardOp, (ref, tensors, grad_function))
+                return result
+        else:
+            def wrapper(op: operation, *args: Any, **kwargs: Any) -> Any:
                 if n_in is None:
                     tensors = [_check_is_tensor(t) for t in args[0]]
                     outs = forward(op, tensors, *args[1:], **kwargs)
                 else:
                     tensors = [_check_is_tensor(t) for t in args[:n_in]]
                     outs = forward(op, *tensors, *args[n_in:], **kwargs)
-                needs = any(t.requires_grad for t in tensors)
-            track = has_gradient and needs and _grad_enabled.get()
-            if n_ret == 1:
-                result, grad_function = outs
-                if track:
-                    result.requires_grad = True
-                    result._op = op
-                    result._prev = tensors
-                    result._backward_op = _make_backward(result, tensors, grad_function)
-                op._result = weakref.ref(result)
-                return result
-            results = []
-            for result, grad_function in outs:
-                if track:
-                    result.requires_grad = True
-                    result._op = op
-                    result._prev = tensors
-                    result._backward_op = _make_backward(result, tensors, grad_function)
-                results.append(result)
-            op._result = tuple(weakref.ref(r) for r in results)
-            return tuple(results)
+                track = has_gradient and any(t.requires_grad for t in tensors) and grad_enabled()
+                pairs = [outs] if n_ret == 1 else list(outs)
+                results, refs = [], []
+                for result, grad_function in pairs:
+                    ref = weakref_ref(result)
+                    if track:
+                        result.requires_grad = True
+                        result._op = op
+                        result._prev = tensors
+                        result._backward_op = _new_backward(_BackwardOp, (ref, tensors, grad_function))
+                    results.append(result)
+                    refs.append(ref)
+                if n_ret == 1:
+                    op._result = refs[0]
+                    return results[0]
+                op._result = tuple(refs)
+                return tuple(results)
 
-        return wrapper
+        return functools.wraps(forward)(wrapper)
 
     return decorator
 

@@ -25,7 +25,7 @@ class add(operation):
     def forward(self, a: Tensor, b: Tensor):
         out = a.data + b.data
         self._locals = lambda: (np.ones(out.shape), np.ones(out.shape))
-        return Tensor(out), lambda g: (g, g)
+        return Tensor(out), lambda g: (g if a.requires_grad else None, g if b.requires_grad else None)
 
 
 class sub(operation):
@@ -37,7 +37,7 @@ class sub(operation):
     def forward(self, a: Tensor, b: Tensor):
         out = a.data - b.data
         self._locals = lambda: (np.ones(out.shape), np.full(out.shape, -1.0))
-        return Tensor(out), lambda g: (g, -g)
+        return Tensor(out), lambda g: (g if a.requires_grad else None, -g if b.requires_grad else None)
 
 
 class mul(operation):
@@ -68,9 +68,35 @@ class div(operation):
                      -a.data / (b.data * b.data) if b.requires_grad else None))
 
 
+def _pow_base_derivative(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """∂(aᵇ)/∂a = b·aᵇ⁻¹, taking its limit 0 where b = 0 (aᵇ is then the constant 1).
+
+    Written out, ``0 · 0⁻¹`` is NaN at a = 0; as in PyTorch the removable point
+    gets its limit, while a real singularity (``0.5 · 0⁻⁰·⁵``) stays infinite.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        da = b * a ** (b - 1.0)
+    zero_exponent = b == 0
+    return np.where(zero_exponent, 0.0, da) if zero_exponent.any() else da
+
+
+def _pow_exponent_derivative(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """∂(aᵇ)/∂b = aᵇ·ln a, taking its limit 0 where a = 0 and b ≥ 0 (``0 · −∞`` written out).
+
+    With b > 0 the limit of aᵇ·ln a as a → 0⁺ is 0; at b = 0 the function 0ᵇ is
+    flat on the right, and PyTorch gives 0 there as well. For b < 0, aᵇ·ln a
+    really does diverge and keeps its −∞.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        db = out * np.log(a)
+    removable = (a == 0) & (b >= 0)
+    return np.where(removable, 0.0, db) if removable.any() else db
+
+
 class pow(operation):
     name, symbol, group = "pow", "**", "arithmetic"
-    formula, derivatives = "out = aᵇ", ("∂out/∂a = b·aᵇ⁻¹", "∂out/∂b = aᵇ·ln a")
+    formula = "out = aᵇ"
+    derivatives = ("∂out/∂a = b·aᵇ⁻¹  (0 where b = 0)", "∂out/∂b = aᵇ·ln a  (0 where a = 0 and b ≥ 0)")
     samples = staticmethod(lambda rng: _broadcast_pairs(rng, positive, uniform)
                            + [Sample((uniform(rng, 3, 2), 3.0)), Sample((positive(rng, 4), 0.5))])
 
@@ -80,9 +106,8 @@ class pow(operation):
         shape = out.shape
 
         def local():
-            da = b.data * a.data ** (b.data - 1.0)
-            db = out * np.log(a.data) if b.requires_grad else None
-            return np.broadcast_to(da, shape), db
+            return (np.broadcast_to(_pow_base_derivative(a.data, b.data), shape),
+                    _pow_exponent_derivative(a.data, b.data, out) if b.requires_grad else None)
 
         return Tensor(out), self.chain(local)
 
@@ -98,22 +123,29 @@ class matmul(operation):
 
     @binary_func_op()
     def forward(self, a: Tensor, b: Tensor):
-        A = a.data[None, :] if a.ndim == 1 else a.data
-        B = b.data[:, None] if b.ndim == 1 else b.data
+        A, B = a.data, b.data
 
         def grad_function(g: np.ndarray):
-            G = g[..., None] if b.ndim == 1 else g
-            G = np.expand_dims(G, -2) if a.ndim == 1 else G
             ga = gb = None  # only the inputs that need a gradient get one
+            if A.ndim == 2 and B.ndim == 2:  # the common case: plain transposes, no Python wrappers
+                if a.requires_grad:
+                    ga = g @ B.T
+                if b.requires_grad:
+                    gb = A.T @ g
+                return ga, gb
+            A2 = A[None, :] if A.ndim == 1 else A  # 1-D operands: a row on the left, a column on the right
+            B2 = B[:, None] if B.ndim == 1 else B
+            G = g[..., None] if B.ndim == 1 else g
+            G = np.expand_dims(G, -2) if A.ndim == 1 else G
             if a.requires_grad:
-                ga = G @ np.swapaxes(B, -1, -2)
-                ga = ga[..., 0, :] if a.ndim == 1 else ga
+                ga = G @ B2.swapaxes(-1, -2)
+                ga = ga[..., 0, :] if A.ndim == 1 else ga
             if b.requires_grad:
-                gb = np.swapaxes(A, -1, -2) @ G
-                gb = gb[..., :, 0] if b.ndim == 1 else gb
+                gb = A2.swapaxes(-1, -2) @ G
+                gb = gb[..., :, 0] if B.ndim == 1 else gb
             return ga, gb
 
-        return Tensor(np.matmul(a.data, b.data)), grad_function
+        return Tensor(A @ B), grad_function
 
 
 class maximum(operation):

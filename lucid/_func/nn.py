@@ -7,7 +7,7 @@ import numpy as np
 
 from lucid._backend.core import Sample, binary_func_op, operation, unary_func_op
 from lucid._func._samples import uniform
-from lucid._func.reduce import stable_logsumexp
+from lucid._func.reduce import single_axis, stable_logsumexp
 from lucid._tensor.tensor import Tensor
 
 
@@ -22,9 +22,9 @@ class softmax(operation):
 
     @unary_func_op()
     def forward(self, a: Tensor):
-        axis = self.params["axis"]
-        out = np.exp(a.data - stable_logsumexp(a.data, (axis % max(a.ndim, 1),)))
-        return Tensor(out), lambda g: (out * (g - np.sum(g * out, axis=axis, keepdims=True)),)
+        axes = single_axis(self.params["axis"], a.ndim)  # a 0-d tensor is its own softmax: 1
+        out = np.exp(a.data - stable_logsumexp(a.data, axes))
+        return Tensor(out), lambda g: (out * (g - np.sum(g * out, axis=axes, keepdims=True)),)
 
 
 class log_softmax(operation):
@@ -38,9 +38,9 @@ class log_softmax(operation):
 
     @unary_func_op()
     def forward(self, a: Tensor):
-        axis = self.params["axis"]
-        out = a.data - stable_logsumexp(a.data, (axis % max(a.ndim, 1),))
-        return Tensor(out), lambda g: (g - np.exp(out) * np.sum(g, axis=axis, keepdims=True),)
+        axes = single_axis(self.params["axis"], a.ndim)
+        out = a.data - stable_logsumexp(a.data, axes)
+        return Tensor(out), lambda g: (g - np.exp(out) * np.sum(g, axis=axes, keepdims=True),)
 
 
 class mse_loss(operation):
@@ -99,7 +99,7 @@ class cross_entropy(operation):
             raise ValueError(f"cross_entropy got {logits.shape[0]} rows of logits but {t.size} targets")
         if t.size and (t.min() < 0 or t.max() >= logits.shape[1]):
             raise ValueError(f"cross_entropy targets must lie in 0..{logits.shape[1] - 1}")
-        self.params["targets"] = t
+        self.params = {"targets": t}  # shown by describe(); the op has no other parameters
         logp = logits - stable_logsumexp(logits, (1,))
         rows = np.arange(t.size)
         n = t.size

@@ -2,7 +2,7 @@
 (keepdims + broadcast), never by repeating a flattened array."""
 from __future__ import annotations
 
-import builtins
+import math
 from typing import Any
 
 import numpy as np
@@ -15,19 +15,43 @@ Axis = int | tuple[int, ...] | None
 
 
 def normalize_axis(axis: Any, ndim: int) -> tuple[int, ...]:
-    """Axis argument as a sorted tuple of non-negative axes (all axes for None)."""
+    """Axis argument as a sorted tuple of non-negative axes (all axes for None).
+
+    A 0-d tensor follows NumPy's reductions (``np.sum``, ``np.max``): it has
+    no axes, but the single integer axis ``0`` or ``-1`` is accepted and
+    reduces nothing, as is the empty tuple. Anything else is a ``ValueError``
+    that names the axis and the number of dimensions.
+    """
     if axis is None:
         return tuple(range(ndim))
+    if isinstance(axis, bool) or not isinstance(axis, int | np.integer | tuple | list):
+        raise ValueError(f"axis must be an integer or a tuple of integers, not {axis!r}")
+    if ndim == 0:
+        if isinstance(axis, int | np.integer) and int(axis) in (0, -1):
+            return ()
+        if isinstance(axis, tuple | list) and not axis:
+            return ()
+        raise ValueError(f"axis {axis} is out of range for a tensor with 0 dimensions "
+                         "(a 0-d tensor accepts axis=None, 0 or -1)")
     axes = (axis,) if isinstance(axis, int | np.integer) else tuple(axis)
     out = []
     for ax in axes:
+        if isinstance(ax, bool) or not isinstance(ax, int | np.integer):
+            raise ValueError(f"axis must be an integer or a tuple of integers, not {axis!r}")
         ax = int(ax)
-        if not -ndim <= ax < builtins.max(ndim, 1) or (ndim == 0 and ax not in (0, -1)):
-            raise ValueError(f"axis {ax} is out of range for a tensor with {ndim} dimension(s)")
-        out.append(ax % ndim if ndim else 0)
+        if not -ndim <= ax < ndim:
+            raise ValueError(f"axis {ax} is out of range for a tensor with {ndim} dimension{'s' if ndim != 1 else ''}")
+        out.append(ax % ndim)
     if len(set(out)) != len(out):
         raise ValueError(f"repeated axis in {axis}")
-    return tuple(sorted(out)) if ndim else ()
+    return tuple(sorted(out))
+
+
+def single_axis(axis: Any, ndim: int) -> tuple[int, ...]:
+    """One integer axis (softmax and friends) as a tuple: ``(axis,)``, or ``()`` on a 0-d tensor."""
+    if isinstance(axis, bool) or not isinstance(axis, int | np.integer):
+        raise ValueError(f"axis must be a single integer, not {axis!r}")
+    return normalize_axis(axis, ndim)
 
 
 def expand_reduced(g: np.ndarray, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
@@ -37,9 +61,12 @@ def expand_reduced(g: np.ndarray, shape: tuple[int, ...], axes: tuple[int, ...],
     ``np.broadcast_to`` would cost microseconds of Python per call).
     """
     g = np.asarray(g)
+    out = np.empty(shape, dtype=g.dtype)
+    if not g.ndim:  # a full reduction: one value everywhere
+        out.fill(g)
+        return out
     if not keepdims and axes:
         g = g.reshape(tuple(1 if i in axes else n for i, n in enumerate(shape)))
-    out = np.empty(shape, dtype=g.dtype)
     out[...] = g
     return out
 
@@ -54,10 +81,11 @@ class _reduction(operation):
     group = "reduction"
 
     def __init__(self, axis: Axis = None, keepdims: bool = False) -> None:
-        super().__init__(axis=axis, keepdims=keepdims)
+        self.params = {"axis": axis, "keepdims": keepdims}  # operation.__init__'s work, without the **kwargs
 
     def _axes(self, a: Tensor) -> tuple[int, ...]:
-        return normalize_axis(self.params["axis"], a.ndim)
+        axis = self.params["axis"]
+        return tuple(range(a.data.ndim)) if axis is None else normalize_axis(axis, a.data.ndim)
 
 
 class sum(_reduction):
@@ -82,16 +110,17 @@ class mean(_reduction):
     @unary_func_op()
     def forward(self, a: Tensor):
         axes, keep = self._axes(a), self.params["keepdims"]
-        n = int(np.prod([a.shape[i] for i in axes])) if axes else 1
         x = a.data
+        shape = x.shape
+        n = x.size if len(axes) == x.ndim else math.prod([shape[i] for i in axes])
         if not axes:
             out = x.copy()
         elif x.dtype.kind == "f":  # np.mean without its Python wrapper
             out = np.add.reduce(x, axis=axes, keepdims=keep) / n
         else:
             out = np.mean(x, axis=axes, keepdims=keep)
-        self._locals = lambda: (np.full(a.shape, 1.0 / n),)
-        return Tensor(out), lambda g: (expand_reduced(g, a.shape, axes, keep) / n,)
+        self._locals = lambda: (np.full(shape, 1.0 / n),)
+        return Tensor(out), lambda g: (expand_reduced(g / n, shape, axes, keep),)  # divide before copying out
 
 
 class _extreme(_reduction):
@@ -131,7 +160,7 @@ class var(_reduction):
     @unary_func_op()
     def forward(self, a: Tensor):
         axes, keep = self._axes(a), self.params["keepdims"]
-        n = int(np.prod([a.shape[i] for i in axes])) if axes else 1
+        n = math.prod([a.shape[i] for i in axes]) if axes else 1
         centred = a.data - np.mean(a.data, axis=axes, keepdims=True)
         out = np.mean(centred * centred, axis=axes, keepdims=keep)
         local = lambda: (2.0 * centred / n,)  # noqa: E731

@@ -108,6 +108,8 @@ class concatenate(operation):
     @poly_func_op()
     def forward(self, tensors: list[Tensor]):
         axis = self.params["axis"]
+        if any(t.ndim == 0 for t in tensors):
+            raise ValueError("concatenate needs tensors of at least 1 dimension; use stack to join 0-d tensors")
         cuts = np.cumsum([t.shape[axis] for t in tensors])[:-1]
         return Tensor(np.concatenate([t.data for t in tensors], axis=axis)), lambda g: np.split(g, cuts, axis=axis)
 

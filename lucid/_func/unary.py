@@ -9,18 +9,27 @@ from lucid._tensor.tensor import Tensor
 
 
 def _stable_sigmoid(x: np.ndarray) -> np.ndarray:
+    """σ(x) without overflow for any x.
+
+    ``1 / (1 + e⁻ˣ)`` is accurate to the last bit for every x where e⁻ˣ is
+    finite, so it is used whenever no element is below -700 (four ufuncs);
+    otherwise the two-branch form whose exponent is never positive.
+    """
+    if x.size and np.minimum.reduce(x, axis=None) > -700.0:
+        return 1.0 / (1.0 + np.exp(-x))
     e = np.exp(-np.abs(x))  # never overflows: exponent ≤ 0
     return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
 class neg(operation):
-    name, symbol, group = "neg", "−", "arithmetic"
+    name, symbol, group = "neg", "neg", "arithmetic"
     formula, derivatives = "out = −a", ("∂out/∂a = −1",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 4),))])
 
     @unary_func_op()
     def forward(self, a: Tensor):
-        return Tensor(-a.data), self.chain(lambda: (np.full(a.shape, -1.0),))
+        self._locals = lambda: (np.full(a.shape, -1.0),)
+        return Tensor(-a.data), lambda g: (-g,)
 
 
 class exp(operation):
@@ -41,7 +50,9 @@ class log(operation):
 
     @unary_func_op()
     def forward(self, a: Tensor):
-        return Tensor(np.log(a.data)), self.chain(lambda: (1.0 / a.data,))
+        x = a.data
+        self._locals = lambda: (1.0 / x,)
+        return Tensor(np.log(x)), lambda g: (g / x,)  # upstream · (1/a) in one ufunc
 
 
 class sqrt(operation):
@@ -93,7 +104,8 @@ class tanh(operation):
     @unary_func_op()
     def forward(self, a: Tensor):
         out = np.tanh(a.data)
-        return Tensor(out), self.chain(lambda: (1.0 - out * out,))
+        self._locals = lambda: (1.0 - out * out,)
+        return Tensor(out), lambda g: (g * (1.0 - out * out),)
 
 
 class sigmoid(operation):
@@ -104,7 +116,8 @@ class sigmoid(operation):
     @unary_func_op()
     def forward(self, a: Tensor):
         out = _stable_sigmoid(a.data)
-        return Tensor(out), self.chain(lambda: (out * (1.0 - out),))
+        self._locals = lambda: (out * (1.0 - out),)
+        return Tensor(out), lambda g: (g * (out * (1.0 - out)),)
 
 
 class relu(operation):

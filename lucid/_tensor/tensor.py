@@ -43,14 +43,17 @@ class Tensor:
         kind = data.__class__
         if dtype is None and kind is np.ndarray and data.dtype is _FLOAT64:
             self.data: np.ndarray = data
-        elif dtype is None and (kind is np.float64 or kind is float):
-            self.data = np.array(data)
+        elif dtype is None and (kind is np.float64 or kind is float or kind is int):
+            self.data = np.array(data, dtype=_FLOAT64)  # a constant such as the 1 in ``1 - p``
         else:
             self.data = _as_array(data, dtype)
-        if requires_grad and self.data.dtype.kind != "f":
-            raise TypeError(f"only floating-point tensors can require grad, not {self.data.dtype}")
+        if requires_grad:
+            if self.data.dtype.kind != "f":
+                raise TypeError(f"only floating-point tensors can require grad, not {self.data.dtype}")
+            self.requires_grad: bool = True
+        else:
+            self.requires_grad = False
         self.grad: np.ndarray | None = None
-        self.requires_grad: bool = bool(requires_grad)
         self.name = name
         self._op: operation | None = None
         self._prev: list[Tensor] = []
@@ -108,9 +111,9 @@ class Tensor:
 
     def backward(self, grad: Any = None) -> None:
         """Reverse-mode pass from this tensor; leaves' ``grad`` accumulate."""
-        from lucid.autograd.backward import backward
+        from lucid.autograd.backward import run_backward
 
-        backward(self, grad)
+        run_backward(self, grad)
 
     def __repr__(self) -> str:
         body = np.array2string(self.data, precision=4, separator=" ", threshold=20)

@@ -4,57 +4,159 @@
 A recursive sort dies near Python's recursion limit (~1,000 nodes deep); this
 one walks a 100,000-node chain in linear time. Nodes are marked visited when
 pushed, so a node reached along many paths is processed exactly once.
+
+Two entry points run the same pass: ``backward`` (returns the full order and
+can record every edge for ``backward_trace``) and ``run_backward`` (what
+``Tensor.backward`` calls: it walks only the op results and applies each
+node's gradient function inline in ``_propagate``, the engine's hot path).
 """
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
 
-from lucid._backend.core import Recorder, _set_tensor_grad
+from lucid._backend.core import Recorder, _grad_dtype, _set_tensor_grad, match_shape
 from lucid._tensor.tensor import Tensor
 
 
 def topological_order(root: Tensor) -> list[Tensor]:
     """Every node reachable from ``root``, each after all of its inputs (``root`` last).
 
-    Depth-first with an explicit stack of nodes and, in step with it, the index
-    of the next parent to look at (plain ints: no per-node tuples or iterators,
-    so a long walk creates nothing for the garbage collector to scan).
+    Depth-first with an explicit stack of nodes and, in step with it, an iterator
+    over each node's inputs (resumed where it stopped when the walk returns to
+    the node). It runs on every backward, so the loop keeps its names local.
     """
     order: list[Tensor] = []
     visited = {id(root)}
+    seen, mark, finish, _id = visited.__contains__, visited.add, order.append, id
     nodes = [root]
-    positions = [0]
-    while nodes:
-        prev = nodes[-1]._prev
-        i = positions[-1]
-        n = len(prev)
-        while i < n:
-            parent = prev[i]
-            i += 1
-            if id(parent) not in visited:
-                visited.add(id(parent))
+    parents = [iter(root._prev)]  # in step with ``nodes``: where each node's walk over its inputs stands
+    push_node, push_parents = nodes.append, parents.append
+    while parents:
+        for parent in parents[-1]:
+            key = _id(parent)
+            if not seen(key):
+                mark(key)
                 if parent._prev:
-                    positions[-1] = i
-                    nodes.append(parent)
-                    positions.append(0)
+                    push_node(parent)
+                    push_parents(iter(parent._prev))
                     break
-                order.append(parent)  # a leaf (or constant) is finished as soon as it is seen
+                finish(parent)  # a leaf (or constant) is finished as soon as it is seen
         else:
-            order.append(nodes.pop())
-            positions.pop()
+            finish(nodes.pop())
+            parents.pop()
+    return order
+
+
+def _operation_order(root: Tensor) -> list[Tensor]:
+    """``topological_order(root)`` without the leaves: the nodes whose gradients flow on.
+
+    The same walk, so the same relative order of the op results (the leaves never
+    change where the walk goes), but a leaf costs one attribute test instead of a
+    set lookup and an append. ``Tensor.backward`` uses it; the trace keeps the full order.
+    """
+    order: list[Tensor] = []
+    visited = {id(root)}
+    seen, mark, finish, _id = visited.__contains__, visited.add, order.append, id
+    nodes = [root]
+    parents = [iter(root._prev)]
+    push_node, push_parents = nodes.append, parents.append
+    while parents:
+        for parent in parents[-1]:
+            prev = parent._prev
+            if prev:
+                key = _id(parent)
+                if not seen(key):
+                    mark(key)
+                    push_node(parent)
+                    push_parents(iter(prev))
+                    break
+        else:
+            finish(nodes.pop())
+            parents.pop()
     return order
 
 
 def seed_gradient(root: Tensor, grad: Any = None) -> np.ndarray:
     """The gradient that starts the pass: ones of the root's shape unless given."""
     if grad is None:
-        return np.ones(root.data.shape)
+        shape = root.data.shape
+        return np.array(1.0, dtype=_grad_dtype(root)) if not shape else np.ones(shape, dtype=_grad_dtype(root))
     seed = np.asarray(grad.data if isinstance(grad, Tensor) else grad, dtype=np.float64)
     if seed.shape != root.shape:
         raise ValueError(f"seed gradient has shape {seed.shape} but the output has shape {root.shape}")
     return seed
+
+
+def _propagate(order: list[Tensor]) -> None:
+    """Every node's gradient pushed to its parents, in reverse topological order (no recording).
+
+    The same steps as ``_BackwardOp.__call__`` (shape matching, then accumulation
+    in the parent's dtype), inlined because this loop is the engine's hot path.
+    Two savings on top, neither visible to a caller:
+
+    - an intermediate tensor's first gradient is *borrowed* rather than copied.
+      Nothing writes into a gradient in place (accumulation makes a new array),
+      and an intermediate's gradient is released at the end of the pass.
+    - a leaf (or a tensor that asked to ``retain_grad()``) keeps a gradient the
+      grad function has just made without copying it, when that array is its own
+      memory (``base is None``) and nothing else refers to it: CPython's
+      reference count is then 3 (the grad function's returned sequence, the loop
+      variable and ``getrefcount``'s own argument). Any other array is copied,
+      as ``_set_tensor_grad`` does, so two tensors never share a gradient array.
+    """
+    ndarray = np.ndarray
+    refcount = sys.getrefcount
+    for node in reversed(order):
+        op = node._backward_op
+        if op is None:
+            continue
+        upstream = node.grad
+        if upstream is None:
+            continue
+        _, parents, grad_function = op
+        for parent, raw in zip(parents, grad_function(upstream)):
+            if raw is None or not parent.requires_grad:
+                continue
+            data = parent.data
+            if raw.__class__ is not ndarray or raw.shape != data.shape:
+                raw = match_shape(raw, data.shape)[0]
+            current = parent.grad
+            dtype = data.dtype
+            if current is None:
+                if raw.dtype is dtype and ((parent._op is not None and not parent._retain_grad)
+                                           or (raw.base is None and refcount(raw) <= 3)):
+                    parent.grad = raw
+                else:
+                    parent.grad = np.array(raw, dtype=_grad_dtype(parent))
+            else:
+                total = current + raw
+                if total.__class__ is ndarray and total.dtype is dtype:
+                    parent.grad = total
+                else:  # a 0-d sum decays to a NumPy scalar; float32 + float64 would widen
+                    parent.grad = np.array(total, dtype=_grad_dtype(parent))
+
+
+def run_backward(root: Tensor, grad: Any = None) -> None:
+    """``backward(root, grad)`` for ``Tensor.backward``: the same pass, without building the full order to return."""
+    if not root.requires_grad:
+        raise RuntimeError("backward() needs an output that requires grad "
+                           "(no input of this expression requires grad)")
+    seed = seed_gradient(root, grad)
+    order = _operation_order(root) if root._prev else [root]
+    for node in order:  # op results' gradients start empty so old values never flow twice
+        if node._op is not None:
+            node.grad = None
+    if grad is None and root._op is not None:
+        root.grad = seed  # a fresh array of ones that nothing else holds: no copy needed
+    else:
+        _set_tensor_grad(root, seed)
+    _propagate(order)
+    for node in order:
+        if node._op is not None and not node._retain_grad:
+            node.grad = None
 
 
 def backward(root: Tensor, grad: Any = None, record: Recorder | None = None) -> list[Tensor]:
@@ -71,10 +173,16 @@ def backward(root: Tensor, grad: Any = None, record: Recorder | None = None) -> 
     for node in order:  # non-leaf gradients start empty so old values never flow twice
         if node._op is not None:
             node.grad = None
-    _set_tensor_grad(root, seed)
-    for node in reversed(order):
-        if node._backward_op is not None and node.grad is not None:
-            node._backward_op(record)
+    if grad is None and root._op is not None:
+        root.grad = seed  # a fresh array of ones that nothing else holds: no copy needed
+    else:
+        _set_tensor_grad(root, seed)
+    if record is None:
+        _propagate(order)
+    else:
+        for node in reversed(order):
+            if node._backward_op is not None and node.grad is not None:
+                node._backward_op(record)
     for node in order:
         if node._op is not None and not node._retain_grad:
             node.grad = None

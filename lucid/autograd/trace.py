@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from lucid._backend.core import _grad_dtype
 from lucid._tensor.tensor import Tensor
 from lucid.autograd.backward import backward
 
@@ -87,7 +88,9 @@ def backward_trace(root: Tensor, grad: Any = None) -> Trace:
     from lucid.autograd.backward import seed_gradient
 
     seed = seed_gradient(root, grad)
+    # the running total of the root after the seed, in the root's own gradient dtype (as the engine keeps it)
     seed_total = seed if previous is None or root._op is not None else previous + seed
+    seed_total = np.asarray(seed_total, dtype=_grad_dtype(root))
     steps.append(TraceStep(0, None, root, 0, None, None, seed.copy(), seed.copy(), (), seed_total.copy()))
     order = backward(root, grad, record)
     # a step is final when no later step adds to the same parent

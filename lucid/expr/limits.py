@@ -41,3 +41,17 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+
+OP_OVERHEAD_ELEMENTS = 5_000
+"""What one op costs before it touches a single element, counted in elements.
+
+Work budgets for re-running a program (finite differences) count elements, but
+a small op costs ~10-15 µs of Python and NumPy dispatch whatever its size,
+while an element of a large array costs ~2-3 ns: one op is worth about 5,000
+elements. Without this term a program of 999 scalar ops looked nearly free and
+its finite differences took over a minute of CPU (measured, see
+``bench/bench_gradcheck_cost.py``)."""
+
+BATCH_ELEMENTS = 2_000_000
+"""Elements one batched re-run pass may hold across all of its rows (``Program.batch_rows``): about 16 MB
+per tensor of the program, so stacking re-runs never trades seconds of CPU for a memory spike."""

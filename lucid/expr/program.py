@@ -7,16 +7,17 @@ fails, the caller sees an ``ExprError``.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from lucid._backend.grad_mode import enable_grad
 from lucid._tensor.tensor import Tensor
+from lucid.expr.batched import BatchedRunner, batched_path, batched_runner
 from lucid.expr.compiler import Plan, compile_program
 from lucid.expr.errors import ExprError
 from lucid.expr.evaluate import execute, materialize
-from lucid.expr.limits import DEFAULT_LIMITS, Limits
+from lucid.expr.limits import BATCH_ELEMENTS, DEFAULT_LIMITS, OP_OVERHEAD_ELEMENTS, Limits
 from lucid.expr.parser import parse
 from lucid.expr.tokens import check_text, tokenize
 
@@ -57,6 +58,14 @@ class Program:
 
         return evaluate
 
+    def batched_function(self, index: int, inputs: Sequence[Tensor] | None = None) -> BatchedRunner | None:
+        """Many re-runs at once for input ``index``: stacked values ``(B, *shape)`` in, stacked outputs out.
+
+        The other inputs keep the values of ``inputs`` (default: ``self.inputs``). None when an operation on
+        that input's path would mix the re-runs (see ``lucid.expr.batched``); then use ``function()``.
+        """
+        return batched_runner(self._plan, list(self.inputs if inputs is None else inputs), index)
+
     @property
     def graph_nodes(self) -> int:
         """How many tensors the checker counted (leaves, constants and op results)."""
@@ -70,6 +79,37 @@ class Program:
         program with few inputs but large constants can still cost seconds of CPU.
         """
         return self._plan.total_elements + self._plan.matmul_work
+
+    @property
+    def rerun_cost(self) -> int:
+        """Cost of one re-run in element units, counting each op's fixed overhead as well as its elements.
+
+        ``work`` alone calls a chain of a thousand scalar ops cheap; in time it is the costliest thing
+        a small program can be. This is what finite-difference budgets multiply by the number of re-runs.
+        """
+        return self.work + OP_OVERHEAD_ELEMENTS * self._plan.graph_nodes
+
+    @property
+    def batch_rows(self) -> int:
+        """Re-runs stacked in one batched pass: as many as fit ``BATCH_ELEMENTS`` (at least 2, one ± pair)."""
+        return max(2, BATCH_ELEMENTS // max(1, self.work))
+
+    def finite_difference_cost(self) -> int:
+        """Cost of central differences for every input, in element units: two re-runs per input number.
+
+        Inputs whose path allows it are re-run in batched passes (``batched_function``): every re-run
+        still costs its elements, but the per-op overhead is paid once per pass, not once per re-run.
+        """
+        total = 0
+        for index, leaf in enumerate(self.inputs):
+            reruns = 2 * leaf.size
+            path = batched_path(self._plan, index)
+            if path is not None and path[self._plan.output]:
+                passes = -(-reruns // self.batch_rows)
+                total += reruns * self.work + passes * OP_OVERHEAD_ELEMENTS * self._plan.graph_nodes
+            else:
+                total += reruns * self.rerun_cost
+        return total
 
     def __repr__(self) -> str:
         names = ", ".join(self.variables) or "-"

@@ -62,17 +62,25 @@ def matmul(a: Shape, b: Shape) -> tuple[Shape, int]:
     return out, size(out) * k_a
 
 
-def axes(shape: Shape, axis: Any, what: str) -> tuple[int, ...]:
-    """Normalised, sorted axes of ``axis`` (None means all), with errors naming ``what``."""
+def axes(shape: Shape, axis: Any, what: str, scalar_axis: bool = False) -> tuple[int, ...]:
+    """Normalised, sorted axes of ``axis`` (None means all), with errors naming ``what``.
+
+    With ``scalar_axis`` a 0-d shape follows NumPy's reductions and the engine
+    (``lucid._func.reduce.normalize_axis``): the single integer axis 0 or -1 is
+    accepted and names no axis at all.
+    """
     ndim = len(shape)
     if axis is None:
         return tuple(range(ndim))
+    if scalar_axis and ndim == 0 and not isinstance(axis, tuple) and axis in (0, -1):
+        return ()
     items = axis if isinstance(axis, tuple) else (axis,)
     out = []
     for ax in items:
         if not -ndim <= ax < ndim:
+            hint = " (a 0-d tensor accepts axis=None, 0 or -1)" if scalar_axis and ndim == 0 else ""
             raise ShapeProblem(f"{what}: axis {ax} is out of range for shape {shape} "
-                               f"({ndim} dimension{'s' if ndim != 1 else ''})")
+                               f"({ndim} dimension{'s' if ndim != 1 else ''}){hint}")
         out.append(ax % ndim)
     if len(set(out)) != len(out):
         raise ShapeProblem(f"{what}: axis {axis} repeats an axis", "argument")
@@ -80,16 +88,15 @@ def axes(shape: Shape, axis: Any, what: str) -> tuple[int, ...]:
 
 
 def reduce(shape: Shape, axis: Any, keepdims: bool, what: str) -> Shape:
-    chosen = axes(shape, axis, what)
+    chosen = axes(shape, axis, what, scalar_axis=True)
     if keepdims:
         return tuple(1 if i in chosen else n for i, n in enumerate(shape))
     return tuple(n for i, n in enumerate(shape) if i not in chosen)
 
 
 def one_axis(shape: Shape, axis: int, what: str) -> None:
-    if not shape:
-        raise ShapeProblem(f"{what} needs at least a 1-D tensor, not a scalar")
-    axes(shape, axis, what)
+    """A single axis for softmax-like functions; a 0-d tensor takes axis 0 or -1 (and is its own softmax)."""
+    axes(shape, axis, what, scalar_axis=True)
 
 
 def reshape(shape: Shape, new: Sequence[int]) -> Shape:
@@ -135,7 +142,7 @@ def swapaxes(shape: Shape, i: int, j: int) -> Shape:
 def squeeze(shape: Shape, axis: Any) -> Shape:
     if axis is None:
         return tuple(n for n in shape if n != 1)
-    chosen = axes(shape, axis, "squeeze")
+    chosen = axes(shape, axis, "squeeze", scalar_axis=True)
     for ax in chosen:
         if shape[ax] != 1:
             raise ShapeProblem(f"squeeze: axis {ax} of shape {shape} has size {shape[ax]}, not 1")

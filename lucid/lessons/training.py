@@ -28,6 +28,8 @@ from lucid.optim import SGD, Adam, Optimizer
 
 OPTIMIZERS = ("SGD", "Adam")
 StepCallback = Callable[[int, float], None]
+ProgressCallback = Callable[[float, str], None]
+"""``(fraction done in [0, 1], what is running)``: lets a page draw a progress bar for slow work."""
 
 
 @dataclass(frozen=True)
@@ -191,29 +193,57 @@ class Comparison:
         return self.tensor.seconds / self.numpy.seconds if self.numpy.seconds > 0 else float("inf")
 
 
+def _timed_fit(loss_fn: Callable[[], Tensor], optimizer: Optimizer, steps: int,
+               on_step: StepCallback | None) -> tuple[list[float], float]:
+    """``fit`` and its seconds, not counting the time spent in ``on_step`` (drawing progress is not training)."""
+    spent = 0.0
+
+    def timed(step: int, loss: float) -> None:
+        nonlocal spent
+        began = time.perf_counter()
+        on_step(step, loss)
+        spent += time.perf_counter() - began
+
+    start = time.perf_counter()
+    losses = fit(loss_fn, optimizer, steps, timed if on_step is not None else None)
+    return losses, time.perf_counter() - start - spent
+
+
 def compare_tensor_scalar(Z: np.ndarray, y: np.ndarray, hidden: int = 4, steps: int = 10, lr: float = 0.5,
-                          samples: int = 32, seed: int = 0) -> Comparison:
+                          samples: int = 32, seed: int = 0,
+                          on_progress: ProgressCallback | None = None) -> Comparison:
     """Train one initial network three ways with plain SGD on the first ``samples`` points.
 
     Work is kept small on purpose: the scalar twin builds one node per multiply
-    and add, hundreds of times more than the tensor graph.
+    and add, hundreds of times more than the tensor graph. It still takes
+    seconds at the largest settings, so ``on_progress(fraction, text)`` is called
+    as the work advances (after each scalar step, which is nearly all of the
+    time); the times reported leave out the time spent in it.
     """
+    def report(fraction: float, text: str) -> None:
+        if on_progress is not None:
+            on_progress(min(1.0, max(0.0, fraction)), text)
+
     Z, y = Z[:samples], y[:samples]
     model = make_model(Z.shape[1], hidden, seed)
     scalar = ScalarMLP.from_mlp(model)
     reference = NumpyMLP(model.weights(), model.activation)
 
+    report(0.0, "Counting the nodes of one step…")
     tensor_nodes = node_count(bce_loss(model, Z, y))
     scalar_nodes = node_count(scalar.bce_loss(Z, y))
+    report(0.02, f"Training as tensors ({steps} steps)…")
+    tensor_losses, tensor_seconds = _timed_fit(lambda: bce_loss(model, Z, y), SGD(model.parameters(), lr=lr),
+                                               steps, None)
 
-    start = time.perf_counter()
-    tensor_losses = fit(lambda: bce_loss(model, Z, y), SGD(model.parameters(), lr=lr), steps)
-    tensor_seconds = time.perf_counter() - start
+    def scalar_step(step: int, loss: float) -> None:  # the scalar twin is nearly all of the time
+        report(0.05 + 0.93 * step / steps, f"Training as scalars: step {step} of {steps}…")
 
-    start = time.perf_counter()
-    scalar_losses = fit(lambda: scalar.bce_loss(Z, y), SGD(scalar.parameters(), lr=lr), steps)
-    scalar_seconds = time.perf_counter() - start
+    report(0.05, f"Training as scalars: {scalar_nodes:,} nodes per step…")
+    scalar_losses, scalar_seconds = _timed_fit(lambda: scalar.bce_loss(Z, y), SGD(scalar.parameters(), lr=lr),
+                                               steps, scalar_step)
 
+    report(0.99, "Training with NumPy by hand…")
     start = time.perf_counter()
     numpy_losses = []
     for _ in range(steps):
@@ -221,6 +251,7 @@ def compare_tensor_scalar(Z: np.ndarray, y: np.ndarray, hidden: int = 4, steps: 
         reference.sgd_step(grads, lr)
         numpy_losses.append(loss)
     numpy_seconds = time.perf_counter() - start
+    report(1.0, "Done.")
 
     return Comparison(len(Z), steps, hidden,
                       Twin("tensors (arrays)", tensor_nodes, tensor_seconds, tensor_losses),

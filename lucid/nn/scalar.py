@@ -7,6 +7,7 @@ the cost of per-op bookkeeping (and the point of vectorising) visible.
 """
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +17,7 @@ from lucid._func import log
 from lucid._tensor.tensor import Tensor
 from lucid.nn.layers import activation_fn
 from lucid.nn.module import Module
+from lucid.viz.groups import group, tag, tag_subgraph
 
 
 class ScalarNeuron(Module):
@@ -48,33 +50,64 @@ class ScalarMLP(Module):
         """The scalar twin of a ``lucid.nn.MLP`` (same weights, same activations)."""
         return cls(mlp.weights(), mlp.activation, mlp.output_activation)
 
-    def forward(self, x: Sequence[Any]) -> list[Tensor]:
+    def forward(self, x: Sequence[Any], groups: bool = False) -> list[Tensor]:
         """Outputs for one sample ``x`` (a sequence of numbers or 0-d Tensors).
 
         Numbers become one input Tensor each, shared by every neuron of the first
-        layer (as the inputs of a drawn network are).
+        layer (as the inputs of a drawn network are). ``groups=True`` tags each
+        neuron's nodes with its group (``layer 1 neuron 0``, inside any open
+        ``lucid.viz.group``) so a drawing can collapse it into one box.
         """
         x = [xi if isinstance(xi, Tensor) else Tensor(xi) for xi in x]
-        for layer in self.layers:
-            x = [neuron(x) for neuron in layer]
+        if groups:
+            self.tag_parameters()
+            tag(x, overwrite=False)  # the sample's inputs belong to the open group (the sample)
+        for i, layer in enumerate(self.layers, start=1):
+            inputs = x
+            x = []
+            for j, neuron in enumerate(layer):
+                if not groups:
+                    x.append(neuron(inputs))
+                    continue
+                with group(f"layer {i} neuron {j}"):
+                    out = neuron(inputs)
+                    tag_subgraph(out, stop=inputs)
+                x.append(out)
         return x
 
-    def bce_loss(self, xs: np.ndarray, ys: np.ndarray) -> Tensor:
+    def tag_parameters(self) -> None:
+        """Tag the weights and bias of each neuron as ``parameters/layer i neuron j`` (for drawings)."""
+        for i, layer in enumerate(self.layers, start=1):
+            for j, neuron in enumerate(layer):
+                tag([*neuron.w, neuron.b], ("parameters", f"layer {i} neuron {j}"))
+
+    def bce_loss(self, xs: np.ndarray, ys: np.ndarray, groups: bool = False) -> Tensor:
         """Mean binary cross-entropy over all samples and outputs, from scalar ops only.
 
         Written out as ``−[t·ln p + (1 − t)·ln(1 − p)]`` with no clipping (the
         array ``binary_cross_entropy`` clips p to [1e-12, 1 − 1e-12]); the two
-        agree exactly while the outputs stay inside that range.
+        agree exactly while the outputs stay inside that range. ``groups=True``
+        tags the graph for drawing: ``sample n`` (its neurons nested inside) and
+        ``loss sum`` (the running total), so it collapses into a few boxes.
         """
         total, count = None, 0
-        for x, y in zip(np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)):
-            for p, t in zip(self(x.tolist()), np.atleast_1d(y).tolist()):
-                term = log(p) * t + log(1.0 - p) * (1.0 - t)
-                total = term if total is None else total + term
-                count += 1
+        for n, (x, y) in enumerate(zip(np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64))):
+            with group(f"sample {n}") if groups else _no_group():
+                for p, t in zip(self(x.tolist(), groups=groups), np.atleast_1d(y).tolist()):
+                    term = log(p) * t + log(1.0 - p) * (1.0 - t)
+                    if groups:
+                        tag_subgraph(term)
+                    total = term if total is None else total + term
+                    if groups and count:
+                        tag(total, ("loss sum",))
+                    count += 1
         return total * (-1.0 / count)
 
     def weights(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """The current weights as ``(W (in, out), b (out,))`` arrays."""
         return [(np.array([[w.item() for w in n.w] for n in layer]).T, np.array([n.b.item() for n in layer]))
                 for layer in self.layers]
+
+
+def _no_group() -> contextlib.AbstractContextManager:
+    return contextlib.nullcontext()

@@ -29,7 +29,7 @@ class Optimizer:
         if lr <= 0:
             raise ValueError(f"learning rate must be positive, got {lr}")
         self.lr = float(lr)
-        self.steps = 0
+        self.steps = 0  # calls of step(); Adam counts updates per parameter (as PyTorch does)
 
     def zero_grad(self) -> None:
         """Forget the gradients of every parameter (backward accumulates into them)."""

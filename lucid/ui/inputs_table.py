@@ -12,15 +12,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from lucid.autograd import gradcheck
-from lucid.expr import run
+from lucid.autograd.gradcheck import GradcheckTimeLimit, StopCheck
+from lucid.expr import ExprError, Program, run
 
 FD_ELEMENT_LIMIT = 400
 """Above this many input elements in total, finite differences are skipped (2 evaluations each)."""
 
 FD_WORK_LIMIT = 200_000_000
-"""Above this much work (2 evaluations per input element × the program's elements and multiply-adds),
-finite differences are skipped too: a few inputs feeding a big constant matrix product would otherwise
-keep the server busy for seconds."""
+"""Above this much work (``Program.finite_difference_cost``: 2 evaluations per input element, counting
+elements, multiply-adds and each op's fixed overhead), finite differences are skipped too: a few inputs
+feeding a big constant matrix product, or a long chain of small ops, would otherwise keep the server busy
+for seconds."""
+
+FD_TIME_LIMIT = 3.0
+"""Seconds the finite differences may take before they are abandoned (the table then shows them skipped)."""
 
 
 @dataclass(frozen=True)
@@ -33,23 +38,54 @@ class InputRow:
     gradient: np.ndarray
     numerical: np.ndarray | None
     max_rel_error: float | None
+    skipped: str | None = None
+    """Why ``numerical`` is None, in words for a caption (None when it was computed)."""
 
 
-def input_rows(source: str, seed: int = 0, eps: float = 1e-6) -> list[InputRow]:
-    """Autodiff vs central differences for every input of ``source`` (seed gradient ones, as on screen)."""
+def skip_reason(program: Program) -> str | None:
+    """Why finite differences are not worth running for ``program`` (None when they are)."""
+    total = sum(t.size for t in program.inputs)
+    if total > FD_ELEMENT_LIMIT:
+        return (f"Finite differences are skipped above {FD_ELEMENT_LIMIT} input numbers in total "
+                "(each needs two extra evaluations of the program).")
+    if program.finite_difference_cost() > FD_WORK_LIMIT:
+        return (f"Finite differences are skipped: re-running this program ({program.graph_nodes:,} operations "
+                f"and values) twice for each of its {total:,} input numbers would take too long.")
+    return None
+
+
+def input_rows(source: str, seed: int = 0, eps: float = 1e-6, *, should_stop: StopCheck | None = None,
+               time_limit: float | None = FD_TIME_LIMIT) -> list[InputRow]:
+    """Autodiff vs central differences for every input of ``source`` (seed gradient ones, as on screen).
+
+    ``should_stop`` ends the finite differences early by raising ``GradcheckCancelled`` (a page passes one
+    that turns true when its session reruns or leaves); past ``time_limit`` they are shown as skipped.
+    """
     program = run(source, seed=seed)
     inputs = list(program.inputs)
     if not inputs or not program.output.requires_grad:
         return []
-    total = sum(t.size for t in inputs)
     fn = program.function()
     names = [t.name or f"input {i}" for i, t in enumerate(inputs)]
-    if total > FD_ELEMENT_LIMIT or 2 * total * program.work > FD_WORK_LIMIT:
+    reason = skip_reason(program)
+    if reason is None:
+        try:
+            with np.errstate(all="ignore"):
+                report = gradcheck(fn, inputs, eps=eps, grad_output=None, should_stop=should_stop,
+                                   time_limit=time_limit, batched=program.batched_function,
+                                   rows_per_pass=program.batch_rows)
+        except GradcheckTimeLimit:
+            reason = (f"Finite differences were stopped after {time_limit:g} s: this program is too slow to "
+                      "re-run twice for every input number on a shared server.")
+        except ExprError as err:  # a nudged input left the domain: log of a negative number, ...
+            reason = (f"Finite differences are skipped: nudging an input by ±{eps:.0e} makes the program fail "
+                      f"(line {err.line}: {err.message}).")
+    if reason is not None:
+        for t in inputs:
+            t.grad = None
         program.output.backward()
         return [InputRow(n, t.shape, np.array(t.data), np.zeros(t.shape) if t.grad is None else np.array(t.grad),
-                         None, None) for n, t in zip(names, inputs)]
-    with np.errstate(all="ignore"):
-        report = gradcheck(fn, inputs, eps=eps, grad_output=None)
+                         None, None, reason) for n, t in zip(names, inputs)]
     by_index = {r.index: r for r in report.inputs}
     rows = []
     for i, (n, t) in enumerate(zip(names, inputs)):

@@ -4,8 +4,10 @@ from __future__ import annotations
 import streamlit as st
 
 from lucid import viz
+from lucid.autograd.gradcheck import GradcheckCancelled
 from lucid.ui.analysis import Analysis
-from lucid.ui.inputs_table import FD_ELEMENT_LIMIT, input_rows
+from lucid.ui.cancel import session_should_stop
+from lucid.ui.inputs_table import input_rows
 from lucid.ui.memo import LRUMemo
 from lucid.viz.numbers import shape_text
 
@@ -18,7 +20,12 @@ def _cell(arr) -> str:
 def inputs_table(analysis: Analysis, memo: LRUMemo) -> None:
     """One row per input: name, shape, value, gradient, finite-difference gradient, max relative error."""
     st.subheader("Inputs: autodiff vs finite differences")
-    rows = memo.get(("inputs", analysis.source, analysis.seed), lambda: input_rows(analysis.source, analysis.seed))
+    should_stop = session_should_stop()  # a click or a closed tab ends long finite differences at once
+    try:
+        rows = memo.get(("inputs", analysis.source, analysis.seed),
+                        lambda: input_rows(analysis.source, analysis.seed, should_stop=should_stop))
+    except GradcheckCancelled:
+        st.stop()  # the session is rerunning or gone: the next run draws the table
     if not rows:
         st.caption("No input of this program requires a gradient.")
         return
@@ -31,9 +38,9 @@ def inputs_table(analysis: Analysis, memo: LRUMemo) -> None:
         "max rel. error": "—" if r.max_rel_error is None else f"{r.max_rel_error:.1e}",
     } for r in rows]
     st.dataframe(table, hide_index=True, width="stretch")
-    if any(r.numerical is None for r in rows):
-        st.caption(f"Finite differences are skipped above {FD_ELEMENT_LIMIT} input numbers in total "
-                   "(each needs two extra evaluations of the program).")
+    skipped = next((r.skipped for r in rows if r.numerical is None), None)
+    if skipped:
+        st.caption(skipped)
     else:
         st.caption("Finite differences: central, ε = 1e-6, float64. Errors around 1e-8 or smaller mean "
                    "the backward pass agrees with the numerical slope.")

@@ -79,3 +79,45 @@ def decode(params: Mapping[str, str]) -> SharedView:
     if raw_step.isascii() and raw_step.isdigit() and len(raw_step) <= 9:  # '²'.isdigit() is True too
         step = int(raw_step)
     return SharedView(source, step)
+
+
+VIEW_DEFAULTS: dict[str, str] = {
+    "classroom": "0",   # 1: Classroom mode
+    "dir": "TB",        # LR: left to right
+    "hide": "",         # letters of what the drawing leaves out: v values, g gradients, s shapes, c constants
+    "large": "auto",    # compact | full
+    "speed": "normal",  # slow | normal | fast | very fast
+    "zoom": "screen",   # width | 75 | 100 | 150
+}
+"""How a link describes the view, and the value each key takes when the link leaves it out.
+
+Only what differs from these travels, so a plain link stays short and an old link
+(without view keys) opens the default view.
+"""
+
+VIEW_CHOICES: dict[str, frozenset[str]] = {
+    "classroom": frozenset({"0", "1"}),
+    "dir": frozenset({"TB", "LR"}),
+    "large": frozenset({"auto", "compact", "full"}),
+    "speed": frozenset({"slow", "normal", "fast", "very fast"}),
+    "zoom": frozenset({"screen", "width", "75", "100", "150"}),
+}
+HIDEABLE = "vgsc"
+
+
+def encode_view(view: Mapping[str, str]) -> dict[str, str]:
+    """Query parameters for a view: only the keys whose value differs from ``VIEW_DEFAULTS``."""
+    clean = decode_view(view)
+    return {k: v for k, v in clean.items() if v != VIEW_DEFAULTS[k]}
+
+
+def decode_view(params: Mapping[str, str]) -> dict[str, str]:
+    """The full view a link asks for; a missing, unknown or malformed value falls back to its default."""
+    view = dict(VIEW_DEFAULTS)
+    for name, allowed in VIEW_CHOICES.items():
+        value = str(params.get(name, view[name])).strip()
+        if value in allowed:
+            view[name] = value
+    hide = str(params.get("hide", ""))
+    view["hide"] = "".join(ch for ch in HIDEABLE if ch in hide) if len(hide) <= len(HIDEABLE) else ""
+    return view

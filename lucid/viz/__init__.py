@@ -3,18 +3,26 @@
 - ``to_dot(root, trace, step, **options)``: the picture as a ``graphviz.Digraph``
   (``.source`` is the DOT text); ``draw(tensor)`` for Jupyter.
 - ``explain(trace, step)``: the chain rule of that step in words and numbers.
+- large graphs: ``to_dot(..., expanded=...)`` draws them collapsed into boxes; ``large_view`` /
+  ``large_frame`` give the collapsed steps and a main, overview and detail drawing per step;
+  ``toggle`` opens or closes a clicked box; ``group``/``tag``/``tag_subgraph`` name the boxes.
 - ``format_array``: the compact fixed-width number text shared with the app's tables.
 - ``to_svg``/``to_png``/``animation_gif``/``frames_zip``: exports (need Graphviz's ``dot``).
 """
+from lucid.viz.collapse import MAX_DRAWN, CollapsedStep, CollapsedView, collapsed_dot, describe_step, toggle
 from lucid.viz.dot import DIRECTIONS, contribution_note, draw, to_dot
 from lucid.viz.errors import GraphTooLarge, GraphvizNotInstalled, RenderError
 from lucid.viz.explain import StepExplanation, explain
 from lucid.viz.export import animation_gif, frames, frames_zip, to_png, to_svg
+from lucid.viz.groups import group, group_of, tag, tag_subgraph
+from lucid.viz.large import LargeFrame, large_frame, large_view
 from lucid.viz.numbers import format_array, format_number
 from lucid.viz.structure import LARGE_AUTO_NODES, node_label
 from lucid.viz.style import legend
 
 __all__ = [
+    "MAX_DRAWN", "CollapsedStep", "CollapsedView", "LargeFrame", "collapsed_dot", "describe_step", "group", "group_of",
+    "large_frame", "large_view", "tag", "tag_subgraph", "toggle",
     "DIRECTIONS", "LARGE_AUTO_NODES", "GraphTooLarge", "GraphvizNotInstalled", "RenderError", "StepExplanation",
     "animation_gif", "contribution_note", "draw", "explain", "format_array", "format_number", "frames",
     "frames_zip", "legend", "node_label", "to_dot", "to_png", "to_svg",

@@ -19,6 +19,7 @@ Classes emitted (Graphviz adds ``node``/``edge`` in front in SVG):
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import graphviz
@@ -26,11 +27,14 @@ import numpy as np
 
 from lucid._tensor.tensor import Tensor
 from lucid.autograd import Trace, TraceStep
+from lucid.viz.collapse import CollapsedView, collapsed_dot
+from lucid.viz.errors import GraphTooLarge
 from lucid.viz.labels import LabelOptions, edge_text, number_columns, op_html, tensor_label
+from lucid.viz.layout_cost import LAYOUT_BUDGET
 from lucid.viz.numbers import array_lines, format_number, has_nonfinite, shape_text
 from lucid.viz.opinfo import spec_of
-from lucid.viz.state import FrameState, edge_steps, frame_state, grads_over_trace
-from lucid.viz.structure import GraphModel, build_model
+from lucid.viz.state import FrameState, edge_steps, frame_state, grads_over_trace, validate_step
+from lucid.viz.structure import GraphModel, build_model, model_cost
 from lucid.viz.style import (
     EDGE_ATTRS,
     EDGE_STYLE,
@@ -53,13 +57,22 @@ BACK_ARROW = {"LR": "◀", "RL": "▶", "TB": "▲", "BT": "▼"}
 def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = None, *, direction: str = "LR",
            show_values: bool = True, show_grads: bool = True, show_shapes: bool = True,
            show_constants: bool = True, large: bool | str = "auto", max_nodes: int = 400,
-           legend: bool = False, node_cache: dict | None = None) -> graphviz.Digraph:
+           legend: bool = False, expanded: Iterable[str] | None = None,
+           node_cache: dict | None = None) -> graphviz.Digraph:
     """The graph of ``root`` (and, with ``trace``, its state after ``step`` gradients have flowed).
 
     ``step=None`` with a trace shows the end of the pass. ``large="auto"``
     switches large-graph mode on for big graphs (chains of one-input ops
-    collapsed, clusters by name prefix, one-line labels). More than ``max_nodes``
-    drawn nodes raises ``GraphTooLarge``. ``legend=True`` draws the legend beside the graph.
+    collapsed, clusters by name prefix, one-line labels). A graph that would
+    still draw more than ``max_nodes`` nodes, or whose layout would cost too much,
+    is drawn *collapsed* (``lucid.viz.collapse``): boxes for its groups (a neuron, a
+    sample, a line of the program, a block of them) with a count each; the groups
+    in ``expanded`` (keys like ``"sample 3"`` or box ids ``g<n>``) are drawn open.
+    Passing ``expanded`` (even empty) asks for the collapsed drawing. ``step`` is
+    then still a step of the trace: the drawing shows the collapsed step that
+    holds it (``CollapsedView.step_of``). ``GraphTooLarge`` is raised only with
+    ``large=False`` past ``max_nodes``, or past ``collapse.MAX_DRAWN`` (5,000) drawn
+    nodes with the groups opened. ``legend=True`` draws the legend beside the graph.
     ``node_cache``: a dict shared by the frames of ONE trace drawn with the same options; a node or edge
     whose state did not change since a frame already drawn reuses its DOT statements (``lucid.viz.animation``).
     """
@@ -73,8 +86,17 @@ def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = N
         raise ValueError(f"direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}")
     if large not in ("auto", True, False):
         raise ValueError(f"large must be 'auto', True or False, not {large!r}")
-    model = build_model(root, None if trace is None else trace.order, show_constants=show_constants,
-                        large=large, max_nodes=max_nodes)
+    if expanded is not None and large is not False:
+        return _collapsed(root, trace, step, expanded, direction)
+    try:
+        model = build_model(root, None if trace is None else trace.order, show_constants=show_constants,
+                            large=large, max_nodes=max_nodes)
+    except GraphTooLarge:
+        if large is False:
+            raise
+        return _collapsed(root, trace, step, (), direction)
+    if large is not False and model_cost(model) > LAYOUT_BUDGET:
+        return _collapsed(root, trace, step, (), direction)
     state = frame_state(model, trace, step)
     options = LabelOptions(show_values, show_grads, show_shapes, grids=not model.large)
     g = graphviz.Digraph("lucid", graph_attr={**GRAPH_ATTRS, "rankdir": direction},
@@ -92,6 +114,13 @@ def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = N
         add_legend(box, "legend")
         g.subgraph(box)
     return g
+
+
+def _collapsed(root: Tensor, trace: Trace | None, step: int | None, expanded: Iterable[str],
+               direction: str) -> graphviz.Digraph:
+    view = CollapsedView(root, trace, expanded)
+    collapsed_step = None if trace is None else view.step_of(validate_step(trace, step))
+    return collapsed_dot(view, collapsed_step, direction=direction)
 
 
 def draw(tensor: Tensor, **options: Any) -> graphviz.Digraph:

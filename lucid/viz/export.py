@@ -8,11 +8,14 @@ parallel threads (each is a separate ``dot`` process).
 from __future__ import annotations
 
 import io
+import math
 import os
 import shutil
 import subprocess
 import zipfile
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import graphviz
@@ -26,9 +29,22 @@ from lucid.viz.errors import GraphTooLarge, GraphvizNotInstalled, RenderError
 DOT_TIMEOUT = 60
 #: Most frames an animation may have (one per backward step).
 MAX_FRAMES = 400
-#: Most pixels of all frames of one animation together: the frames are held as RGB images while the
-#: GIF is made (3 bytes a pixel), so this bounds its memory. The gallery's largest needs 68 million.
-MAX_ANIMATION_PIXELS = 100_000_000
+#: Most bytes of memory one GIF or zip export may plan to hold at its peak. Frames that would need more are
+#: drawn smaller (Graphviz renders them at a lower dpi), never refused. See ``planned_peak_bytes``.
+MAX_EXPORT_BYTES = 96_000_000
+#: Bytes a finished GIF frame stays in memory per pixel until the file is written: Pillow's encoder keeps a
+#: palette copy (1 byte) of every frame, plus a little for the palette's thumbnail.
+HELD_BYTES_PER_PIXEL = 1.25
+#: Bytes per pixel of the one frame being built: Graphviz's PNG decoded to RGBA, the RGB canvas with its
+#: caption, the scaled copy, the palette image and the encoder's difference against the previous frame.
+WORK_BYTES_PER_PIXEL = 20
+#: Canvas of a 16:9 slide (``slide=True``): the size of a 720p projector or presentation page.
+SLIDE_SIZE = (1280, 720)
+#: Graphviz's dpi when none is given.
+DEFAULT_DPI = 96.0
+#: Smallest dpi frames are scaled down to; below it the picture would be unreadable anyway and the
+#: budget's remaining guard is the frame count.
+MIN_DPI = 4.0
 
 
 def _source(graph: graphviz.Digraph | str) -> str:
@@ -63,25 +79,106 @@ def to_png(graph: graphviz.Digraph | str, *, dpi: float | None = None) -> bytes:
     return render(graph, "png", dpi=dpi)
 
 
-def frames(root: Tensor, trace: Trace, *, dpi: float | None = None, **options: Any) -> list[bytes]:
-    """One PNG per backward step (step 0, the seed, first), every one from the same layout."""
+@dataclass(frozen=True)
+class FramePlan:
+    """How every frame of one export is drawn: Graphviz's dpi and the canvas each picture is placed on.
+
+    ``box`` is the area the graph's picture must fit in: the top-left of the canvas for a plain export,
+    centred on a slide. The caption band (``band`` pixels) sits under the box.
+    """
+
+    dpi: float
+    canvas: tuple[int, int]
+    box: tuple[int, int]
+    band: int
+    centred: bool
+
+    @property
+    def scale(self) -> float:
+        """The dpi relative to Graphviz's default: below 1 the frames were drawn smaller to fit the budget."""
+        return self.dpi / DEFAULT_DPI
+
+
+def planned_peak_bytes(n_frames: int, canvas: tuple[int, int], png_bytes: int, *, held: bool = True) -> int:
+    """Memory an export plans to need at its peak: what stays until the file is written plus one frame in work.
+
+    ``held`` is true for a GIF (the encoder keeps every frame until it writes) and false for a zip (each
+    frame is compressed and dropped at once). ``png_bytes`` is the size of one frame as Graphviz's PNG.
+    """
+    pixels = canvas[0] * canvas[1]
+    kept = n_frames * pixels * HELD_BYTES_PER_PIXEL if held else 0.0
+    return int(kept + pixels * WORK_BYTES_PER_PIXEL + n_frames * png_bytes)
+
+
+def plan_frames(size: tuple[int, int], png_bytes: int, n_frames: int, *, dpi: float | None = None,
+                caption: bool = True, slide: tuple[int, int] | None = None, held: bool = True,
+                budget: int | None = None) -> FramePlan:
+    """The largest drawing of ``n_frames`` frames that fits ``budget`` bytes (``MAX_EXPORT_BYTES``).
+
+    ``size`` and ``png_bytes`` describe the first frame rendered at ``dpi``. A plain export keeps that
+    size when it fits and otherwise shrinks every frame by one factor (text stays proportionate). A
+    ``slide`` of ``(width, height)`` fixes the canvas: the graph is scaled to fit it (up to 2× for small
+    graphs, so they fill the slide sharply) and centred; if even the slide is over budget, the whole slide
+    shrinks, keeping its aspect ratio.
+    """
+    budget = MAX_EXPORT_BYTES if budget is None else budget
+    base = float(dpi) if dpi else DEFAULT_DPI
+    width, height = max(1, size[0]), max(1, size[1])
+    shrink = 1.0
+    for _ in range(60):  # each round shrinks by the square root of the overshoot: converges in a few
+        if slide is not None:
+            cw, ch = max(16, round(slide[0] * shrink)), max(16, round(slide[1] * shrink))
+            band = caption_band(cw) if caption else 0
+            box = (cw, max(1, ch - band))
+            fit = min(box[0] / width, box[1] / height, 2.0)
+            plan = FramePlan(max(MIN_DPI, base * fit), (cw, ch), box, band, True)
+            png = png_bytes * fit * fit
+        else:
+            fit = shrink
+            fw, fh = max(1, math.ceil(width * fit)), max(1, math.ceil(height * fit))
+            band = caption_band(fw) if caption else 0
+            plan = FramePlan(max(MIN_DPI, base * fit), (fw, fh + band), (fw, fh), band, False)
+            png = png_bytes * fit * fit
+        peak = planned_peak_bytes(n_frames, plan.canvas, int(png), held=held)
+        if peak <= budget or plan.dpi <= MIN_DPI:
+            return plan
+        shrink *= 0.97 * math.sqrt(budget / peak)
+    return plan
+
+
+def _render_all(root: Tensor, trace: Trace, *, dpi: float | None, caption: bool, slide: tuple[int, int] | None,
+                held: bool, options: dict[str, Any]) -> tuple[list[bytes], FramePlan]:
+    """Every step's PNG, drawn at the dpi that keeps the export within ``MAX_EXPORT_BYTES``, and that plan."""
     if len(trace.steps) > MAX_FRAMES:
         raise GraphTooLarge(f"This backward pass has {len(trace.steps)} steps, more than the {MAX_FRAMES} "
                             "frames an animation may have. Try a smaller expression.",
                             nodes=len(trace.steps), limit=MAX_FRAMES)
     sources = [to_dot(root, trace, s, **options).source for s in range(len(trace.steps))]
     first = to_png(sources[0], dpi=dpi)  # every frame has this frame's layout, hence its size
-    width, height = _png_size(first)
-    if width * height * len(sources) > MAX_ANIMATION_PIXELS:
-        raise GraphTooLarge(f"This animation would be {len(sources)} frames of {width}×{height} pixels, more than "
-                            f"the {MAX_ANIMATION_PIXELS:,} pixels an animation may have. Export single frames "
-                            "(PNG or SVG), or try a smaller expression.", nodes=len(sources), limit=MAX_FRAMES)
+    plan = plan_frames(_png_size(first), len(first), len(sources), dpi=dpi, caption=caption, slide=slide,
+                       held=held)
+    base = float(dpi) if dpi else DEFAULT_DPI
+    redraw = abs(plan.dpi - base) > 1e-9
+    if redraw:
+        first = to_png(sources[0], dpi=plan.dpi)
+        if not slide:  # Graphviz rounds sizes: the canvas follows the picture it really drew
+            fw, fh = _png_size(first)
+            plan = FramePlan(plan.dpi, (fw, fh + plan.band), (fw, fh), plan.band, False)
     workers = max(1, min(8, os.cpu_count() or 1, len(sources) - 1))
     pool = ThreadPoolExecutor(max_workers=workers)
+    draw_dpi = plan.dpi if redraw else dpi
     try:
-        return [first, *pool.map(lambda src: to_png(src, dpi=dpi), sources[1:])]
+        return [first, *pool.map(lambda src: to_png(src, dpi=draw_dpi), sources[1:])], plan
     finally:  # on a failure, frames not yet started are dropped rather than rendered for nothing
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def frames(root: Tensor, trace: Trace, *, dpi: float | None = None, **options: Any) -> list[bytes]:
+    """One PNG per backward step (step 0, the seed, first), every one from the same layout and size.
+
+    A pass too large for ``MAX_EXPORT_BYTES`` at ``dpi`` is drawn at a lower dpi rather than refused.
+    """
+    return _render_all(root, trace, dpi=dpi, caption=False, slide=None, held=True, options=options)[0]
 
 
 def _png_size(png: bytes) -> tuple[int, int]:
@@ -91,48 +188,49 @@ def _png_size(png: bytes) -> tuple[int, int]:
     return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
 
 
-def _decode(png: bytes) -> Any:
-    from PIL import Image
-
-    return Image.open(io.BytesIO(png)).convert("RGB")
-
-
-def _images(pngs: list[bytes], caption: list[str] | None) -> list[Any]:
-    """Decode the frames and pad them all to one canvas (top-left aligned), plus an optional caption band."""
+def _frame_image(png: bytes, plan: FramePlan, caption: str | None, font: Any) -> Any:
+    """One finished frame: the picture (fitted into the plan's box), on its canvas, with its caption."""
     from PIL import Image, ImageDraw
 
-    with ThreadPoolExecutor(max_workers=max(1, min(8, os.cpu_count() or 1))) as pool:
-        images = list(pool.map(_decode, pngs))
-    width = max(im.width for im in images)
-    height = max(im.height for im in images)
-    size = caption_font_size(width)
-    font = _font(size) if caption else None
-    band = caption_band(width) if caption else 0
-    out = []
-    for i, im in enumerate(images):
-        if im.size == (width, height + band):
-            canvas = im
-        else:
-            canvas = Image.new("RGB", (width, height + band), "white")
-            canvas.paste(im, (0, 0))
-        if caption:
-            ImageDraw.Draw(canvas).text((size // 2, height + size // 2), caption[i], fill=(20, 20, 20), font=font)
-        out.append(canvas)
-    return out
+    with Image.open(io.BytesIO(png)) as decoded:
+        picture = decoded.convert("RGB")
+    bw, bh = plan.box
+    if picture.width > bw or picture.height > bh:  # Graphviz's rounding, or a minimum it will not go below
+        ratio = min(bw / picture.width, bh / picture.height)
+        picture = picture.resize((max(1, int(picture.width * ratio)), max(1, int(picture.height * ratio))),
+                                 Image.Resampling.LANCZOS)
+    if picture.size == plan.canvas:
+        canvas = picture
+    else:
+        canvas = Image.new("RGB", plan.canvas, "white")
+        at = ((bw - picture.width) // 2, (bh - picture.height) // 2) if plan.centred else (0, 0)
+        canvas.paste(picture, at)
+        del picture
+    if caption is not None:
+        size = caption_font_size(plan.canvas[0])
+        ImageDraw.Draw(canvas).text((size // 2, bh + size // 2), caption, fill=(20, 20, 20), font=font)
+    return canvas
 
 
-def _shared_palette(images: list[Any]) -> list[Any]:
-    """All frames in one 256-colour palette taken from every frame (fast to encode, no colour flicker)."""
+def _shared_palette(build: Callable[[int], Any], count: int) -> Any:
+    """One 256-colour palette taken from every frame (no colour flicker), seeing one frame at a time.
+
+    Each frame is built, shrunk to a quarter thumbnail and dropped, so the palette costs a thumbnail per
+    frame, not a frame per frame.
+    """
     from PIL import Image
 
-    thumbs = [im.resize((max(1, im.width // 4), max(1, im.height // 4)), Image.Resampling.NEAREST) for im in images]
+    thumbs = []
+    for i in range(count):
+        im = build(i)
+        thumbs.append(im.resize((max(1, im.width // 4), max(1, im.height // 4)), Image.Resampling.NEAREST))
+        del im
     montage = Image.new("RGB", (max(t.width for t in thumbs), sum(t.height for t in thumbs)), "white")
     y = 0
     for t in thumbs:
         montage.paste(t, (0, y))
         y += t.height
-    palette = montage.quantize(colors=256, method=Image.Quantize.FASTOCTREE)
-    return [im.quantize(palette=palette, dither=Image.Dither.NONE) for im in images]
+    return montage.quantize(colors=256, method=Image.Quantize.FASTOCTREE)
 
 
 def caption_font_size(width: int) -> int:
@@ -165,28 +263,67 @@ def _captions(trace: Trace, caption: bool) -> list[str] | None:
     return [step_title(trace, s) for s in range(len(trace.steps))]
 
 
+def _slide_size(slide: bool | tuple[int, int]) -> tuple[int, int] | None:
+    if slide is True:
+        return SLIDE_SIZE
+    if slide is False or slide is None:
+        return None
+    width, height = (int(v) for v in slide)
+    if width < 16 or height < 16:
+        raise ValueError(f"a slide must be at least 16×16 pixels, not {width}×{height}")
+    return width, height
+
+
 def animation_gif(root: Tensor, trace: Trace, *, frame_ms: int = 1200, last_frame_ms: int = 3000,
-                  dpi: float | None = None, caption: bool = True, **options: Any) -> bytes:
+                  dpi: float | None = None, caption: bool = True, slide: bool | tuple[int, int] = False,
+                  **options: Any) -> bytes:
     """The whole backward pass as a looping GIF, one frame per step, all on one canvas size.
 
-    ``caption`` writes each step's title under its frame. Other options go to ``to_dot``.
+    ``caption`` writes each step's title under its frame. ``slide=True`` puts every frame on a 16:9
+    slide of ``SLIDE_SIZE`` (1280×720): the graph is scaled to fit and centred, white around it, the
+    caption along the bottom; ``slide=(width, height)`` picks another canvas. Memory stays within
+    ``MAX_EXPORT_BYTES`` whatever the graph: frames too large for it are drawn smaller, never refused
+    (frames are built one at a time, and only the encoder keeps them, at one byte a pixel).
+    Other options go to ``to_dot``.
     """
-    images = _shared_palette(_images(frames(root, trace, dpi=dpi, **options), _captions(trace, caption)))
-    durations = [frame_ms] * (len(images) - 1) + [last_frame_ms]
+    from PIL import Image
+
+    pngs, plan = _render_all(root, trace, dpi=dpi, caption=caption, slide=_slide_size(slide), held=True,
+                             options=options)
+    titles = _captions(trace, caption)
+    font = _font(caption_font_size(plan.canvas[0])) if caption else None
+
+    def build(i: int) -> Any:
+        return _frame_image(pngs[i], plan, titles[i] if titles else None, font)
+
+    palette = _shared_palette(build, len(pngs))
+
+    def finished(i: int) -> Any:
+        return build(i).quantize(palette=palette, dither=Image.Dither.NONE)
+
+    durations = [frame_ms] * (len(pngs) - 1) + [last_frame_ms]
     buf = io.BytesIO()
-    images[0].save(buf, format="GIF", save_all=True, append_images=images[1:], duration=durations, loop=0)
+    finished(0).save(buf, format="GIF", save_all=True, append_images=(finished(i) for i in range(1, len(pngs))),
+                     duration=durations, loop=0)
     return buf.getvalue()
 
 
 def frames_zip(root: Tensor, trace: Trace, *, dpi: float | None = None, caption: bool = False,
-               **options: Any) -> bytes:
-    """A zip of numbered PNG frames (``frame_000.png``, …) of equal size, for slides."""
-    images = _images(frames(root, trace, dpi=dpi, **options), _captions(trace, caption))
-    digits = max(3, len(str(len(images) - 1)))
+               slide: bool | tuple[int, int] = False, **options: Any) -> bytes:
+    """A zip of numbered PNG frames (``frame_000.png``, …) of equal size, for slides.
+
+    ``slide`` as for ``animation_gif``. Each frame is compressed as soon as it is built, so memory holds
+    one frame at a time besides the zip itself.
+    """
+    pngs, plan = _render_all(root, trace, dpi=dpi, caption=caption, slide=_slide_size(slide), held=False,
+                             options=options)
+    titles = _captions(trace, caption)
+    font = _font(caption_font_size(plan.canvas[0])) if caption else None
+    digits = max(3, len(str(len(pngs) - 1)))
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for i, im in enumerate(images):
-            png = io.BytesIO()
-            im.save(png, format="PNG")
-            zf.writestr(f"frame_{i:0{digits}d}.png", png.getvalue())
+        for i, png in enumerate(pngs):
+            out = io.BytesIO()
+            _frame_image(png, plan, titles[i] if titles else None, font).save(out, format="PNG")
+            zf.writestr(f"frame_{i:0{digits}d}.png", out.getvalue())
     return buf.getvalue()

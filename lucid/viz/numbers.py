@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
-#: Arrays with at most this many elements (and at most 2 axes) are drawn as a grid.
-GRID_MAX_ELEMENTS = 12
-#: Grids wider than this many columns are summarised instead.
-GRID_MAX_COLUMNS = 6
+#: Arrays with at most 2 axes, at most this many rows and at most this many columns are shown in full.
+GRID_MAX_ROWS = 8
+GRID_MAX_COLUMNS = 8
+GRID_MAX_ELEMENTS = GRID_MAX_ROWS * GRID_MAX_COLUMNS
 
 
 def format_number(x: Any) -> str:
@@ -38,17 +38,47 @@ def format_number(x: Any) -> str:
 
 
 def number_width(values: np.ndarray) -> int:
-    """Width of the widest formatted number in ``values`` (1 for an empty array)."""
-    flat = np.asarray(values, dtype=np.float64).reshape(-1)
-    return max((len(format_number(v)) for v in flat), default=1)
+    """Width of the widest number a view of ``values`` shows (1 for an empty array).
+
+    Only the numbers that are shown are formatted: every element of a grid, else
+    the three summary numbers (computed with NumPy reductions), so this costs the
+    same for a 1000×1000 array as for a 3×3 one.
+    """
+    return max((len(format_number(v)) for v in shown_numbers(values)), default=1)
 
 
 def is_grid(shape: tuple[int, ...]) -> bool:
-    """True when an array of this shape is small enough to show every element."""
-    size = int(np.prod(shape)) if shape else 1
-    if len(shape) == 0 or size == 0:
+    """True when an array of this shape is small enough to show every element (up to 8×8)."""
+    if len(shape) == 0 or len(shape) > 2 or 0 in shape:
         return False
-    return len(shape) <= 2 and size <= GRID_MAX_ELEMENTS and shape[-1] <= GRID_MAX_COLUMNS
+    return shape[-1] <= GRID_MAX_COLUMNS and (len(shape) == 1 or shape[0] <= GRID_MAX_ROWS)
+
+
+def summary_numbers(a: np.ndarray) -> tuple[float, float, float] | None:
+    """min, mean and max of the finite elements (None when there are none), by NumPy reductions."""
+    a = np.asarray(a, dtype=np.float64)
+    finite = np.isfinite(a)
+    if finite.all():
+        return float(a.min()), float(a.mean()), float(a.max())
+    values = a[finite]
+    if not values.size:
+        return None
+    return float(values.min()), float(values.mean()), float(values.max())
+
+
+def shown_numbers(values: Any) -> list[float]:
+    """The numbers a view of ``values`` shows: every element of a scalar or grid, else min, mean, max."""
+    a = np.asarray(values)
+    if a.dtype.kind == "b":
+        a = a.astype(np.float64)
+    if a.ndim == 0:
+        return [float(a)]
+    if a.size == 0:
+        return []
+    if is_grid(a.shape):
+        return [float(v) for v in a.reshape(-1)]
+    summary = summary_numbers(a)
+    return [] if summary is None else list(summary)
 
 
 def shape_text(shape: tuple[int, ...]) -> str:
@@ -86,13 +116,15 @@ def array_lines(arr: Any, width: int | None = None) -> list[str]:
 def summary_text(a: np.ndarray, width: int | None = None) -> str:
     """``min -1.235  mean 0.1200  max 2.000`` (+ the count of NaN/inf when there are any)."""
     w = width or 0
-    finite = a[np.isfinite(a)]
-    if finite.size:
-        parts = [f"min {format_number(finite.min()).rjust(w)}", f"mean {format_number(finite.mean()).rjust(w)}",
-                 f"max {format_number(finite.max()).rjust(w)}"]
+    summary = summary_numbers(a)
+    if summary is not None:
+        low, mean, high = summary
+        parts = [f"min {format_number(low).rjust(w)}", f"mean {format_number(mean).rjust(w)}",
+                 f"max {format_number(high).rjust(w)}"]
     else:
         parts = ["no finite values"]
-    nan, inf = int(np.isnan(a).sum()), int(np.isinf(a).sum())
+    nan = int(np.isnan(a).sum()) if a.dtype.kind == "f" else 0
+    inf = int(np.isinf(a).sum()) if a.dtype.kind == "f" else 0
     if nan:
         parts.append(f"{nan} nan")
     if inf:
@@ -104,8 +136,8 @@ def format_array(arr: Any, *, width: int | None = None, shape: bool = True) -> s
     """Compact text of a value or gradient: the fixed-width format shared by graph and tables.
 
     - scalars: ``3.000`` (4 significant digits);
-    - small tensors (≤ 12 elements, ≤ 2 axes): a grid like NumPy's, one line per row;
-    - anything larger: ``shape 4×3: min … mean … max …`` (``shape=False`` drops the prefix).
+    - small tensors (≤ 2 axes, up to 8×8): a grid like NumPy's, one line per row;
+    - anything larger: ``shape 9×3: min … mean … max …`` (``shape=False`` drops the prefix).
     """
     a = np.asarray(arr)
     lines = array_lines(a, width)

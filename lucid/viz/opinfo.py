@@ -63,3 +63,12 @@ def output_symbol(spec: OpSpec | None) -> str:
     """How the formulas call the op's result (``out``) or the loss (``L``)."""
     text = " ".join(spec.derivatives) if spec else ""
     return "out" if "∂out" in text else ("L" if "∂L" in text else "out")
+
+
+def slot_word(slot: int) -> str:
+    """How a picture names an input position of a non-commutative op: ``1st``, ``2nd``, ``3rd``.
+
+    Positions, not the registry's generic names: for ``out = b - a`` an edge marked
+    ``a`` would sit on the student's ``b``.
+    """
+    return {0: "1st", 1: "2nd", 2: "3rd"}.get(slot, f"{slot + 1}th")

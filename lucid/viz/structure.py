@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 from lucid._tensor.tensor import Tensor
 from lucid.autograd import topological_order
 from lucid.viz.errors import GraphTooLarge
-from lucid.viz.opinfo import COMMUTATIVE, input_names, op_label, spec_of
+from lucid.viz.layout_cost import MAX_CLUSTER_COST, cluster_cost
+from lucid.viz.naming import display_names
+from lucid.viz.opinfo import COMMUTATIVE, op_label, slot_word, spec_of
 from lucid.viz.text import NAME_LIMIT, shorten
 
 #: ``large="auto"`` switches large-graph mode on above this many nodes (tensors + ops).
@@ -158,6 +160,7 @@ def build_model(root: Tensor, order: list[Tensor] | None = None, *, show_constan
     tensors: list[TensorNode] = []
     ops: list[OpNode] = []
     edges: list[Edge] = []
+    shown_names = display_names(order, root, limit)  # a rebound name gets a subscript: a₁, a₂
     for k, t in enumerate(order):
         if not shown[k] or k in hidden_in:
             continue
@@ -166,13 +169,12 @@ def build_model(root: Tensor, order: list[Tensor] | None = None, *, show_constan
             ops.append(OpNode(k, covers, _chain_text([order[c] for c in covers])))
             first = covers[0]
             spec = spec_of(order[first])
-            names = input_names(spec, len(order[first]._prev))
             name_slots = len(order[first]._prev) > 1 and (spec is None or spec.name not in COMMUTATIVE)
             for slot, p in inputs[first]:
                 edges.append(Edge(f"e{first}_{slot}", f"t{p}", f"op{k}", "input", first, slot, p,
-                                  names[slot] if name_slots else None))
+                                  slot_word(slot) if name_slots else None))
             edges.append(Edge(f"o{k}", f"op{k}", f"t{k}", "output", k))
-        tensors.append(TensorNode(k, t, kinds[k], node_label(t, k, is_root=t is root, limit=limit)))
+        tensors.append(TensorNode(k, t, kinds[k], shown_names[k]))
 
     model = GraphModel(root, order, index_of, tensors, ops, edges, large=is_large, hidden_in=hidden_in)
     if model.node_count > max_nodes:
@@ -213,6 +215,11 @@ def layout_span(model: GraphModel) -> int:
     return sum(level.get(e.tail, 0) - level.get(e.head, 0) for e in model.edges)
 
 
+def model_cost(model: GraphModel) -> int:
+    """Predicted layout work of a drawing: nodes + edges + the ranks its long edges skip (``layout_cost``)."""
+    return model.node_count + len(model.edges) + layout_span(model)
+
+
 def _chains(order: list[Tensor], inputs: dict[int, list[tuple[int, int]]], root: Tensor) -> list[tuple[int, ...]]:
     """Maximal runs of one-input ops whose intermediate results feed only the next op."""
     uses = [0] * len(order)
@@ -246,7 +253,11 @@ def _chain_text(tensors: list[Tensor]) -> str:
 
 
 def _assign_clusters(model: GraphModel) -> None:
-    """Group named tensors by the part of their name before the first ``.``, ``_`` or ``/``."""
+    """Group named tensors by the part of their name before the first ``.``, ``_`` or ``/``.
+
+    Only while the clusters are cheap to lay out (``layout_cost.cluster_cost``): past
+    ``MAX_CLUSTER_COST`` none are drawn, the names still say which part a node belongs to.
+    """
     members: dict[str, list[TensorNode]] = {}
     for node in model.tensors:
         m = _PREFIX.match(str(node.tensor.name or ""))
@@ -261,3 +272,12 @@ def _assign_clusters(model: GraphModel) -> None:
     cluster_of = {n.index: n.cluster for n in model.tensors}
     for op in model.ops:
         op.cluster = cluster_of.get(op.index)
+    by_id: dict[str, int | None] = {n.id: n.cluster for n in model.tensors}
+    by_id.update({op.id: op.cluster for op in model.ops})
+    if cluster_cost(by_id, ((e.tail, e.head) for e in model.edges)) > MAX_CLUSTER_COST:
+        # Too many edges between clusters: dot would spend seconds keeping each cluster in one piece.
+        model.clusters.clear()
+        for node in model.tensors:
+            node.cluster = None
+        for op in model.ops:
+            op.cluster = None

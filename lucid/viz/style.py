@@ -41,6 +41,30 @@ OP_STATE_STYLE = {
 #: Gradient text colour and cell background per gradient status (the status word is shown too).
 GRAD_COLOURS = {"partial": ("#9C4A00", "#FFEFD2"), "final": ("#004F7C", "#E1F0FA"), "nograd": ("#8C8C8C", "")}
 
+#: Heatmap cells of small tensors: positive values blue, negative vermillion, the fill's strength grows
+#: with |value| relative to the largest |value| shown. Exact zeros (a ReLU mask, a dead gradient) are grey.
+#: The number stays in the cell (and its sign), so colour is never the only signal; fills stay light
+#: enough that HEAT_TEXT on the strongest one keeps a contrast ratio above 7:1.
+HEAT_POSITIVE, HEAT_NEGATIVE, HEAT_ZERO, HEAT_TEXT = BLUE, VERMILLION, "#E4E4E4", "#111111"
+HEAT_MIN_MIX, HEAT_MAX_MIX = 0.08, 0.55
+
+
+def _mix(colour: str, amount: float) -> str:
+    """``colour`` blended with white: 0 is white, 1 is the colour itself."""
+    rgb = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(255 + (c - 255) * amount):02X}" for c in rgb)
+
+
+def heat_colour(value: float, scale: float) -> str:
+    """The fill of a heatmap cell for ``value`` when the largest |value| shown is ``scale``."""
+    if value != value or value in (float("inf"), float("-inf")):
+        return "#FFFFFF"
+    if value == 0:
+        return HEAT_ZERO
+    strength = min(abs(value) / scale, 1.0) if scale > 0 else 1.0
+    return _mix(HEAT_POSITIVE if value > 0 else HEAT_NEGATIVE, HEAT_MIN_MIX + (HEAT_MAX_MIX - HEAT_MIN_MIX) * strength)
+
+
 EDGE_STYLE = {
     "flowing": {"color": VERMILLION, "penwidth": "3.5", "style": "bold"},
     "active": {"color": ORANGE, "penwidth": "2.5", "style": "solid"},
