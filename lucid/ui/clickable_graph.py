@@ -109,6 +109,7 @@ function scroller(node) {
 }
 
 function fit(ui, p) {
+  ui.root.style.setProperty('--lucid-bar-h', ui.bar.offsetHeight + 'px');
   // "screen": fit the width and the screen height below the controls, but never shrink past a
   // readable scale (then the page scrolls) nor blow a tiny graph up; "width": fit the width only;
   // a number: that fixed scale. In Classroom mode node text never gets smaller than min_text_px.
@@ -152,7 +153,14 @@ function keepInView(ui, p, smooth) {
     ui.host.scrollBy({ left: dx, behavior });
   }
   if (box.top < top || box.bottom > bottom) {
-    const dy = box.top - top - Math.max(0, (bottom - top - (box.bottom - box.top)) / 2);
+    let dy = box.top - top - Math.max(0, (bottom - top - (box.bottom - box.top)) / 2);
+    if (dy > 0 && ui.expl.offsetParent && getComputedStyle(ui.expl).position === 'sticky') {
+      // The explanation sticks below the bar only while the graph's column reaches below it: do not
+      // scroll further than that (unless the node itself would stay below the screen).
+      const body = ui.root.querySelector('.lucid-body').getBoundingClientRect();
+      const room = body.bottom - (top + ui.expl.offsetHeight + 8);
+      dy = Math.max(Math.min(dy, room), box.bottom - bottom);
+    }
     const s = scroller(ui.root);
     s.scrollBy({ top: dy, behavior });
   }
@@ -240,14 +248,17 @@ function show(ui, p, k, opts) {
   ui.buttons.next.disabled = ui.buttons.last.disabled = k >= p.n - 1;
   ui.root.dataset.step = String(k);
   ui.host.dataset.frame = `${p.animId}:${k}`;
-  if (p.data.share_url && !(opts && opts.noUrl)) {
-    const url = new URL(window.location.href);
-    if (url.searchParams.get('step') !== String(k)) {
-      url.searchParams.set('step', String(k));
-      window.history.replaceState(window.history.state, '', url.toString());
-    }
-  }
+  if (p.data.share_url && !(opts && opts.noUrl)) urlStep(k);
   if (!(opts && opts.noFollow)) keepInView(ui, p, false);
+}
+
+function urlStep(k) {
+  // The address bar always holds the step on screen, so the link can be shared as it is.
+  const url = new URL(window.location.href);
+  if (url.searchParams.get('step') !== String(k)) {
+    url.searchParams.set('step', String(k));
+    window.history.replaceState(window.history.state, '', url.toString());
+  }
 }
 
 function setPlaying(ui, p, on) {
@@ -321,6 +332,10 @@ export default function(component) {
     if (p.playing && before && before.seconds !== data.seconds) setPlaying(ui, p, true);
     if (before && (before.classroom !== data.classroom || before.zoom !== data.zoom)) settle(ui, p);
   }
+  if (data.share_url && p.n > 0) {
+    // A rerun that rewrote the URL from the server's side (e.g. a view option) may carry an older step.
+    for (const ms of [0, 300, 1000]) setTimeout(() => { if (root.isConnected) urlStep(p.step); }, ms);
+  }
   const go = (k) => { setPlaying(ui, p, false); show(ui, p, k); };
   ui.buttons.first.onclick = () => go(0);
   ui.buttons.prev.onclick = () => go(p.step - 1);
@@ -357,7 +372,7 @@ export default function(component) {
 """
 
 _CSS = """
-.lucid-player { --lucid-top: 60px; }
+.lucid-player { --lucid-top: 60px; --lucid-bar-h: 3.5rem; }
 .lucid-player .lucid-bar {
   position: sticky; top: var(--lucid-top); z-index: 50; background: #FFFFFF;
   display: flex; flex-wrap: wrap; align-items: center; gap: 0.4rem;
@@ -392,8 +407,8 @@ _CSS = """
   padding: 0.75rem 1rem; background: #FFFFFF; overflow-y: auto;
 }
 .lucid-player.lucid-beside .lucid-expl {
-  flex: 2 1 0; min-width: 0; position: sticky; top: calc(var(--lucid-top) + 4.2rem);
-  max-height: calc(100vh - var(--lucid-top) - 5.5rem);
+  flex: 2 1 0; min-width: 0; position: sticky; top: calc(var(--lucid-top) + var(--lucid-bar-h, 3.5rem) + 8px);
+  max-height: calc(100vh - var(--lucid-top) - var(--lucid-bar-h, 3.5rem) - 24px);
 }
 .lucid-player .lucid-expl-head { font-weight: 600; margin-bottom: 0.4rem; }
 .lucid-player .lucid-expl-body { overflow-wrap: anywhere; }

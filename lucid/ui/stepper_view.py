@@ -51,6 +51,8 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
 
     def on_node(node_id: str, at_step: int) -> None:
         st.session_state[step_key] = stepper.clamp(at_step, n)
+        if share_url:  # the server's copy of the URL follows, so a later rewrite keeps this step
+            st.query_params["step"] = str(st.session_state[step_key])
         inspect_clicked(key, analysis, node_id)
 
     with st.container(key=f"{key}_graph"):
