@@ -28,6 +28,11 @@ import streamlit as st
 
 from lucid.viz.animation import Animation
 
+try:  # the explanation fragment's own look (lucid.viz builds the HTML; the page adds the CSS)
+    from lucid.viz.document import EXPLANATION_CSS
+except ImportError:  # pragma: no cover - older lucid.viz without the HTML explanation
+    EXPLANATION_CSS = ""
+
 KEYS_HELP = ("Keys: → or Page Down: next step · ← or Page Up: previous · Home / End: first / last · "
              "Space: play / pause (not while typing in the editor)")
 
@@ -413,6 +418,11 @@ _CSS = """
 .lucid-player .lucid-expl-head { font-weight: 600; margin-bottom: 0.4rem; }
 .lucid-player .lucid-expl-body { overflow-wrap: anywhere; }
 .lucid-player .lucid-expl-body pre { white-space: pre; overflow-x: auto; }
+"""
+
+_CSS += EXPLANATION_CSS + """
+.lucid-player .lgl-explain { font-size: 1rem; }
+.lucid-player .lgl-heat, .lucid-player .lgl-values { font-size: 0.85rem; }
 """
 
 _component: list = []
