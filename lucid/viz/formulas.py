@@ -30,14 +30,14 @@ _SUPER = dict(zip("ᵃᵇ⁻¹²³⁰⁴⁵⁶⁷⁸⁹ⁱⁿ", "ab−1230456789
 _SUPER_RUN = re.compile("[" + "".join(_SUPER) + "]*[ᵃᵇⁱⁿ][" + "".join(_SUPER) + "]*")
 _FUNCTION_SPACE = re.compile(r"(?<![A-Za-z])(ln|sin|cos|tanh²|tanh)\s?([A-Za-z]+[ᵢⱼ]*)(?![A-Za-z(ᵢⱼ])")
 _TOKEN = re.compile(r"∂L/∂([A-Za-z]+[₀-₉]*)|ā|[A-Za-z]+[₀-₉]*")
-_ASIDE = re.compile(r"\s*\([^()]*\b(?:if|at)\b[^()]*\)\s*$")
+_ASIDE = re.compile(r"\s*\([^()]*\b(?:if|at|where)\b[^()]*\)\s*$")
 #: Words of the registry's text that are never names.
 _WORDS = frozenset({"if", "else", "where", "for", "the", "maximum", "minimum", "split", "on", "ties", "at", "sign",
                     "ln", "sin", "cos", "tanh", "softmax", "e", "with", "zeros", "added", "index", "repeats",
                     "accumulate", "reshape", "shape", "inverse", "permutation", "same", "axes", "swapped",
                     "summed", "over", "copied", "slice", "of", "sits", "along", "that", "axis", "no", "gradient",
                     "targets", "i", "j", "k", "max", "min", "joined", "viewed", "new", "two", "permuted", "log",
-                    "logits", "integer", "without", "size", "one"})
+                    "logits", "integer", "without", "size", "one", "and"})
 
 
 def _superscripts(text: str) -> str:
