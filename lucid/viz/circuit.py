@@ -56,7 +56,8 @@ from lucid.viz.text import NBSP, attribute_text, html_text, shorten
 #: The port of a tensor node where its wire (the rule between value and gradient) is.
 WIRE = "wire"
 GRAD_COLOURS = {"partial": CIRCUIT_PARTIAL, "final": CIRCUIT_FINAL, "nograd": CIRCUIT_PENDING}
-#: Width of the cell holding the status mark, in points: fixed, so a mark never changes the size.
+#: Least width and height of the cell holding the status mark, in points: more than any mark needs, so the
+#: cell keeps this size whichever mark (or none) it shows.
 MARK_WIDTH = 14
 NUMBER_SIZE = 12
 NAME_SIZE = 9
@@ -214,8 +215,8 @@ def wire_label(name: str, kind: str, data: np.ndarray, *, grad: np.ndarray | Non
             text = "—".rjust(reserved) if grad is None else _number_text(grad, width, grids).rjust(reserved)
             cell = _mono(text, colour)
         mark = CIRCUIT_MARKS.get(grad_status, "")
-        mark_cell = (f'<TD WIDTH="{MARK_WIDTH}" HEIGHT="{MARK_WIDTH + 2}" FIXEDSIZE="TRUE" ALIGN="RIGHT" VALIGN="TOP"><FONT POINT-SIZE="{NUMBER_SIZE}" '
-                     f'COLOR="{colour}">{mark or NBSP}</FONT></TD>')
+        mark_cell = (f'<TD WIDTH="{MARK_WIDTH}" HEIGHT="{MARK_WIDTH}" ALIGN="RIGHT" VALIGN="MIDDLE" '
+                     f'><FONT POINT-SIZE="{NUMBER_SIZE}" COLOR="{colour}">{mark or NBSP}</FONT></TD>')
         rows.append(f"<TR><TD>{cell}</TD>{mark_cell}</TR>")
     elif show_values and not heat:  # balance the value row so the wire runs through the middle
         rows.append(f"<TR><TD{span}>{_mono(NBSP, CIRCUIT_PENDING)}</TD></TR>")
