@@ -31,3 +31,14 @@ def test_choosing_the_circuit_style_redraws_as_a_circuit_and_disables_the_direct
     at.button(key="pg_next").click().run()
     assert not at.exception
     assert "lucid-circuit" in graph_text(at)
+
+
+def test_the_direction_picked_before_a_circuit_comes_back_with_the_standard_style():
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    at.radio(key="pg_direction").set_value("Left to right").run()
+    at.radio(key="pg_preset").set_value("Circuit (CS231n)").run()
+    assert at.radio(key="pg_direction").value == "Left to right"
+    at.radio(key="pg_preset").set_value("Standard").run()
+    assert not at.exception
+    assert at.radio(key="pg_direction").value == "Left to right" and not at.radio(key="pg_direction").disabled
+    assert "lucid-circuit" not in graph_text(at)

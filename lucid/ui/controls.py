@@ -46,8 +46,11 @@ def draw_options(key: str) -> DrawOptions:
     style = st.radio("Style", list(PRESETS), key=f"{key}_preset", horizontal=True,
                      help="Circuit: compact, left to right, value above and gradient below each wire, "
                           "as in the CS231n backprop notes.")
-    direction = st.radio("Direction", list(DIRECTIONS), key=f"{key}_direction", horizontal=True,
-                         disabled=PRESETS[style] == "circuit")
+    circuit = PRESETS[style] == "circuit"
+    direction = st.radio("Direction", list(DIRECTIONS), key=f"{key}_direction", horizontal=True, disabled=circuit,
+                         help="The Circuit style always runs left to right.")
+    if circuit:
+        st.caption("Circuits always run left to right.")
     c1, c2 = st.columns(2)
     values = c1.checkbox("Values", True, key=f"{key}_values")
     grads = c2.checkbox("Gradients", True, key=f"{key}_grads")
