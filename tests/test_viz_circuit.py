@@ -139,9 +139,19 @@ def test_wires_attach_at_the_rule_and_ops_are_fixed_size_circles():
     assert re.search(rf'PORT="{WIRE}"', source)
     assert re.search(rf"t\d+:{WIRE}:e -> op\d+", source)  # into an op from the right end of a wire
     assert re.search(rf"op\d+ -> t\d+:{WIRE}:w", source)  # out of an op to the left end of the next wire
-    for op in re.findall(r"^\s*op\d+ \[.*$", source, flags=re.M):
+    for op in re.findall(r"^\s*op\d+ \[.*$", source, flags=re.M):  # +, ×: short symbols
         assert "shape=circle" in op and "fixedsize=true" in op
     assert op_width("+") == op_width("×") < op_width("tanh")
+
+
+def test_ops_with_long_text_are_rounded_boxes_not_huge_circles():
+    logits = Tensor(np.array([[0.5, -1.0, 2.0], [1.5, 0.2, -0.3]]), requires_grad=True, name="logits")
+    out = lucid.log(lucid.softmax(logits, axis=1)).sum()
+    source = to_dot(out, backward_trace(out), 1, preset="circuit").source
+    softmax = next(line for line in source.splitlines() if "softmax" in line and line.lstrip().startswith("op"))
+    assert "shape=box" in softmax and "rounded" in softmax and "height=0.32" in softmax
+    log = next(line for line in source.splitlines() if re.match(r"\s*op\d+ \[label=<log>", line))
+    assert "shape=circle" in log
 
 
 def test_the_current_node_and_the_flowing_edge_are_highlighted():

@@ -60,7 +60,7 @@ GRAD_COLOURS = {"partial": CIRCUIT_PARTIAL, "final": CIRCUIT_FINAL, "nograd": CI
 #: cell keeps this size whichever mark (or none) it shows.
 MARK_WIDTH = 14
 NUMBER_SIZE = 12
-NAME_SIZE = 9
+NAME_SIZE = 10
 _TABLE = '<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">'
 
 
@@ -109,17 +109,23 @@ def legend_label() -> str:
             '<TR><TD ALIGN="LEFT"><B>Legend</B></TD></TR>' + "".join(rows) + "</TABLE>>")
 
 
+#: Op texts up to this long (``+``, ``exp``, ``tanh``, ``mean``) sit in a circle; longer ones (``softmax(axis=1)``,
+#: a collapsed chain) in a rounded box as high as a small circle, which would otherwise grow huge.
+CIRCLE_TEXT = 5
+
+
 def op_width(text: str) -> float:
-    """Diameter of an op circle, in inches: small for a symbol, wide enough for ``tanh`` or ``exp``."""
-    return round(max(0.32, 0.12 + 0.085 * len(text)), 2)
+    """Diameter of an op circle, in inches: small for a symbol, wide enough for ``tanh`` or ``mean``."""
+    return round(max(0.32, 0.14 + 0.09 * len(text)), 2)
 
 
 def _add_op(g: graphviz.Digraph, op: OpNode, node: TensorNode, state: FrameState, holds_current: bool) -> None:
     op_state = state.op_state.get(op.index)
     classes = ["op"] + ([op_state] if op_state else []) + (["chain"] if op.is_chain else [])
     attrs = dict(CIRCUIT_OP_STYLE)
-    if op.is_chain:  # a collapsed chain's text is long: a rounded box instead of a huge circle
-        attrs.update(shape="box", style="rounded,filled", fixedsize="false", fontsize="10")
+    if op.is_chain or len(op.text) > CIRCLE_TEXT:
+        attrs.update(shape="box", style="rounded,filled", fixedsize="false", height="0.32", margin="0.05,0.02",
+                     fontsize="11")
     else:
         attrs["width"] = attrs["height"] = str(op_width(op.text))
     attrs.update(OP_STATE_STYLE.get(op_state or "", {}))
