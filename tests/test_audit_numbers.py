@@ -13,7 +13,8 @@ b) every trace step on its own: the broadcast sum, upstream · local, the runnin
 c) the numbers ``explain`` prints (Markdown and text), in the order they appear,
    and that the printed arithmetic adds up to within 4-significant-digit rounding;
 d) the DOT labels: every tensor's value and gradient, at every step, and the
-   note on the edge the gradient is flowing along.
+   note on the edge the gradient is flowing along; the same values and gradients
+   (with their partial/final marks) in the circuit preset.
 
 The checks compare against numbers recomputed here (finite differences, our own
 unbroadcast sum, our own running totals); the formatted text is compared via
@@ -820,3 +821,4 @@ def test_every_number_shown_for_a_random_program_is_right(seed: int) -> None:
         check_steps_are_consistent(trace, weight)
         check_explanations(trace)
         check_dot(trace, every_step=len(trace.steps) <= 40)
+        check_dot_circuit(trace, every_step=len(trace.steps) <= 40)

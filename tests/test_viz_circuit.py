@@ -14,7 +14,8 @@ import lucid
 from lucid import Tensor, gallery
 from lucid.autograd import backward_trace
 from lucid.expr import run
-from lucid.ui.options import DrawOptions
+from lucid.ui.options import PRESETS, DrawOptions
+from lucid.viz import dot as viz_dot
 from lucid.viz import to_dot
 from lucid.viz.circuit import WIRE, op_width
 
@@ -230,6 +231,10 @@ def test_an_unknown_preset_is_a_clear_error(preset):
     program, trace = traced("cs231n-circuit")
     with pytest.raises(ValueError, match="preset must be one of default, circuit"):
         to_dot(program.output, trace, 0, preset=preset)
+
+
+def test_the_style_control_offers_exactly_the_presets_to_dot_accepts():
+    assert set(PRESETS.values()) == set(viz_dot.PRESETS)
 
 
 def test_draw_options_carry_the_preset_and_force_left_to_right():
