@@ -28,6 +28,27 @@ EXAMPLES: tuple[Example, ...] = (
         "out = tanh(a*b + c**2) * sigmoid(a - c) + log(b*b + 1)\n",
     ),
     Example(
+        "cs231n-circuit", "CS231n: f = (x + y) * z",
+        "A multiply gate swaps its inputs' values into their gradients and an add gate copies its gradient, "
+        "so ∂f/∂x = ∂f/∂y = z = -4 and ∂f/∂z = x + y = 3.",
+        "x = -2.0\n"
+        "y = 5.0\n"
+        "z = -4.0\n"
+        "q = x + y\n"
+        "f = q * z\n",
+    ),
+    Example(
+        "cs231n-sigmoid", "CS231n: a sigmoid neuron, gate by gate",
+        "The sigmoid built from its gates (neg, exp, +1, 1/x) backpropagates to the same gradient as the "
+        "closed form σ(1 - σ) = 0.1966, which then splits over the weights and inputs.",
+        "w0 = 2.0\n"
+        "x0 = -1.0\n"
+        "w1 = -3.0\n"
+        "x1 = -2.0\n"
+        "w2 = -3.0\n"
+        "f = 1 / (1 + exp(-(w0*x0 + w1*x1 + w2)))\n",
+    ),
+    Example(
         "neuron", "A single neuron",
         "A neuron is a weighted sum plus a bias through tanh: each weight's gradient is its input times tanh's slope.",
         "x = [0.5, -1.2, 2.0]\n"

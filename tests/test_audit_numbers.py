@@ -13,7 +13,8 @@ b) every trace step on its own: the broadcast sum, upstream · local, the runnin
 c) the numbers ``explain`` prints (Markdown and text), in the order they appear,
    and that the printed arithmetic adds up to within 4-significant-digit rounding;
 d) the DOT labels: every tensor's value and gradient, at every step, and the
-   note on the edge the gradient is flowing along.
+   note on the edge the gradient is flowing along; the same values and gradients
+   (with their partial/final marks) in the circuit preset.
 
 The checks compare against numbers recomputed here (finite differences, our own
 unbroadcast sum, our own running totals); the formatted text is compared via
@@ -624,6 +625,53 @@ def check_dot(trace: Trace, every_step: bool) -> None:
             assert summed.rstrip(")") == ",".join(str(a) for a in s.summed_axes)
 
 
+def circuit_blocks(source: str, node_id: str) -> tuple[str, str]:
+    """The text above the wire (value, after the name row) and below it (gradient and mark) of a circuit node."""
+    match = re.search(rf"^\s*{node_id} \[label=<(<TABLE.*?</TABLE>)>", source, flags=re.M)
+    assert match, f"node {node_id} not in the DOT"
+    above, wire, below = match.group(1).partition('PORT="wire"')
+    assert wire, f"node {node_id} has no wire"
+
+    def plain(fragment: str) -> str:
+        body = fragment.replace("</TR>", "\n").replace("</TD>", " ")
+        return html.unescape(re.sub(r"<[^>]+>", "", body)).replace("\u00a0", " ")
+
+    above, below = above[:above.rfind("<TR")], below.split("</TR>", 1)[1]  # the wire's own row holds no text
+    return plain(above.split("</TR>", 1)[1]), plain(below)
+
+
+def circuit_numbers(arr: np.ndarray) -> np.ndarray:
+    """What the circuit preset prints for ``arr``: every element up to 8×8, else the mean of the finite ones."""
+    a = np.asarray(arr, dtype=np.float64)
+    return a if is_small(a) else np.asarray(a[np.isfinite(a)].mean())
+
+
+def check_dot_circuit(trace: Trace, every_step: bool) -> None:
+    """The circuit preset: each value above its wire, and below it the gradient as it stands after each step
+    with its mark (◐ partial, ✓ final; a dash and no mark before any arrived; nothing for constants)."""
+    last_into = {id(s.parent): s.index for s in trace.steps}
+    shown: dict[int, tuple[np.ndarray, str]] = {}
+    for s in trace.steps:
+        before = shown.get(id(s.parent))
+        total = s.contribution.copy() if before is None else before[0] + s.contribution
+        shown[id(s.parent)] = (total, "✓" if last_into[id(s.parent)] == s.index else "◐")
+        if not every_step and s.index != len(trace.steps) - 1:
+            continue
+        source = to_dot(trace.root, trace, s.index, large=False, preset="circuit").source
+        for k, t in enumerate(trace.order):
+            value, grad = circuit_blocks(source, f"t{k}")
+            assert_shows(value.replace("mean", ""), circuit_numbers(t.data))
+            marks = [m for m in ("◐", "✓") if m in grad]
+            if id(t) in shown:
+                total, mark = shown[id(t)]
+                assert marks == [mark]
+                assert_shows(grad.replace("mean", "").replace(mark, ""), circuit_numbers(total))
+            elif t.requires_grad:
+                assert marks == [] and grad.split() == ["—"]
+            else:
+                assert grad.split() == [] or set(grad.split()) == {"—"}  # a constant: a blank row
+
+
 @pytest.mark.parametrize("upstream", ["ones", "random"])
 @pytest.mark.parametrize("source", CASES)
 def test_every_number_shown_for_a_program_is_right(source: str, upstream: str) -> None:
@@ -632,6 +680,7 @@ def test_every_number_shown_for_a_program_is_right(source: str, upstream: str) -
     check_steps_are_consistent(trace, weight)
     check_explanations(trace)
     check_dot(trace, every_step=len(trace.steps) <= 80)
+    check_dot_circuit(trace, every_step=len(trace.steps) <= 80)
     if len(trace.order) > 60:
         check_dot_large(trace)
 
@@ -772,3 +821,4 @@ def test_every_number_shown_for_a_random_program_is_right(seed: int) -> None:
         check_steps_are_consistent(trace, weight)
         check_explanations(trace)
         check_dot(trace, every_step=len(trace.steps) <= 40)
+        check_dot_circuit(trace, every_step=len(trace.steps) <= 40)

@@ -84,3 +84,24 @@ def test_relu_gate_passes_gradient_only_where_the_input_was_positive():
     program = run(gallery.by_slug("relu-gate").source)
     program.output.backward()
     assert program.variables["x"].grad.tolist() == [0.0, 0.0, 3.0, 4.0]
+
+
+def test_cs231n_circuit_gradients_are_the_notes_numbers():
+    program = run(gallery.by_slug("cs231n-circuit").source)
+    program.output.backward()
+    v = program.variables
+    assert v["f"].data.item() == -12.0
+    assert (v["x"].grad.item(), v["y"].grad.item(), v["z"].grad.item()) == (-4.0, -4.0, 3.0)
+
+
+def test_cs231n_sigmoid_neuron_gradients_are_the_notes_numbers():
+    program = run(gallery.by_slug("cs231n-sigmoid").source)
+    program.output.backward()
+    v = program.variables
+    s = 1 / (1 + np.exp(-(2.0 * -1.0 + -3.0 * -2.0 + -3.0)))  # sigmoid(1) = 0.7311
+    local = s * (1 - s)  # 0.1966, the notes' closed form
+    assert v["f"].data.item() == pytest.approx(s, rel=1e-12)
+    expected = {"w0": -1.0 * local, "x0": 2.0 * local, "w1": -2.0 * local, "x1": -3.0 * local, "w2": local}
+    for name, grad in expected.items():
+        assert v[name].grad.item() == pytest.approx(grad, rel=1e-12), name
+    assert [round(v[n].grad.item(), 2) for n in ("w0", "x0", "w1", "x1", "w2")] == [-0.2, 0.39, -0.39, -0.59, 0.2]

@@ -109,3 +109,31 @@ def test_any_name_gives_valid_dot_with_only_our_ids(name):
     out.name = name or None
     svg = svg_of(to_dot(out, backward_trace(out), 1, legend=False))
     assert ids(svg) == {"t0", "op1", "t1", "e1_0", "e1_1", "o1"}
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_hostile_names_render_literally_in_the_circuit_preset(name):
+    x = Tensor(1.5, requires_grad=True, name=name)
+    y = Tensor(-2.0, requires_grad=True, name=name)
+    out = x * y - x
+    out.name = name
+    trace = backward_trace(out)
+    for step in (None, 2):
+        svg = svg_of(to_dot(out, trace, step, preset="circuit"))
+        assert ids(svg) == {"t0", "t1", "op2", "t2", "op3", "t3", "e2_0", "e2_1", "o2", "e3_0", "e3_1", "o3"}
+        assert group_text(svg, "t0").startswith(shown(name) + "₁ 1.500")
+        assert group_text(svg, "t3").startswith(shown(name) + "₃ -4.500")
+
+
+@pytest.mark.parametrize("values", [[np.nan, 1.0], [np.inf, -np.inf], [1e308, -1e-308]])
+def test_extreme_values_render_in_the_circuit_preset(values):
+    x = Tensor(values, requires_grad=True, name="x")
+    with np.errstate(all="ignore"):
+        out = (x * 2.0).sum()
+        trace = backward_trace(out)
+    text = group_text(svg_of(to_dot(out, trace, 1, preset="circuit")), "t0")
+    for v in values:
+        if np.isnan(v):
+            assert "nan" in text and "NaN/inf" in text
+        elif np.isinf(v):
+            assert ("-inf" if v < 0 else "inf") in text

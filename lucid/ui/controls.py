@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from lucid.ui import stepper
-from lucid.ui.options import DIRECTIONS, LARGE_MODES, ZOOMS, DrawOptions
+from lucid.ui.options import DIRECTIONS, LARGE_MODES, PRESETS, ZOOMS, DrawOptions
 
 
 @dataclass(frozen=True)
@@ -42,8 +42,15 @@ def view_controls(key: str) -> ViewSettings:
 
 
 def draw_options(key: str) -> DrawOptions:
-    """What the graph shows and how it is laid out."""
-    direction = st.radio("Direction", list(DIRECTIONS), key=f"{key}_direction", horizontal=True)
+    """What the graph shows and how it is laid out (a circuit always runs left to right)."""
+    style = st.radio("Style", list(PRESETS), key=f"{key}_preset", horizontal=True,
+                     help="Circuit: compact, left to right, value above and gradient below each wire, "
+                          "as in the CS231n backprop notes.")
+    circuit = PRESETS[style] == "circuit"
+    direction = st.radio("Direction", list(DIRECTIONS), key=f"{key}_direction", horizontal=True, disabled=circuit,
+                         help="The Circuit style always runs left to right.")
+    if circuit:
+        st.caption("Circuits always run left to right.")
     c1, c2 = st.columns(2)
     values = c1.checkbox("Values", True, key=f"{key}_values")
     grads = c2.checkbox("Gradients", True, key=f"{key}_grads")
@@ -51,4 +58,4 @@ def draw_options(key: str) -> DrawOptions:
     constants = c2.checkbox("Constants", True, key=f"{key}_constants")
     large = st.selectbox("Large graphs", list(LARGE_MODES), key=f"{key}_large",
                          help="Compact mode collapses chains of one-input ops and shortens labels.")
-    return DrawOptions(DIRECTIONS[direction], values, grads, shapes, constants, LARGE_MODES[large])
+    return DrawOptions(DIRECTIONS[direction], values, grads, shapes, constants, LARGE_MODES[large], PRESETS[style])

@@ -11,6 +11,8 @@ from typing import Any
 DIRECTIONS = {"Top to bottom": "TB", "Left to right": "LR"}
 """Top to bottom first: expression graphs are wide, and the page scrolls vertically."""
 LARGE_MODES = {"Automatic": "auto", "Always compact": True, "Never compact": False}
+PRESETS = {"Standard": "default", "Circuit (CS231n)": "circuit"}
+"""Drawing styles: labelled boxes, or CS231n-style wires with the value above and the gradient below."""
 
 
 @dataclass(frozen=True)
@@ -23,6 +25,11 @@ class DrawOptions:
     show_shapes: bool = True
     show_constants: bool = True
     large: Any = "auto"
+    preset: str = "default"
+
+    def __post_init__(self) -> None:
+        if self.preset == "circuit" and self.direction != "LR":  # circuits always run left to right
+            object.__setattr__(self, "direction", "LR")
 
     def as_kwargs(self) -> dict[str, Any]:
         return asdict(self)

@@ -27,6 +27,7 @@ import numpy as np
 
 from lucid._tensor.tensor import Tensor
 from lucid.autograd import Trace, TraceStep
+from lucid.viz.circuit import circuit_dot
 from lucid.viz.collapse import CollapsedView, collapsed_dot
 from lucid.viz.errors import GraphTooLarge
 from lucid.viz.labels import LabelOptions, edge_text, number_columns, op_html, tensor_label
@@ -49,6 +50,9 @@ from lucid.viz.style import (
 from lucid.viz.text import attribute_text, html_text, shorten
 
 DIRECTIONS = ("LR", "TB", "RL", "BT")
+#: Drawing styles: ``default`` (boxes with name, kind, value and gradient rows) and ``circuit``
+#: (``lucid.viz.circuit``: CS231n-style wires with the value above and the gradient below).
+PRESETS = ("default", "circuit")
 #: Points against the data flow, the way gradients travel (arrowheads stay forward: moving
 #: them would bend the edge's spline and the frames would no longer match).
 BACK_ARROW = {"LR": "◀", "RL": "▶", "TB": "▲", "BT": "▼"}
@@ -58,7 +62,7 @@ def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = N
            show_values: bool = True, show_grads: bool = True, show_shapes: bool = True,
            show_constants: bool = True, large: bool | str = "auto", max_nodes: int = 400,
            legend: bool = False, expanded: Iterable[str] | None = None,
-           node_cache: dict | None = None) -> graphviz.Digraph:
+           node_cache: dict | None = None, preset: str = "default") -> graphviz.Digraph:
     """The graph of ``root`` (and, with ``trace``, its state after ``step`` gradients have flowed).
 
     ``step=None`` with a trace shows the end of the pass. ``large="auto"``
@@ -75,6 +79,11 @@ def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = N
     nodes with the groups opened. ``legend=True`` draws the legend beside the graph.
     ``node_cache``: a dict shared by the frames of ONE trace drawn with the same options; a node or edge
     whose state did not change since a frame already drawn reuses its DOT statements (``lucid.viz.animation``).
+
+    ``preset="circuit"`` draws the same nodes and edges (same ids, same classes) in the style of
+    the CS231n circuit diagrams (``lucid.viz.circuit``): always left to right (``direction`` is
+    ignored), no clusters. A graph drawn collapsed has boxes, not wires, so the collapsed drawing
+    falls back to the default style whatever the preset.
     """
     if root is None:
         if trace is None:
@@ -84,6 +93,8 @@ def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = N
         raise ValueError("the trace was recorded for a different output tensor than the one given")
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}")
+    if preset not in PRESETS:
+        raise ValueError(f"preset must be one of {', '.join(PRESETS)}, not {preset!r}")
     if large not in ("auto", True, False):
         raise ValueError(f"large must be 'auto', True or False, not {large!r}")
     if expanded is not None and large is not False:
@@ -98,6 +109,9 @@ def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = N
     if large is not False and model_cost(model) > LAYOUT_BUDGET:
         return _collapsed(root, trace, step, (), direction)
     state = frame_state(model, trace, step)
+    if preset == "circuit":
+        return circuit_dot(model, state, trace, show_values=show_values, show_grads=show_grads,
+                           show_shapes=show_shapes, legend=legend)
     options = LabelOptions(show_values, show_grads, show_shapes, grids=not model.large)
     g = graphviz.Digraph("lucid", graph_attr={**GRAPH_ATTRS, "rankdir": direction},
                          node_attr=NODE_ATTRS, edge_attr=EDGE_ATTRS)

@@ -65,6 +65,25 @@ def heat_colour(value: float, scale: float) -> str:
     return _mix(HEAT_POSITIVE if value > 0 else HEAT_NEGATIVE, HEAT_MIN_MIX + (HEAT_MAX_MIX - HEAT_MIN_MIX) * strength)
 
 
+#: The circuit preset (``lucid.viz.circuit``), after the CS231n backprop notes: values in green above each
+#: wire, gradients below it, orange while partial and red once final (a mark says the same without colour).
+CIRCUIT_VALUE, CIRCUIT_PARTIAL, CIRCUIT_FINAL, CIRCUIT_PENDING = "#17803A", "#B35900", "#C62828", "#8C8C8C"
+CIRCUIT_NAME, CIRCUIT_RULE, CIRCUIT_CONST = "#555555", "#3A3A3A", "#6B6B6B"
+#: The mark after a gradient: half done (more contributions to come), or all paths added.
+CIRCUIT_MARKS = {"partial": "◐", "final": "✓", "nograd": ""}
+#: Tensor nodes carry no border of their own; the current one and the source get one (width, not size).
+CIRCUIT_PROGRESS_STYLE = {
+    "current": {"color": VERMILLION, "penwidth": "3"},
+    "source": {"color": ORANGE, "penwidth": "2", "style": "rounded,dashed"},
+    "done": {},
+    "pending": {},
+}
+CIRCUIT_OP_STYLE = {"shape": "circle", "fixedsize": "true", "style": "filled", "fillcolor": "#FFFFFF",
+                    "color": "#3A3A3A", "penwidth": "1.2", "fontsize": "12"}
+CIRCUIT_GRAPH_ATTRS = {"bgcolor": "white", "fontname": FONT, "nodesep": "0.12", "ranksep": "0.2",
+                       "outputorder": "edgesfirst", "class": "lucid-graph lucid-circuit", "rankdir": "LR"}
+
+
 EDGE_STYLE = {
     "flowing": {"color": VERMILLION, "penwidth": "3.5", "style": "bold"},
     "active": {"color": ORANGE, "penwidth": "2.5", "style": "solid"},
