@@ -1,7 +1,7 @@
 """Playground: type a program, see its computation graph, step through the backward pass."""
 import streamlit as st
 
-from lucid.ui import classroom, controls
+from lucid.ui import classroom, controls, view_link
 from lucid.ui.analysis import INPUT_ROWS, shared_analysis
 from lucid.ui.editor import editor
 from lucid.ui.entry import ensure_navigation
@@ -13,7 +13,9 @@ KEY = "pg"
 
 ensure_navigation()
 
+view_link.restore_view(KEY)  # a shared link's view (classroom, style, options, speed), on a session's first run
 view = controls.view_controls(KEY)
+view_link.publish_view(KEY)
 classroom.apply_style(view.classroom)
 with st.expander("Program", expanded=not view.classroom, icon=":material/edit:"):
     # Programs are shared by every session of this server (a class opening one link computes it once);

@@ -12,7 +12,8 @@ def test_only_what_differs_from_the_default_travels():
 
 
 def test_a_view_survives_the_round_trip_through_the_link():
-    view = {"classroom": "1", "dir": "LR", "hide": "gc", "large": "compact", "speed": "very fast", "zoom": "150"}
+    view = {"classroom": "1", "dir": "LR", "hide": "gc", "large": "compact", "speed": "very fast", "zoom": "150",
+            "style": "circuit"}
     assert share.decode_view(share.encode_view(view)) == view
 
 
@@ -34,8 +35,10 @@ def test_every_link_view_maps_to_widget_values_and_back():
     from lucid.ui import view_link
 
     views = [share.VIEW_DEFAULTS,
-             {"classroom": "1", "dir": "LR", "hide": "vgsc", "large": "full", "speed": "slow", "zoom": "75"},
-             {"classroom": "0", "dir": "TB", "hide": "s", "large": "compact", "speed": "fast", "zoom": "width"}]
+             {"classroom": "1", "dir": "LR", "hide": "vgsc", "large": "full", "speed": "slow", "zoom": "75",
+              "style": "circuit"},
+             {"classroom": "0", "dir": "TB", "hide": "s", "large": "compact", "speed": "fast", "zoom": "width",
+              "style": "standard"}]
     for view in views:
         widgets = view_link.widget_values(dict(view))
         assert view_link.link_view(widgets) == view

@@ -28,8 +28,8 @@ def view_controls(key: str) -> ViewSettings:
     if not st.session_state.get(f"{key}_classroom"):  # on a projector the graph needs the height more
         title.caption("Type a program, run it, then watch the backward pass one gradient at a time.")
     with speed_col:
-        label = st.select_slider("Autoplay speed", list(stepper.SPEEDS), value=stepper.DEFAULT_SPEED,
-                                 key=f"{key}_speed")
+        label = st.select_slider("Autoplay speed", list(stepper.SPEEDS),
+                                 key=_init(f"{key}_speed", stepper.DEFAULT_SPEED))
     with opts_col.popover("Drawing", icon=":material/tune:", width="stretch"):
         options = draw_options(key)
         zoom = st.select_slider("Graph size", list(ZOOMS), key=f"{key}_zoom",
@@ -39,6 +39,16 @@ def view_controls(key: str) -> ViewSettings:
         classroom = st.toggle("Classroom mode", key=f"{key}_classroom",
                               help="Larger type and graph for a projector; the editor folds away.")
     return ViewSettings(classroom, options, stepper.seconds_per_step(label), ZOOMS[zoom])
+
+
+def _init(widget_key: str, default: object) -> str:
+    """``widget_key``, with ``default`` as its value unless the session (or a shared link) already set one.
+
+    The widgets take their value from session state only, never from a ``value=`` argument as well:
+    ``lucid.ui.view_link.restore_view`` may have set it from the link before they are drawn.
+    """
+    st.session_state.setdefault(widget_key, default)
+    return widget_key
 
 
 def draw_options(key: str) -> DrawOptions:
@@ -52,10 +62,10 @@ def draw_options(key: str) -> DrawOptions:
     if circuit:
         st.caption("Circuits always run left to right.")
     c1, c2 = st.columns(2)
-    values = c1.checkbox("Values", True, key=f"{key}_values")
-    grads = c2.checkbox("Gradients", True, key=f"{key}_grads")
-    shapes = c1.checkbox("Shapes", True, key=f"{key}_shapes")
-    constants = c2.checkbox("Constants", True, key=f"{key}_constants")
+    values = c1.checkbox("Values", key=_init(f"{key}_values", True))
+    grads = c2.checkbox("Gradients", key=_init(f"{key}_grads", True))
+    shapes = c1.checkbox("Shapes", key=_init(f"{key}_shapes", True))
+    constants = c2.checkbox("Constants", key=_init(f"{key}_constants", True))
     large = st.selectbox("Large graphs", list(LARGE_MODES), key=f"{key}_large",
                          help="Compact mode collapses chains of one-input ops and shortens labels.")
     return DrawOptions(DIRECTIONS[direction], values, grads, shapes, constants, LARGE_MODES[large], PRESETS[style])

@@ -88,6 +88,7 @@ VIEW_DEFAULTS: dict[str, str] = {
     "large": "auto",    # compact | full
     "speed": "normal",  # slow | normal | fast | very fast
     "zoom": "screen",   # width | 75 | 100 | 150
+    "style": "standard",  # circuit: the CS231n-style drawing
 }
 """How a link describes the view, and the value each key takes when the link leaves it out.
 
@@ -101,6 +102,7 @@ VIEW_CHOICES: dict[str, frozenset[str]] = {
     "large": frozenset({"auto", "compact", "full"}),
     "speed": frozenset({"slow", "normal", "fast", "very fast"}),
     "zoom": frozenset({"screen", "width", "75", "100", "150"}),
+    "style": frozenset({"standard", "circuit"}),
 }
 HIDEABLE = "vgsc"
 

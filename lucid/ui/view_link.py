@@ -1,4 +1,4 @@
-"""The Playground's view in its link: Classroom mode, layout, drawing options, speed and size.
+"""The Playground's view in its link: Classroom mode, style, layout, drawing options, speed and size.
 
 A teacher prepares a lesson as a link; whoever opens it gets the same view, not
 only the same program. The link's words (``share.VIEW_DEFAULTS``) are mapped to
@@ -11,14 +11,16 @@ from __future__ import annotations
 import streamlit as st
 
 from lucid.ui import share
-from lucid.ui.options import DIRECTIONS, LARGE_MODES, ZOOMS
+from lucid.ui.options import DIRECTIONS, LARGE_MODES, PRESETS, ZOOMS
 
 _LARGE_WORDS = {"auto": "Automatic", "compact": "Always compact", "full": "Never compact"}
 _ZOOM_WORDS = {"screen": "Fit screen", "width": "Fit width", "75": "75%", "100": "100%", "150": "150%"}
 _DIRECTION_WORDS = {code: label for label, code in DIRECTIONS.items()}
 _SHOWN = {"v": "values", "g": "grads", "s": "shapes", "c": "constants"}
+_STYLE_WORDS = {"standard": "Standard", "circuit": "Circuit (CS231n)"}
 
 assert set(_LARGE_WORDS.values()) == set(LARGE_MODES) and set(_ZOOM_WORDS.values()) == set(ZOOMS)
+assert set(_STYLE_WORDS.values()) == set(PRESETS)
 
 
 def widget_values(view: dict[str, str]) -> dict[str, object]:
@@ -29,6 +31,7 @@ def widget_values(view: dict[str, str]) -> dict[str, object]:
         "large": _LARGE_WORDS[view["large"]],
         "speed": view["speed"],
         "zoom": _ZOOM_WORDS[view["zoom"]],
+        "preset": _STYLE_WORDS[view["style"]],
     }
     values.update({name: letter not in view["hide"] for letter, name in _SHOWN.items()})
     return values
@@ -43,6 +46,7 @@ def link_view(widgets: dict[str, object]) -> dict[str, str]:
         "large": next((w for w, label in _LARGE_WORDS.items() if label == widgets.get("large")), "auto"),
         "speed": str(widgets.get("speed", "normal")),
         "zoom": next((w for w, label in _ZOOM_WORDS.items() if label == widgets.get("zoom")), "screen"),
+        "style": next((w for w, label in _STYLE_WORDS.items() if label == widgets.get("preset")), "standard"),
     })
 
 
@@ -58,7 +62,7 @@ def restore_view(key: str) -> None:
 
 def publish_view(key: str) -> None:
     """Write the view on screen into the URL: non-default keys set, default ones removed."""
-    suffixes = ("classroom", "direction", "large", "speed", "zoom", *_SHOWN.values())
+    suffixes = ("classroom", "direction", "large", "speed", "zoom", "preset", *_SHOWN.values())
     current = {s: st.session_state[f"{key}_{s}"] for s in suffixes if f"{key}_{s}" in st.session_state}
     params = share.encode_view(link_view(current))
     for name in share.VIEW_DEFAULTS:
