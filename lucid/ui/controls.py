@@ -23,7 +23,7 @@ class ViewSettings:
 
 def view_controls(key: str) -> ViewSettings:
     """Title row: page title, classroom toggle, drawing options, autoplay speed."""
-    title, speed_col, opts_col, class_col = st.columns([3, 1.4, 1.2, 1.2], vertical_alignment="bottom")
+    title, speed_col, opts_col, class_col = st.columns([2.6, 1.4, 1.2, 1.6], vertical_alignment="bottom")
     title.header("Playground", anchor=False)
     if not st.session_state.get(f"{key}_classroom"):  # on a projector the graph needs the height more
         title.caption("Type a program, run it, then watch the backward pass one gradient at a time.")

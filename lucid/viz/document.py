@@ -10,6 +10,7 @@ its only ``style`` is a heatmap cell's background, a colour we computed).
 from __future__ import annotations
 
 import html
+import re
 
 import numpy as np
 
@@ -77,7 +78,10 @@ def array_html(arr: np.ndarray) -> str:
 EXPLANATION_CSS = """
 .lgl-explain { font: 15px/1.45 system-ui, sans-serif; color: #1a1a1a; }
 .lgl-arith { font: 600 1.35em/1.3 ui-monospace, Menlo, Consolas, monospace; padding: .35em .5em;
-             background: #fff6e5; border-left: 4px solid #D55E00; margin-bottom: .6em; white-space: pre-wrap; }
+             background: #fff6e5; border-left: 4px solid #D55E00; margin-bottom: .6em; }
+.lgl-term { display: inline-block; white-space: nowrap; margin-right: .45em; }
+.lgl-long { display: inline; white-space: normal; }
+.lgl-then { display: block; }
 .lgl-p { margin: .45em 0; }
 .lgl-name { font-weight: 600; }
 .lgl-formula { font-family: ui-monospace, Menlo, Consolas, monospace; background: #f2f2f2; padding: 0 .25em; }
@@ -86,6 +90,32 @@ EXPLANATION_CSS = """
 .lgl-heat td { padding: 1px 6px; text-align: right; }
 .lgl-values { margin: 0; font: 13px ui-monospace, Menlo, Consolas, monospace; }
 """
+
+
+_TAG = re.compile(r"<[^>]*>")
+#: Terms longer than this (visible characters) may wrap at their spaces; shorter ones never break.
+_WHOLE_TERM = 24
+
+
+def _term_class(term_html: str) -> str:
+    return "lgl-term" if len(html.unescape(_TAG.sub("", term_html))) <= _WHOLE_TERM else "lgl-term lgl-long"
+
+
+def _arith_html(htm: str) -> str:
+    """The arithmetic line broken only between its terms, never inside one, and the accumulation on its own line.
+
+    ``upstream · local = numbers = contribution ⇒ grad p = total`` in a narrow column or at projector size
+    would otherwise wrap in the middle of ``∂t12/∂t11``. Each ``= …`` term is kept whole; ``⇒ …`` starts a line.
+    """
+    lines = [part.strip() for part in htm.split("⇒")]
+
+    def terms(line: str) -> str:
+        pieces = line.split(" = ")
+        spans = [pieces[0], *(f"= {p}" for p in pieces[1:])]
+        return "".join(f'<span class="{_term_class(p)}">{p}</span>' for p in spans if p)
+
+    head, *rest = lines
+    return terms(head) + "".join(f'<span class="lgl-then">⇒ {terms(r)}</span>' for r in rest)
 
 
 class Doc:
@@ -125,7 +155,7 @@ class Doc:
         # which never occur in it, and user names are escaped.
         self.md.append("#### " + md)
         self.txt.append(txt)
-        self.html.append(f'<div class="lgl-arith">{htm}</div>')
+        self.html.append(f'<div class="lgl-arith">{_arith_html(htm)}</div>')
 
     def para(self, *parts: str) -> None:
         md, txt, htm = self._render(parts)
