@@ -41,6 +41,18 @@ def test_make_gif_renders_the_whole_pass_once_then_offers_the_download():
 
 
 @needs_dot
+def test_the_slide_gif_is_16_by_9_and_kept_apart_from_the_plain_one():
+    at = start("x = 3.0\ny = x * x\n")
+    at.checkbox(key="pg_gif_slide").check().run()
+    at.button(key="pg_make_gif").click().run()
+    assert not at.exception and not at.warning
+    (data,) = at.session_state["pg_gifs"]._store.values()
+    image = Image.open(io.BytesIO(data))
+    assert image.size == (1280, 720) and image.n_frames == 3
+    assert "GIF (whole pass)" in downloads(at)
+
+
+@needs_dot
 def test_a_pass_too_long_to_animate_says_so_instead_of_offering_a_gif():
     layers = graph_view.GIF_STEP_LIMIT // 2  # 3 ops a layer
     source = "h = randn(2, 2)\n" + "h = tanh(h * 0.9 + 0.1)\n" * layers + "out = sum(h)\n"

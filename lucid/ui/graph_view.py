@@ -88,7 +88,9 @@ def _gif_button(key: str, analysis: Analysis, options: DrawOptions, gifs: LRUMem
     if n > GIF_STEP_LIMIT:
         st.caption(f"No GIF for {n} steps (at most {GIF_STEP_LIMIT}): export single frames instead.")
         return
-    made = ("gif", analysis.source, analysis.seed, options)
+    slide = st.checkbox("16:9 slide", key=f"{key}_gif_slide",
+                        help="Each frame centred on a 1280×720 canvas, ready to drop into a presentation.")
+    made = ("gif", analysis.source, analysis.seed, options, slide)
     slot = st.empty()  # the Make button, then the download in its place
     if made not in gifs:
         if not slot.button("Make GIF", key=f"{key}_make_gif", icon=":material/movie:",
@@ -97,9 +99,10 @@ def _gif_button(key: str, analysis: Analysis, options: DrawOptions, gifs: LRUMem
         trace, root = analysis.trace, analysis.program.output
         try:
             with st.spinner(f"Drawing {n} frames…"):
-                gifs.get(made, lambda: viz.animation_gif(root, trace, **options.as_kwargs()))
+                gifs.get(made, lambda: viz.animation_gif(root, trace, slide=slide, **options.as_kwargs()))
         except (viz.GraphTooLarge, viz.RenderError, viz.GraphvizNotInstalled) as err:
             st.warning(str(err), icon=":material/warning:")
             return
-    slot.download_button("GIF (whole pass)", lambda: gifs.get(made, bytes), file_name="lucid-backward.gif",
+    slot.download_button("GIF (whole pass)", lambda: gifs.get(made, bytes),
+                         file_name="lucid-backward-slide.gif" if slide else "lucid-backward.gif",
                          mime="image/gif", key=f"{key}_dl_gif", on_click="ignore", icon=":material/download:")
