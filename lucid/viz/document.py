@@ -77,7 +77,7 @@ def array_html(arr: np.ndarray) -> str:
 #: large, names bold-ish, heatmap cells in a monospace grid.
 EXPLANATION_CSS = """
 .lgl-explain { font: 15px/1.45 system-ui, sans-serif; color: #1a1a1a; }
-.lgl-arith { font: 600 1.35em/1.3 ui-monospace, Menlo, Consolas, monospace; padding: .35em .5em;
+.lgl-arith { font: 600 1.22em/1.3 ui-monospace, Menlo, Consolas, monospace; padding: .35em .5em;
              background: #fff6e5; border-left: 4px solid #D55E00; margin-bottom: .6em; }
 .lgl-term { display: inline-block; white-space: nowrap; margin-right: .45em; }
 .lgl-long { display: inline; white-space: normal; }

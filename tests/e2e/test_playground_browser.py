@@ -12,7 +12,8 @@ from tests.e2e.waits import SLOW, after_paint, frame_id, retry_idempotent, wait_
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOT = ROOT / "docs" / "screenshot-playground.png"
+#: For people to look at after a run; the README's pictures come from scripts/readme_screenshots.py.
+SCREENSHOT = ROOT / "artifacts" / "screenshot-playground.png"
 GRAPH = ".st-key-pg_graph"
 NODES = f"{GRAPH} g.node"
 
