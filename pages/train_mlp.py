@@ -27,7 +27,7 @@ from lucid.lessons.training import (
 from lucid.nn import MLP
 from lucid.ui.entry import ensure_navigation
 from lucid.ui.large_graph_view import graph_image, scalar_step_section
-from lucid.ui.memo import SharedLRUMemo
+from lucid.ui.memo import SharedCache
 from lucid.viz import to_dot
 
 ensure_navigation()
@@ -42,9 +42,9 @@ def dataset(name: str) -> Dataset:
 
 
 @st.cache_resource
-def comparisons() -> SharedLRUMemo[Comparison]:
+def comparisons() -> SharedCache[Comparison]:
     """Tensors-vs-scalars results for the whole server: a class moving the same sliders computes each once."""
-    return SharedLRUMemo(capacity=64)
+    return SharedCache(max_entries=64)
 
 
 def comparison(name: str, hidden: int, lr: float, steps: int, samples: int) -> Comparison:

@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from lucid.data import load
 from lucid.lessons.training import compare_tensor_scalar, prepare
-from lucid.ui.memo import SharedLRUMemo
+from lucid.ui.memo import SharedCache
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "train_mlp.py")
 
@@ -39,7 +39,7 @@ def test_time_spent_drawing_progress_is_not_counted_as_training(moons):
 
 
 def test_a_shared_memo_computes_a_key_once_for_many_threads_and_stays_bounded():
-    memo: SharedLRUMemo[int] = SharedLRUMemo(capacity=3)
+    memo: SharedCache[int] = SharedCache(max_entries=3)
     calls = []
     memo.get("a", lambda: calls.append("a") or 1)
     threads = [threading.Thread(target=memo.get, args=("a", lambda: calls.append("again") or 2)) for _ in range(8)]

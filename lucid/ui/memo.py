@@ -46,39 +46,6 @@ class LRUMemo(Generic[V]):
         return len(self._store)
 
 
-class SharedLRUMemo(LRUMemo[V]):
-    """A process-wide ``LRUMemo``: safe to share between sessions (threads), bounded by ``capacity``.
-
-    For results that are pure functions of their key and never mutated (numbers, frozen dataclasses), so
-    a whole class asking for the same thing costs one computation. ``compute`` runs outside the lock, so a
-    slow computation never blocks other keys; two sessions racing for one new key may both compute it.
-    """
-
-    def __init__(self, capacity: int = 64) -> None:
-        super().__init__(capacity)
-        self._lock = threading.Lock()
-
-    def get(self, key: Hashable, compute: Callable[[], V]) -> V:
-        with self._lock:
-            if key in self._store:
-                self._store.move_to_end(key)
-                self.hits += 1
-                return self._store[key]
-            self.misses += 1
-        value = compute()
-        with self._lock:
-            self._store[key] = value
-            self._store.move_to_end(key)
-            while len(self._store) > self.capacity:
-                self._store.popitem(last=False)
-        return value
-
-    def clear(self) -> None:
-        with self._lock:
-            self._store.clear()
-            self.hits = self.misses = 0
-
-
 class SharedCache(Generic[V]):
     """A process-wide memo shared by every session: bounded in entries, bytes and age, computed once per key.
 
