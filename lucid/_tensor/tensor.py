@@ -110,7 +110,12 @@ class Tensor:
         self.grad = None
 
     def backward(self, grad: Any = None) -> None:
-        """Reverse-mode pass from this tensor; leaves' ``grad`` accumulate."""
+        """Reverse-mode pass from this tensor; leaves' ``grad`` accumulate.
+
+        ``lucid`` replaces this method by ``lucid.autograd.backward.run_backward``
+        itself when it binds the operators (one Python call and no import
+        statement per backward); this body only runs before that.
+        """
         from lucid.autograd.backward import run_backward
 
         run_backward(self, grad)

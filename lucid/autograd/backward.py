@@ -140,7 +140,11 @@ def _propagate(order: list[Tensor]) -> None:
 
 
 def run_backward(root: Tensor, grad: Any = None) -> None:
-    """``backward(root, grad)`` for ``Tensor.backward``: the same pass, without building the full order to return."""
+    """Reverse-mode pass from this tensor; leaves' ``grad`` accumulate.
+
+    This function *is* ``Tensor.backward`` (bound by ``lucid``): ``backward(root, grad)``'s
+    pass without building the full order to return.
+    """
     if not root.requires_grad:
         raise RuntimeError("backward() needs an output that requires grad "
                            "(no input of this expression requires grad)")
