@@ -9,7 +9,7 @@ import numpy as np
 
 from lucid._backend.core import Sample, operation, unary_func_op
 from lucid._func._samples import distinct, uniform
-from lucid._tensor.tensor import Tensor
+from lucid._tensor.tensor import Tensor, tensor_from_array
 
 Axis = int | tuple[int, ...] | None
 
@@ -99,7 +99,7 @@ class sum(_reduction):
         x = a.data  # floats: np.sum without its Python wrapper; booleans must count, not "or"
         out = np.add.reduce(x, axis=axes, keepdims=keep) if x.dtype.kind == "f" else np.sum(x, axis=axes, keepdims=keep)
         self._locals = lambda: (np.ones(a.shape),)
-        return Tensor(out), lambda g: (expand_reduced(g, a.shape, axes, keep),)
+        return tensor_from_array(out), lambda g: (expand_reduced(g, a.shape, axes, keep),)
 
 
 class mean(_reduction):
@@ -120,7 +120,8 @@ class mean(_reduction):
         else:
             out = np.mean(x, axis=axes, keepdims=keep)
         self._locals = lambda: (np.full(shape, 1.0 / n),)
-        return Tensor(out), lambda g: (expand_reduced(g / n, shape, axes, keep),)  # divide before copying out
+        # divide before copying out
+        return tensor_from_array(out), lambda g: (expand_reduced(g / n, shape, axes, keep),)
 
 
 class _extreme(_reduction):
@@ -139,7 +140,7 @@ class _extreme(_reduction):
             return (mask / mask.sum(axis=axes, keepdims=True),)
 
         self._locals = local
-        return Tensor(out), lambda g: (expand_reduced(g, a.shape, axes, keep) * local()[0],)
+        return tensor_from_array(out), lambda g: (expand_reduced(g, a.shape, axes, keep) * local()[0],)
 
 
 class max(_extreme):
@@ -165,7 +166,7 @@ class var(_reduction):
         out = np.mean(centred * centred, axis=axes, keepdims=keep)
         local = lambda: (2.0 * centred / n,)  # noqa: E731
         self._locals = local
-        return Tensor(out), lambda g: (expand_reduced(g, a.shape, axes, keep) * local()[0],)
+        return tensor_from_array(out), lambda g: (expand_reduced(g, a.shape, axes, keep) * local()[0],)
 
 
 class logsumexp(_reduction):
@@ -180,7 +181,7 @@ class logsumexp(_reduction):
         out = out_keep if keep else np.squeeze(out_keep, axis=axes)
         local = lambda: (np.exp(a.data - out_keep),)  # noqa: E731
         self._locals = local
-        return Tensor(out), lambda g: (expand_reduced(g, a.shape, axes, keep) * local()[0],)
+        return tensor_from_array(out), lambda g: (expand_reduced(g, a.shape, axes, keep) * local()[0],)
 
 
 def stable_logsumexp(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:

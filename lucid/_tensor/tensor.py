@@ -125,3 +125,29 @@ class Tensor:
         grad = "None" if self.grad is None else np.array2string(self.grad, precision=4, threshold=20)
         extra = f", name={self.name!r}" if self.name else ""
         return f"Tensor({body}, grad={grad}{extra})"
+
+
+_new_object = object.__new__
+_ndarray = np.ndarray
+
+
+def tensor_from_array(data: Any) -> Tensor:
+    """``Tensor(data)`` for an op's freshly computed result, built without ``Tensor.__init__``.
+
+    Every op makes one result tensor per call, so this is a hot path: a float64
+    ``ndarray`` (nearly every result) gets its slots set directly, which skips the
+    class call and the argument checks; anything else (a NumPy scalar from a full
+    reduction, a bool or float32 array) goes through ``Tensor(data)`` unchanged.
+    """
+    if data.__class__ is not _ndarray or data.dtype is not _FLOAT64:
+        return Tensor(data)
+    t = _new_object(Tensor)
+    t.data = data
+    t.requires_grad = False
+    t.grad = None
+    t.name = None
+    t._op = None
+    t._prev = []
+    t._backward_op = None
+    t._retain_grad = False
+    return t

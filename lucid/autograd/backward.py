@@ -56,8 +56,12 @@ def _operation_order(root: Tensor) -> list[Tensor]:
     The same walk, so the same relative order of the op results (the leaves never
     change where the walk goes), but a leaf costs one attribute test instead of a
     set lookup and an append. ``Tensor.backward`` uses it; the trace keeps the full order.
+
+    It also empties each op result's gradient as it first reaches it (``root``'s
+    included), so no old value flows twice, without a second loop over the order.
     """
     order: list[Tensor] = []
+    root.grad = None
     visited = {id(root)}
     seen, mark, finish, _id = visited.__contains__, visited.add, order.append, id
     nodes = [root]
@@ -70,6 +74,7 @@ def _operation_order(root: Tensor) -> list[Tensor]:
                 key = _id(parent)
                 if not seen(key):
                     mark(key)
+                    parent.grad = None
                     push_node(parent)
                     push_parents(iter(prev))
                     break
@@ -92,6 +97,10 @@ def seed_gradient(root: Tensor, grad: Any = None) -> np.ndarray:
 
 def _propagate(order: list[Tensor]) -> None:
     """Every node's gradient pushed to its parents, in reverse topological order (no recording).
+
+    Once a node has pushed its gradient, nothing reads that gradient again (every
+    consumer came before it), so an op result's gradient is released right there
+    unless it asked to ``retain_grad()``: the pass needs no separate release loop.
 
     The same steps as ``_BackwardOp.__call__`` (shape matching, then accumulation
     in the parent's dtype), inlined because this loop is the engine's hot path.
@@ -137,6 +146,8 @@ def _propagate(order: list[Tensor]) -> None:
                     parent.grad = total
                 else:  # a 0-d sum decays to a NumPy scalar; float32 + float64 would widen
                     parent.grad = np.array(total, dtype=_grad_dtype(parent))
+        if node._op is not None and not node._retain_grad:
+            node.grad = None
 
 
 def run_backward(root: Tensor, grad: Any = None) -> None:
@@ -149,18 +160,15 @@ def run_backward(root: Tensor, grad: Any = None) -> None:
         raise RuntimeError("backward() needs an output that requires grad "
                            "(no input of this expression requires grad)")
     seed = seed_gradient(root, grad)
-    order = _operation_order(root) if root._prev else [root]
-    for node in order:  # op results' gradients start empty so old values never flow twice
-        if node._op is not None:
-            node.grad = None
-    if grad is None and root._op is not None:
-        root.grad = seed  # a fresh array of ones that nothing else holds: no copy needed
-    else:
+    if root._op is not None:  # an op result: the walk also empties the op results' old gradients
+        order = _operation_order(root)
+        if grad is None:
+            root.grad = seed  # a fresh array of ones that nothing else holds: no copy needed
+        else:
+            _set_tensor_grad(root, seed)
+        _propagate(order)  # releases the op results' gradients as it goes
+    else:  # a leaf: its gradient accumulates, nothing else to do
         _set_tensor_grad(root, seed)
-    _propagate(order)
-    for node in order:
-        if node._op is not None and not node._retain_grad:
-            node.grad = None
 
 
 def backward(root: Tensor, grad: Any = None, record: Recorder | None = None) -> list[Tensor]:
