@@ -71,6 +71,13 @@ def expand_reduced(g: np.ndarray, shape: tuple[int, ...], axes: tuple[int, ...],
     return out
 
 
+def _filled(shape: tuple[int, ...], value: Any, dtype: np.dtype) -> np.ndarray:
+    """A fresh array of ``shape`` holding one value everywhere (the gradient of a full reduction)."""
+    out = np.empty(shape, dtype=dtype)
+    out.fill(value)
+    return out
+
+
 def _reduction_samples(rng: np.random.Generator, maker=uniform) -> list[Sample]:
     return [Sample((maker(rng, 3, 4),)), Sample((maker(rng, 3, 4),), {"axis": 0}),
             Sample((maker(rng, 3, 4),), {"axis": 1}), Sample((maker(rng, 2, 3, 4),), {"axis": (0, 2)}),
@@ -109,9 +116,15 @@ class mean(_reduction):
 
     @unary_func_op()
     def forward(self, a: Tensor):
-        axes, keep = self._axes(a), self.params["keepdims"]
         x = a.data
         shape = x.shape
+        params = self.params
+        dtype = x.dtype
+        if params["axis"] is None and not params["keepdims"] and x.ndim and dtype.kind == "f":
+            n = x.size  # the mean of everything (a batch's loss): no axis bookkeeping
+            self._locals = lambda: (np.full(shape, 1.0 / n),)
+            return tensor_from_array(np.add.reduce(x, axis=None) / n), lambda g: (_filled(shape, g / n, dtype),)
+        axes, keep = self._axes(a), params["keepdims"]
         n = x.size if len(axes) == x.ndim else math.prod([shape[i] for i in axes])
         if not axes:
             out = x.copy()

@@ -16,7 +16,11 @@ def _stable_sigmoid(x: np.ndarray) -> np.ndarray:
     otherwise the two-branch form whose exponent is never positive.
     """
     if x.size and np.minimum.reduce(x, axis=None) > -700.0:
-        return 1.0 / (1.0 + np.exp(-x))
+        if not x.ndim:
+            return 1.0 / (1.0 + np.exp(-x))
+        e = np.exp(-x)  # a fresh array: the two steps that follow reuse it (same bits as 1/(1 + e))
+        e += 1.0
+        return np.divide(1.0, e, out=e)
     e = np.exp(-np.abs(x))  # never overflows: exponent ≤ 0
     return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 

@@ -128,18 +128,23 @@ class Tensor:
 
 
 _new_object = object.__new__
-_ndarray = np.ndarray
+_ndarray, _float64, _array = np.ndarray, np.float64, np.array
 
 
 def tensor_from_array(data: Any) -> Tensor:
     """``Tensor(data)`` for an op's freshly computed result, built without ``Tensor.__init__``.
 
     Every op makes one result tensor per call, so this is a hot path: a float64
-    ``ndarray`` (nearly every result) gets its slots set directly, which skips the
-    class call and the argument checks; anything else (a NumPy scalar from a full
-    reduction, a bool or float32 array) goes through ``Tensor(data)`` unchanged.
+    ``ndarray`` (nearly every result) or float64 NumPy scalar gets its slots set
+    directly, which skips the class call and the argument checks; anything else
+    (a bool or float32 array, a Python number) goes through ``Tensor(data)`` unchanged.
     """
-    if data.__class__ is not _ndarray or data.dtype is not _FLOAT64:
+    kind = data.__class__
+    if kind is not _ndarray:
+        if kind is not _float64:
+            return Tensor(data)
+        data = _array(data)  # a 0-d result (a full reduction, ``-x`` of a 0-d x) decays to a NumPy scalar
+    elif data.dtype is not _FLOAT64:
         return Tensor(data)
     t = _new_object(Tensor)
     t.data = data
