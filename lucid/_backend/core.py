@@ -128,9 +128,26 @@ class operation:
 
         return grad_function
 
+    # ∂out/∂input per input from ``(*input_tensors, out_array)``: the hottest ops declare their
+    # local derivatives here, once per class, instead of building a ``_locals`` closure per call
+    local_rule: ClassVar[Callable[..., Sequence[np.ndarray | None]] | None] = None
+
     def local_derivatives(self) -> Sequence[np.ndarray | None] | None:
-        """Elementwise ∂out/∂input arrays, or None when the op is not elementwise."""
-        return None if self._locals is None else self._locals()
+        """Elementwise ∂out/∂input arrays, or None when the op is not elementwise.
+
+        From the call's own ``_locals`` when it set one, else from the class's
+        ``local_rule`` applied to the graph node this call produced (its inputs
+        are the node's ``_prev``).
+        """
+        if self._locals is not None:
+            return self._locals()
+        rule = self.local_rule
+        if rule is None:
+            return None
+        result = self.result
+        if result is None or result.__class__ is tuple or result._op is not self:
+            return None
+        return rule(*result._prev, result.data)
 
     def describe(self) -> str:
         """Short label such as ``sum(axis=0)`` for graphs and explanations."""

@@ -20,11 +20,11 @@ class add(operation):
     name, symbol, group = "add", "+", "arithmetic"
     formula, derivatives = "out = a + b", ("∂out/∂a = 1", "∂out/∂b = 1")
     samples = staticmethod(_broadcast_pairs)
+    local_rule = staticmethod(lambda a, b, out: (np.ones(out.shape), np.ones(out.shape)))
 
     @binary_func_op()
     def forward(self, a: Tensor, b: Tensor):
         out = a.data + b.data
-        self._locals = lambda: (np.ones(out.shape), np.ones(out.shape))
         return tensor_from_array(out), lambda g: (g if a.requires_grad else None, g if b.requires_grad else None)
 
 
@@ -32,11 +32,11 @@ class sub(operation):
     name, symbol, group = "sub", "−", "arithmetic"
     formula, derivatives = "out = a − b", ("∂out/∂a = 1", "∂out/∂b = −1")
     samples = staticmethod(_broadcast_pairs)
+    local_rule = staticmethod(lambda a, b, out: (np.ones(out.shape), np.full(out.shape, -1.0)))
 
     @binary_func_op()
     def forward(self, a: Tensor, b: Tensor):
         out = a.data - b.data
-        self._locals = lambda: (np.ones(out.shape), np.full(out.shape, -1.0))
         return tensor_from_array(out), lambda g: (g if a.requires_grad else None, -g if b.requires_grad else None)
 
 
@@ -44,11 +44,12 @@ class mul(operation):
     name, symbol, group = "mul", "×", "arithmetic"
     formula, derivatives = "out = a · b", ("∂out/∂a = b", "∂out/∂b = a")
     samples = staticmethod(_broadcast_pairs)
+    local_rule = staticmethod(lambda a, b, out: (np.broadcast_to(b.data, out.shape),
+                                                 np.broadcast_to(a.data, out.shape)))
 
     @binary_func_op()
     def forward(self, a: Tensor, b: Tensor):
         out = a.data * b.data
-        self._locals = lambda: (np.broadcast_to(b.data, out.shape), np.broadcast_to(a.data, out.shape))
         # upstream · b equals upstream · broadcast(b) elementwise; skipping the
         # broadcast copies and the unneeded side keeps the per-op cost small
         return tensor_from_array(out), lambda g: (g * b.data if a.requires_grad else None,

@@ -113,6 +113,7 @@ class mean(_reduction):
     name, symbol = "mean", "mean"
     formula, derivatives = "out = (1/N) Σᵢ aᵢ", ("∂out/∂aᵢ = 1/N",)
     samples = staticmethod(_reduction_samples)
+    local_rule = staticmethod(lambda a, out: (np.full(a.shape, 1.0 / a.size),))  # the full mean; others set _locals
 
     @unary_func_op()
     def forward(self, a: Tensor):
@@ -121,8 +122,7 @@ class mean(_reduction):
         params = self.params
         dtype = x.dtype
         if params["axis"] is None and not params["keepdims"] and x.ndim and dtype.kind == "f":
-            n = x.size  # the mean of everything (a batch's loss): no axis bookkeeping
-            self._locals = lambda: (np.full(shape, 1.0 / n),)
+            n = x.size  # the mean of everything (a batch's loss): no axis bookkeeping; locals from local_rule
             return tensor_from_array(np.add.reduce(x, axis=None) / n), lambda g: (_filled(shape, g / n, dtype),)
         axes, keep = self._axes(a), params["keepdims"]
         n = x.size if len(axes) == x.ndim else math.prod([shape[i] for i in axes])

@@ -29,10 +29,10 @@ class neg(operation):
     name, symbol, group = "neg", "neg", "arithmetic"
     formula, derivatives = "out = −a", ("∂out/∂a = −1",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 4),))])
+    local_rule = staticmethod(lambda a, out: (np.full(a.shape, -1.0),))
 
     @unary_func_op()
     def forward(self, a: Tensor):
-        self._locals = lambda: (np.full(a.shape, -1.0),)
         return tensor_from_array(-a.data), lambda g: (-g,)
 
 
@@ -51,11 +51,11 @@ class log(operation):
     name, symbol, group = "log", "log", "elementwise"
     formula, derivatives = "out = ln a", ("∂out/∂a = 1/a",)
     samples = staticmethod(lambda rng: [Sample((positive(rng, 2, 3),))])
+    local_rule = staticmethod(lambda a, out: (1.0 / a.data,))
 
     @unary_func_op()
     def forward(self, a: Tensor):
         x = a.data
-        self._locals = lambda: (1.0 / x,)
         return tensor_from_array(np.log(x)), lambda g: (g / x,)  # upstream · (1/a) in one ufunc
 
 
@@ -104,11 +104,11 @@ class tanh(operation):
     name, symbol, group = "tanh", "tanh", "activation"
     formula, derivatives = "out = tanh a", ("∂out/∂a = 1 − tanh²a = 1 − out²",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 2),))])
+    local_rule = staticmethod(lambda a, out: (1.0 - out * out,))
 
     @unary_func_op()
     def forward(self, a: Tensor):
         out = np.tanh(a.data)
-        self._locals = lambda: (1.0 - out * out,)
         return tensor_from_array(out), lambda g: (g * (1.0 - out * out),)
 
 
@@ -116,11 +116,11 @@ class sigmoid(operation):
     name, symbol, group = "sigmoid", "σ", "activation"
     formula, derivatives = "out = 1/(1 + e⁻ᵃ)", ("∂out/∂a = σ(a)(1 − σ(a)) = out(1 − out)",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 2, low=-4, high=4),))])
+    local_rule = staticmethod(lambda a, out: (out * (1.0 - out),))
 
     @unary_func_op()
     def forward(self, a: Tensor):
         out = _stable_sigmoid(a.data)
-        self._locals = lambda: (out * (1.0 - out),)
         return tensor_from_array(out), lambda g: (g * (out * (1.0 - out)),)
 
 

@@ -62,22 +62,22 @@ def _operation_order(root: Tensor) -> list[Tensor]:
     """
     order: list[Tensor] = []
     root.grad = None
-    visited = {id(root)}
-    seen, mark, finish, _id = visited.__contains__, visited.add, order.append, id
+    # The set holds the tensors themselves: a Tensor hashes by identity in C (``object.__hash__``),
+    # and two live objects never share that hash, so membership never calls the elementwise ``==``.
+    visited = {root}
+    mark, finish = visited.add, order.append
     nodes = [root]
     parents = [iter(root._prev)]
     push_node, push_parents = nodes.append, parents.append
     while parents:
         for parent in parents[-1]:
             prev = parent._prev
-            if prev:
-                key = _id(parent)
-                if not seen(key):
-                    mark(key)
-                    parent.grad = None
-                    push_node(parent)
-                    push_parents(iter(prev))
-                    break
+            if prev and parent not in visited:
+                mark(parent)
+                parent.grad = None
+                push_node(parent)
+                push_parents(iter(prev))
+                break
         else:
             finish(nodes.pop())
             parents.pop()
