@@ -118,6 +118,7 @@ def _propagate(order: list[Tensor]) -> None:
     """
     ndarray = np.ndarray
     refcount = sys.getrefcount
+    add_reduce = np.add.reduce
     for node in reversed(order):
         op = node._backward_op
         if op is None:
@@ -131,7 +132,11 @@ def _propagate(order: list[Tensor]) -> None:
                 continue
             data = parent.data
             if raw.__class__ is not ndarray or raw.shape != data.shape:
-                raw = match_shape(raw, data.shape)[0]
+                shape = data.shape
+                if raw.__class__ is ndarray and raw.ndim == len(shape) + 1 and raw.shape[1:] == shape:
+                    raw = add_reduce(raw, 0)  # a bias over a batch: ``match_shape``'s first case, without the call
+                else:
+                    raw = match_shape(raw, shape)[0]
             current = parent.grad
             dtype = data.dtype
             if current is None:
