@@ -128,9 +128,26 @@ class operation:
 
         return grad_function
 
+    # ∂out/∂input per input from ``(*input_tensors, out_array)``: the hottest ops declare their
+    # local derivatives here, once per class, instead of building a ``_locals`` closure per call
+    local_rule: ClassVar[Callable[..., Sequence[np.ndarray | None]] | None] = None
+
     def local_derivatives(self) -> Sequence[np.ndarray | None] | None:
-        """Elementwise ∂out/∂input arrays, or None when the op is not elementwise."""
-        return None if self._locals is None else self._locals()
+        """Elementwise ∂out/∂input arrays, or None when the op is not elementwise.
+
+        From the call's own ``_locals`` when it set one, else from the class's
+        ``local_rule`` applied to the graph node this call produced (its inputs
+        are the node's ``_prev``).
+        """
+        if self._locals is not None:
+            return self._locals()
+        rule = self.local_rule
+        if rule is None:
+            return None
+        result = self.result
+        if result is None or result.__class__ is tuple or result._op is not self:
+            return None
+        return rule(*result._prev, result.data)
 
     def describe(self) -> str:
         """Short label such as ``sum(axis=0)`` for graphs and explanations."""
@@ -271,6 +288,21 @@ def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Call
                     result._prev = tensors = [a]
                     result._backward_op = _new_backward(_BackwardOp, (ref, tensors, grad_function))
                 return result
+
+            def make_function(cls: type) -> Callable[..., Any]:
+                def function(a: Any, *args: Any) -> Any:  # ``wrapper(cls(), a, *args)`` in one frame
+                    op = cls()
+                    if not isinstance(a, Tensor):
+                        a = Tensor(a)
+                    result, grad_function = forward(op, a, *args) if args else forward(op, a)
+                    ref = op._result = weakref_ref(result)
+                    if has_gradient and a.requires_grad and grad_enabled():
+                        result.requires_grad = True
+                        result._op = op
+                        result._prev = tensors = [a]
+                        result._backward_op = _new_backward(_BackwardOp, (ref, tensors, grad_function))
+                    return result
+                return function
         elif n_ret == 1 and n_in == 2:
             def wrapper(op: operation, a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
                 if not isinstance(a, Tensor):
@@ -285,6 +317,23 @@ def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Call
                     result._prev = tensors = [a, b]
                     result._backward_op = _new_backward(_BackwardOp, (ref, tensors, grad_function))
                 return result
+
+            def make_function(cls: type) -> Callable[[Any, Any], Any]:
+                def function(a: Any, b: Any) -> Any:  # ``wrapper(cls(), a, b)`` in one frame
+                    op = cls()
+                    if not isinstance(a, Tensor):
+                        a = Tensor(a)
+                    if not isinstance(b, Tensor):
+                        b = Tensor(b)
+                    result, grad_function = forward(op, a, b)
+                    ref = op._result = weakref_ref(result)
+                    if has_gradient and (a.requires_grad or b.requires_grad) and grad_enabled():
+                        result.requires_grad = True
+                        result._op = op
+                        result._prev = tensors = [a, b]
+                        result._backward_op = _new_backward(_BackwardOp, (ref, tensors, grad_function))
+                    return result
+                return function
         else:
             def wrapper(op: operation, *args: Any, **kwargs: Any) -> Any:
                 if n_in is None:
@@ -311,9 +360,34 @@ def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Call
                 op._result = tuple(refs)
                 return tuple(results)
 
-        return functools.wraps(forward)(wrapper)
+            make_function = None
+
+        wrapped = functools.wraps(forward)(wrapper)
+        wrapped.make_function = make_function  # see ``op_function``
+        return wrapped
 
     return decorator
+
+
+def op_function(cls: type[operation], name: str, doc: str | None = None) -> Callable:
+    """The public function of an op without parameters: ``add(a, b)`` is ``add.forward(add(), a, b)``.
+
+    Same result and the same graph (a fresh ``cls()`` per call), but the instance is
+    made inside the decorated forward's own bookkeeping frame, one Python call less
+    per op than a ``def`` that builds the instance and calls ``forward``. Falls back
+    to that ``def`` for ops whose ``forward`` has no one-frame form.
+    """
+    make = getattr(cls.forward, "make_function", None)
+    if make is not None and cls.__init__ is object.__init__:
+        function = make(cls)
+    else:
+        forward = cls.forward
+
+        def function(*args: Any) -> Any:
+            return forward(cls(), *args)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    return function
 
 
 def unary_func_op(has_gradient: bool = True) -> Callable:

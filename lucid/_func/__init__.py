@@ -2,7 +2,9 @@
 
 Each function builds a fresh ``operation`` instance per call (ops keep state) and
 runs its forward: ``add.forward(add(), a, b)`` is ``add()(a, b)`` without the
-instance-call dispatch, which is a noticeable share of a small op's cost.
+instance-call dispatch, which is a noticeable share of a small op's cost. The ops
+without parameters go one step further (``op_function``): the instance is made
+inside the forward's own bookkeeping frame.
 """
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import builtins
 from collections.abc import Sequence
 from typing import Any
 
+from lucid._backend.core import op_function
 from lucid._func import binary as _b
 from lucid._func import nn as _nn
 from lucid._func import reduce as _r
@@ -21,37 +24,28 @@ Axis = int | tuple[int, ...] | None
 
 
 # ----- arithmetic and elementwise --------------------------------------------
-def add(a: Any, b: Any) -> Tensor:
-    return _b.add.forward(_b.add(), a, b)
+add = op_function(_b.add, "add")
 
 
-def sub(a: Any, b: Any) -> Tensor:
-    return _b.sub.forward(_b.sub(), a, b)
+sub = op_function(_b.sub, "sub")
 
 
-def mul(a: Any, b: Any) -> Tensor:
-    return _b.mul.forward(_b.mul(), a, b)
+mul = op_function(_b.mul, "mul")
 
 
-def div(a: Any, b: Any) -> Tensor:
-    """True division."""
-    return _b.div.forward(_b.div(), a, b)
+div = op_function(_b.div, "div", "True division.")
 
 
-def pow(a: Any, b: Any) -> Tensor:  # noqa: A001 - the product's vocabulary
-    return _b.pow.forward(_b.pow(), a, b)
+pow = op_function(_b.pow, "pow")
 
 
-def matmul(a: Any, b: Any) -> Tensor:
-    return _b.matmul.forward(_b.matmul(), a, b)
+matmul = op_function(_b.matmul, "matmul")
 
 
-def maximum(a: Any, b: Any) -> Tensor:
-    return _b.maximum.forward(_b.maximum(), a, b)
+maximum = op_function(_b.maximum, "maximum")
 
 
-def minimum(a: Any, b: Any) -> Tensor:
-    return _b.minimum.forward(_b.minimum(), a, b)
+minimum = op_function(_b.minimum, "minimum")
 
 
 def where(cond: Any, a: Any, b: Any) -> Tensor:
@@ -59,76 +53,59 @@ def where(cond: Any, a: Any, b: Any) -> Tensor:
     return _b.where.forward(_b.where(), cond, a, b)
 
 
-def eq(a: Any, b: Any) -> Tensor:
-    return _b.eq.forward(_b.eq(), a, b)
+eq = op_function(_b.eq, "eq")
 
 
-def ne(a: Any, b: Any) -> Tensor:
-    return _b.ne.forward(_b.ne(), a, b)
+ne = op_function(_b.ne, "ne")
 
 
-def lt(a: Any, b: Any) -> Tensor:
-    return _b.lt.forward(_b.lt(), a, b)
+lt = op_function(_b.lt, "lt")
 
 
-def le(a: Any, b: Any) -> Tensor:
-    return _b.le.forward(_b.le(), a, b)
+le = op_function(_b.le, "le")
 
 
-def gt(a: Any, b: Any) -> Tensor:
-    return _b.gt.forward(_b.gt(), a, b)
+gt = op_function(_b.gt, "gt")
 
 
-def ge(a: Any, b: Any) -> Tensor:
-    return _b.ge.forward(_b.ge(), a, b)
+ge = op_function(_b.ge, "ge")
 
 
-def neg(a: Any) -> Tensor:
-    return _u.neg.forward(_u.neg(), a)
+neg = op_function(_u.neg, "neg")
 
 
-def exp(a: Any) -> Tensor:
-    return _u.exp.forward(_u.exp(), a)
+exp = op_function(_u.exp, "exp")
 
 
-def log(a: Any) -> Tensor:
-    return _u.log.forward(_u.log(), a)
+log = op_function(_u.log, "log")
 
 
-def sqrt(a: Any) -> Tensor:
-    return _u.sqrt.forward(_u.sqrt(), a)
+sqrt = op_function(_u.sqrt, "sqrt")
 
 
-def abs(a: Any) -> Tensor:  # noqa: A001
-    return _u.abs.forward(_u.abs(), a)
+abs = op_function(_u.abs, "abs")
 
 
-def sin(a: Any) -> Tensor:
-    return _u.sin.forward(_u.sin(), a)
+sin = op_function(_u.sin, "sin")
 
 
-def cos(a: Any) -> Tensor:
-    return _u.cos.forward(_u.cos(), a)
+cos = op_function(_u.cos, "cos")
 
 
-def tanh(a: Any) -> Tensor:
-    return _u.tanh.forward(_u.tanh(), a)
+tanh = op_function(_u.tanh, "tanh")
 
 
-def sigmoid(a: Any) -> Tensor:
-    return _u.sigmoid.forward(_u.sigmoid(), a)
+sigmoid = op_function(_u.sigmoid, "sigmoid")
 
 
-def relu(a: Any) -> Tensor:
-    return _u.relu.forward(_u.relu(), a)
+relu = op_function(_u.relu, "relu")
 
 
 def leaky_relu(a: Any, slope: float = 0.01) -> Tensor:
     return _u.leaky_relu.forward(_u.leaky_relu(slope=float(slope)), a)
 
 
-def softplus(a: Any) -> Tensor:
-    return _u.softplus.forward(_u.softplus(), a)
+softplus = op_function(_u.softplus, "softplus")
 
 
 def clip(a: Any, low: float | None = None, high: float | None = None) -> Tensor:
@@ -213,15 +190,12 @@ def log_softmax(a: Any, axis: int = -1) -> Tensor:
     return _nn.log_softmax.forward(_nn.log_softmax(axis=axis), a)
 
 
-def mse_loss(pred: Any, target: Any) -> Tensor:
-    return _nn.mse_loss.forward(_nn.mse_loss(), pred, target)
+mse_loss = op_function(_nn.mse_loss, "mse_loss")
 
 
-def binary_cross_entropy(prob: Any, target: Any) -> Tensor:
-    """BCE on probabilities (apply ``sigmoid`` first)."""
-    return _nn.binary_cross_entropy.forward(_nn.binary_cross_entropy(), prob, target)
+binary_cross_entropy = op_function(_nn.binary_cross_entropy, "binary_cross_entropy",
+                                   "BCE on probabilities (apply ``sigmoid`` first).")
 
 
-def cross_entropy(logits: Any, targets: Any) -> Tensor:
-    """Softmax cross-entropy of logits ``(N, C)`` (or ``(C,)``) and integer targets."""
-    return _nn.cross_entropy.forward(_nn.cross_entropy(), logits, targets)
+cross_entropy = op_function(_nn.cross_entropy, "cross_entropy",
+                            "Softmax cross-entropy of logits ``(N, C)`` (or ``(C,)``) and integer targets.")

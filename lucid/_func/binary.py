@@ -5,7 +5,7 @@ import numpy as np
 
 from lucid._backend.core import Sample, binary_func_op, func_op, operation
 from lucid._func._samples import distinct, positive, uniform
-from lucid._tensor.tensor import Tensor
+from lucid._tensor.tensor import Tensor, tensor_from_array
 
 
 def _broadcast_pairs(rng: np.random.Generator, maker=uniform, maker_b=None) -> list[Sample]:
@@ -20,38 +20,39 @@ class add(operation):
     name, symbol, group = "add", "+", "arithmetic"
     formula, derivatives = "out = a + b", ("∂out/∂a = 1", "∂out/∂b = 1")
     samples = staticmethod(_broadcast_pairs)
+    local_rule = staticmethod(lambda a, b, out: (np.ones(out.shape), np.ones(out.shape)))
 
     @binary_func_op()
     def forward(self, a: Tensor, b: Tensor):
         out = a.data + b.data
-        self._locals = lambda: (np.ones(out.shape), np.ones(out.shape))
-        return Tensor(out), lambda g: (g if a.requires_grad else None, g if b.requires_grad else None)
+        return tensor_from_array(out), lambda g: (g if a.requires_grad else None, g if b.requires_grad else None)
 
 
 class sub(operation):
     name, symbol, group = "sub", "−", "arithmetic"
     formula, derivatives = "out = a − b", ("∂out/∂a = 1", "∂out/∂b = −1")
     samples = staticmethod(_broadcast_pairs)
+    local_rule = staticmethod(lambda a, b, out: (np.ones(out.shape), np.full(out.shape, -1.0)))
 
     @binary_func_op()
     def forward(self, a: Tensor, b: Tensor):
         out = a.data - b.data
-        self._locals = lambda: (np.ones(out.shape), np.full(out.shape, -1.0))
-        return Tensor(out), lambda g: (g if a.requires_grad else None, -g if b.requires_grad else None)
+        return tensor_from_array(out), lambda g: (g if a.requires_grad else None, -g if b.requires_grad else None)
 
 
 class mul(operation):
     name, symbol, group = "mul", "×", "arithmetic"
     formula, derivatives = "out = a · b", ("∂out/∂a = b", "∂out/∂b = a")
     samples = staticmethod(_broadcast_pairs)
+    local_rule = staticmethod(lambda a, b, out: (np.broadcast_to(b.data, out.shape),
+                                                 np.broadcast_to(a.data, out.shape)))
 
     @binary_func_op()
     def forward(self, a: Tensor, b: Tensor):
         out = a.data * b.data
-        self._locals = lambda: (np.broadcast_to(b.data, out.shape), np.broadcast_to(a.data, out.shape))
         # upstream · b equals upstream · broadcast(b) elementwise; skipping the
         # broadcast copies and the unneeded side keeps the per-op cost small
-        return Tensor(out), lambda g: (g * b.data if a.requires_grad else None,
+        return tensor_from_array(out), lambda g: (g * b.data if a.requires_grad else None,
                                        g * a.data if b.requires_grad else None)
 
 
@@ -63,7 +64,7 @@ class div(operation):
     @binary_func_op()
     def forward(self, a: Tensor, b: Tensor):
         out = a.data / b.data
-        return Tensor(out), self.chain(
+        return tensor_from_array(out), self.chain(
             lambda: (np.broadcast_to(1.0 / b.data, out.shape) if a.requires_grad else None,
                      -a.data / (b.data * b.data) if b.requires_grad else None))
 
@@ -109,7 +110,7 @@ class pow(operation):
             return (np.broadcast_to(_pow_base_derivative(a.data, b.data), shape),
                     _pow_exponent_derivative(a.data, b.data, out) if b.requires_grad else None)
 
-        return Tensor(out), self.chain(local)
+        return tensor_from_array(out), self.chain(local)
 
 
 class matmul(operation):
@@ -145,7 +146,7 @@ class matmul(operation):
                 gb = gb[..., :, 0] if B.ndim == 1 else gb
             return ga, gb
 
-        return Tensor(A @ B), grad_function
+        return tensor_from_array(A @ B), grad_function
 
 
 class maximum(operation):
@@ -159,7 +160,7 @@ class maximum(operation):
         def local():
             wa = np.where(a.data > b.data, 1.0, np.where(a.data == b.data, 0.5, 0.0))
             return wa, 1.0 - wa
-        return Tensor(np.maximum(a.data, b.data)), self.chain(local)
+        return tensor_from_array(np.maximum(a.data, b.data)), self.chain(local)
 
 
 class minimum(operation):
@@ -173,7 +174,7 @@ class minimum(operation):
         def local():
             wa = np.where(a.data < b.data, 1.0, np.where(a.data == b.data, 0.5, 0.0))
             return wa, 1.0 - wa
-        return Tensor(np.minimum(a.data, b.data)), self.chain(local)
+        return tensor_from_array(np.minimum(a.data, b.data)), self.chain(local)
 
 
 class where(operation):
@@ -188,7 +189,7 @@ class where(operation):
         mask = cond.data.astype(bool)
         shape = np.broadcast_shapes(mask.shape, a.shape, b.shape)
         chosen = np.broadcast_to(mask, shape).astype(np.float64)
-        return Tensor(np.where(mask, a.data, b.data)), self.chain(lambda: (None, chosen, 1.0 - chosen))
+        return tensor_from_array(np.where(mask, a.data, b.data)), self.chain(lambda: (None, chosen, 1.0 - chosen))
 
 
 class _comparison(operation):
@@ -200,7 +201,7 @@ class _comparison(operation):
 
     @binary_func_op(has_gradient=False)
     def forward(self, a: Tensor, b: Tensor):
-        return Tensor(self.compare(a.data, b.data)), lambda g: (None, None)
+        return tensor_from_array(self.compare(a.data, b.data)), lambda g: (None, None)
 
 
 class eq(_comparison):

@@ -8,7 +8,7 @@ import numpy as np
 from lucid._backend.core import Sample, binary_func_op, operation, unary_func_op
 from lucid._func._samples import uniform
 from lucid._func.reduce import single_axis, stable_logsumexp
-from lucid._tensor.tensor import Tensor
+from lucid._tensor.tensor import Tensor, tensor_from_array
 
 
 class softmax(operation):
@@ -24,7 +24,7 @@ class softmax(operation):
     def forward(self, a: Tensor):
         axes = single_axis(self.params["axis"], a.ndim)  # a 0-d tensor is its own softmax: 1
         out = np.exp(a.data - stable_logsumexp(a.data, axes))
-        return Tensor(out), lambda g: (out * (g - np.sum(g * out, axis=axes, keepdims=True)),)
+        return tensor_from_array(out), lambda g: (out * (g - np.sum(g * out, axis=axes, keepdims=True)),)
 
 
 class log_softmax(operation):
@@ -40,7 +40,7 @@ class log_softmax(operation):
     def forward(self, a: Tensor):
         axes = single_axis(self.params["axis"], a.ndim)
         out = a.data - stable_logsumexp(a.data, axes)
-        return Tensor(out), lambda g: (g - np.exp(out) * np.sum(g, axis=axes, keepdims=True),)
+        return tensor_from_array(out), lambda g: (g - np.exp(out) * np.sum(g, axis=axes, keepdims=True),)
 
 
 class mse_loss(operation):
@@ -54,7 +54,7 @@ class mse_loss(operation):
     def forward(self, p: Tensor, y: Tensor):
         diff = p.data - y.data
         n = diff.size
-        return Tensor(np.mean(diff * diff)), self.chain(lambda: (2.0 * diff / n, -2.0 * diff / n))
+        return tensor_from_array(np.mean(diff * diff)), self.chain(lambda: (2.0 * diff / n, -2.0 * diff / n))
 
 
 class binary_cross_entropy(operation):
@@ -73,8 +73,9 @@ class binary_cross_entropy(operation):
         terms = y.data * log_p + (1.0 - y.data) * log_q
         n = terms.size
         out = -(terms.sum() / n)  # the mean, without np.mean's Python-level overhead
-        return Tensor(out), self.chain(lambda: ((pc - y.data) / (pc * (1.0 - pc) * n) if p.requires_grad else None,
-                                                (log_q - log_p) / n if y.requires_grad else None))
+        return tensor_from_array(out), self.chain(
+            lambda: ((pc - y.data) / (pc * (1.0 - pc) * n) if p.requires_grad else None,
+                     (log_q - log_p) / n if y.requires_grad else None))
 
 
 class cross_entropy(operation):
@@ -109,4 +110,4 @@ class cross_entropy(operation):
             grad[rows, t] -= 1.0
             return ((g / n * grad).reshape(z.shape),)
 
-        return Tensor(-np.mean(logp[rows, t])), grad_function
+        return tensor_from_array(-np.mean(logp[rows, t])), grad_function

@@ -9,7 +9,7 @@ import numpy as np
 
 from lucid._backend.core import Sample, operation, unary_func_op
 from lucid._func._samples import distinct, uniform
-from lucid._tensor.tensor import Tensor
+from lucid._tensor.tensor import Tensor, tensor_from_array
 
 Axis = int | tuple[int, ...] | None
 
@@ -71,6 +71,13 @@ def expand_reduced(g: np.ndarray, shape: tuple[int, ...], axes: tuple[int, ...],
     return out
 
 
+def _filled(shape: tuple[int, ...], value: Any, dtype: np.dtype) -> np.ndarray:
+    """A fresh array of ``shape`` holding one value everywhere (the gradient of a full reduction)."""
+    out = np.empty(shape, dtype=dtype)
+    out.fill(value)
+    return out
+
+
 def _reduction_samples(rng: np.random.Generator, maker=uniform) -> list[Sample]:
     return [Sample((maker(rng, 3, 4),)), Sample((maker(rng, 3, 4),), {"axis": 0}),
             Sample((maker(rng, 3, 4),), {"axis": 1}), Sample((maker(rng, 2, 3, 4),), {"axis": (0, 2)}),
@@ -99,19 +106,25 @@ class sum(_reduction):
         x = a.data  # floats: np.sum without its Python wrapper; booleans must count, not "or"
         out = np.add.reduce(x, axis=axes, keepdims=keep) if x.dtype.kind == "f" else np.sum(x, axis=axes, keepdims=keep)
         self._locals = lambda: (np.ones(a.shape),)
-        return Tensor(out), lambda g: (expand_reduced(g, a.shape, axes, keep),)
+        return tensor_from_array(out), lambda g: (expand_reduced(g, a.shape, axes, keep),)
 
 
 class mean(_reduction):
     name, symbol = "mean", "mean"
     formula, derivatives = "out = (1/N) Σᵢ aᵢ", ("∂out/∂aᵢ = 1/N",)
     samples = staticmethod(_reduction_samples)
+    local_rule = staticmethod(lambda a, out: (np.full(a.shape, 1.0 / a.size),))  # the full mean; others set _locals
 
     @unary_func_op()
     def forward(self, a: Tensor):
-        axes, keep = self._axes(a), self.params["keepdims"]
         x = a.data
         shape = x.shape
+        params = self.params
+        dtype = x.dtype
+        if params["axis"] is None and not params["keepdims"] and x.ndim and dtype.kind == "f":
+            n = x.size  # the mean of everything (a batch's loss): no axis bookkeeping; locals from local_rule
+            return tensor_from_array(np.add.reduce(x, axis=None) / n), lambda g: (_filled(shape, g / n, dtype),)
+        axes, keep = self._axes(a), params["keepdims"]
         n = x.size if len(axes) == x.ndim else math.prod([shape[i] for i in axes])
         if not axes:
             out = x.copy()
@@ -120,7 +133,8 @@ class mean(_reduction):
         else:
             out = np.mean(x, axis=axes, keepdims=keep)
         self._locals = lambda: (np.full(shape, 1.0 / n),)
-        return Tensor(out), lambda g: (expand_reduced(g / n, shape, axes, keep),)  # divide before copying out
+        # divide before copying out
+        return tensor_from_array(out), lambda g: (expand_reduced(g / n, shape, axes, keep),)
 
 
 class _extreme(_reduction):
@@ -139,7 +153,7 @@ class _extreme(_reduction):
             return (mask / mask.sum(axis=axes, keepdims=True),)
 
         self._locals = local
-        return Tensor(out), lambda g: (expand_reduced(g, a.shape, axes, keep) * local()[0],)
+        return tensor_from_array(out), lambda g: (expand_reduced(g, a.shape, axes, keep) * local()[0],)
 
 
 class max(_extreme):
@@ -165,7 +179,7 @@ class var(_reduction):
         out = np.mean(centred * centred, axis=axes, keepdims=keep)
         local = lambda: (2.0 * centred / n,)  # noqa: E731
         self._locals = local
-        return Tensor(out), lambda g: (expand_reduced(g, a.shape, axes, keep) * local()[0],)
+        return tensor_from_array(out), lambda g: (expand_reduced(g, a.shape, axes, keep) * local()[0],)
 
 
 class logsumexp(_reduction):
@@ -180,7 +194,7 @@ class logsumexp(_reduction):
         out = out_keep if keep else np.squeeze(out_keep, axis=axes)
         local = lambda: (np.exp(a.data - out_keep),)  # noqa: E731
         self._locals = local
-        return Tensor(out), lambda g: (expand_reduced(g, a.shape, axes, keep) * local()[0],)
+        return tensor_from_array(out), lambda g: (expand_reduced(g, a.shape, axes, keep) * local()[0],)
 
 
 def stable_logsumexp(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:

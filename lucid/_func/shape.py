@@ -7,7 +7,7 @@ import numpy as np
 
 from lucid._backend.core import Sample, operation, poly_func_op, unary_func_op
 from lucid._func._samples import uniform
-from lucid._tensor.tensor import Tensor
+from lucid._tensor.tensor import Tensor, tensor_from_array
 
 
 class reshape(operation):
@@ -21,7 +21,7 @@ class reshape(operation):
 
     @unary_func_op()
     def forward(self, a: Tensor):
-        return Tensor(a.data.reshape(self.params["shape"])), lambda g: (g.reshape(a.shape),)
+        return tensor_from_array(a.data.reshape(self.params["shape"])), lambda g: (g.reshape(a.shape),)
 
 
 class transpose(operation):
@@ -38,7 +38,7 @@ class transpose(operation):
     def forward(self, a: Tensor):
         axes = self.params["axes"] or tuple(reversed(range(a.ndim)))
         inverse = tuple(np.argsort([ax % a.ndim for ax in axes]))  # negative axes name the same axis
-        return Tensor(np.transpose(a.data, axes)), lambda g: (np.transpose(g, inverse),)
+        return tensor_from_array(np.transpose(a.data, axes)), lambda g: (np.transpose(g, inverse),)
 
 
 class swapaxes(operation):
@@ -52,7 +52,7 @@ class swapaxes(operation):
     @unary_func_op()
     def forward(self, a: Tensor):
         i, j = self.params["axis1"], self.params["axis2"]
-        return Tensor(np.swapaxes(a.data, i, j)), lambda g: (np.swapaxes(g, i, j),)
+        return tensor_from_array(np.swapaxes(a.data, i, j)), lambda g: (np.swapaxes(g, i, j),)
 
 
 class squeeze(operation):
@@ -65,7 +65,7 @@ class squeeze(operation):
 
     @unary_func_op()
     def forward(self, a: Tensor):
-        return Tensor(np.squeeze(a.data, axis=self.params["axis"])), lambda g: (g.reshape(a.shape),)
+        return tensor_from_array(np.squeeze(a.data, axis=self.params["axis"])), lambda g: (g.reshape(a.shape),)
 
 
 class unsqueeze(operation):
@@ -78,7 +78,7 @@ class unsqueeze(operation):
 
     @unary_func_op()
     def forward(self, a: Tensor):
-        return Tensor(np.expand_dims(a.data, self.params["axis"])), lambda g: (g.reshape(a.shape),)
+        return tensor_from_array(np.expand_dims(a.data, self.params["axis"])), lambda g: (g.reshape(a.shape),)
 
 
 class broadcast_to(operation):
@@ -93,7 +93,7 @@ class broadcast_to(operation):
     @unary_func_op()
     def forward(self, a: Tensor):
         out = np.broadcast_to(a.data, self.params["shape"]).copy()
-        return Tensor(out), lambda g: (g,)  # shape matching sums the copied axes
+        return tensor_from_array(out), lambda g: (g,)  # shape matching sums the copied axes
 
 
 class concatenate(operation):
@@ -111,7 +111,8 @@ class concatenate(operation):
         if any(t.ndim == 0 for t in tensors):
             raise ValueError("concatenate needs tensors of at least 1 dimension; use stack to join 0-d tensors")
         cuts = np.cumsum([t.shape[axis] for t in tensors])[:-1]
-        return Tensor(np.concatenate([t.data for t in tensors], axis=axis)), lambda g: np.split(g, cuts, axis=axis)
+        out = np.concatenate([t.data for t in tensors], axis=axis)
+        return tensor_from_array(out), lambda g: np.split(g, cuts, axis=axis)
 
 
 class stack(operation):
@@ -127,7 +128,7 @@ class stack(operation):
     def forward(self, tensors: list[Tensor]):
         axis = self.params["axis"]
         out = np.stack([t.data for t in tensors], axis=axis)
-        return Tensor(out), lambda g: [np.take(g, k, axis=axis) for k in range(len(tensors))]
+        return tensor_from_array(out), lambda g: [np.take(g, k, axis=axis) for k in range(len(tensors))]
 
 
 def normalize_index(index: Any) -> Any:
@@ -163,4 +164,4 @@ class getitem(operation):
             np.add.at(grad, index, g)  # x[[0, 0]] must add twice, not assign twice
             return (grad,)
 
-        return Tensor(np.asarray(a.data[index])), grad_function
+        return tensor_from_array(np.asarray(a.data[index])), grad_function

@@ -5,7 +5,7 @@ import numpy as np
 
 from lucid._backend.core import Sample, operation, unary_func_op
 from lucid._func._samples import away_from_zero, positive, uniform
-from lucid._tensor.tensor import Tensor
+from lucid._tensor.tensor import Tensor, tensor_from_array
 
 
 def _stable_sigmoid(x: np.ndarray) -> np.ndarray:
@@ -16,7 +16,11 @@ def _stable_sigmoid(x: np.ndarray) -> np.ndarray:
     otherwise the two-branch form whose exponent is never positive.
     """
     if x.size and np.minimum.reduce(x, axis=None) > -700.0:
-        return 1.0 / (1.0 + np.exp(-x))
+        if not x.ndim:
+            return 1.0 / (1.0 + np.exp(-x))
+        e = np.exp(-x)  # a fresh array: the two steps that follow reuse it (same bits as 1/(1 + e))
+        e += 1.0
+        return np.divide(1.0, e, out=e)
     e = np.exp(-np.abs(x))  # never overflows: exponent ≤ 0
     return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
@@ -25,11 +29,11 @@ class neg(operation):
     name, symbol, group = "neg", "neg", "arithmetic"
     formula, derivatives = "out = −a", ("∂out/∂a = −1",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 4),))])
+    local_rule = staticmethod(lambda a, out: (np.full(a.shape, -1.0),))
 
     @unary_func_op()
     def forward(self, a: Tensor):
-        self._locals = lambda: (np.full(a.shape, -1.0),)
-        return Tensor(-a.data), lambda g: (-g,)
+        return tensor_from_array(-a.data), lambda g: (-g,)
 
 
 class exp(operation):
@@ -40,19 +44,19 @@ class exp(operation):
     @unary_func_op()
     def forward(self, a: Tensor):
         out = np.exp(a.data)
-        return Tensor(out), self.chain(lambda: (out,))
+        return tensor_from_array(out), self.chain(lambda: (out,))
 
 
 class log(operation):
     name, symbol, group = "log", "log", "elementwise"
     formula, derivatives = "out = ln a", ("∂out/∂a = 1/a",)
     samples = staticmethod(lambda rng: [Sample((positive(rng, 2, 3),))])
+    local_rule = staticmethod(lambda a, out: (1.0 / a.data,))
 
     @unary_func_op()
     def forward(self, a: Tensor):
         x = a.data
-        self._locals = lambda: (1.0 / x,)
-        return Tensor(np.log(x)), lambda g: (g / x,)  # upstream · (1/a) in one ufunc
+        return tensor_from_array(np.log(x)), lambda g: (g / x,)  # upstream · (1/a) in one ufunc
 
 
 class sqrt(operation):
@@ -63,7 +67,7 @@ class sqrt(operation):
     @unary_func_op()
     def forward(self, a: Tensor):
         out = np.sqrt(a.data)
-        return Tensor(out), self.chain(lambda: (0.5 / out,))
+        return tensor_from_array(out), self.chain(lambda: (0.5 / out,))
 
 
 class abs(operation):
@@ -73,7 +77,7 @@ class abs(operation):
 
     @unary_func_op()
     def forward(self, a: Tensor):
-        return Tensor(np.abs(a.data)), self.chain(lambda: (np.sign(a.data),))
+        return tensor_from_array(np.abs(a.data)), self.chain(lambda: (np.sign(a.data),))
 
 
 class sin(operation):
@@ -83,7 +87,7 @@ class sin(operation):
 
     @unary_func_op()
     def forward(self, a: Tensor):
-        return Tensor(np.sin(a.data)), self.chain(lambda: (np.cos(a.data),))
+        return tensor_from_array(np.sin(a.data)), self.chain(lambda: (np.cos(a.data),))
 
 
 class cos(operation):
@@ -93,31 +97,31 @@ class cos(operation):
 
     @unary_func_op()
     def forward(self, a: Tensor):
-        return Tensor(np.cos(a.data)), self.chain(lambda: (-np.sin(a.data),))
+        return tensor_from_array(np.cos(a.data)), self.chain(lambda: (-np.sin(a.data),))
 
 
 class tanh(operation):
     name, symbol, group = "tanh", "tanh", "activation"
     formula, derivatives = "out = tanh a", ("∂out/∂a = 1 − tanh²a = 1 − out²",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 2),))])
+    local_rule = staticmethod(lambda a, out: (1.0 - out * out,))
 
     @unary_func_op()
     def forward(self, a: Tensor):
         out = np.tanh(a.data)
-        self._locals = lambda: (1.0 - out * out,)
-        return Tensor(out), lambda g: (g * (1.0 - out * out),)
+        return tensor_from_array(out), lambda g: (g * (1.0 - out * out),)
 
 
 class sigmoid(operation):
     name, symbol, group = "sigmoid", "σ", "activation"
     formula, derivatives = "out = 1/(1 + e⁻ᵃ)", ("∂out/∂a = σ(a)(1 − σ(a)) = out(1 − out)",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 2, low=-4, high=4),))])
+    local_rule = staticmethod(lambda a, out: (out * (1.0 - out),))
 
     @unary_func_op()
     def forward(self, a: Tensor):
         out = _stable_sigmoid(a.data)
-        self._locals = lambda: (out * (1.0 - out),)
-        return Tensor(out), lambda g: (g * (out * (1.0 - out)),)
+        return tensor_from_array(out), lambda g: (g * (out * (1.0 - out)),)
 
 
 class relu(operation):
@@ -127,7 +131,7 @@ class relu(operation):
 
     @unary_func_op()
     def forward(self, a: Tensor):
-        return Tensor(np.maximum(a.data, 0.0)), self.chain(lambda: ((a.data > 0).astype(np.float64),))
+        return tensor_from_array(np.maximum(a.data, 0.0)), self.chain(lambda: ((a.data > 0).astype(np.float64),))
 
 
 class leaky_relu(operation):
@@ -141,7 +145,7 @@ class leaky_relu(operation):
     @unary_func_op()
     def forward(self, a: Tensor):
         slope = self.params["slope"]
-        return (Tensor(np.where(a.data > 0, a.data, slope * a.data)),
+        return (tensor_from_array(np.where(a.data > 0, a.data, slope * a.data)),
                 self.chain(lambda: (np.where(a.data > 0, 1.0, slope),)))
 
 
@@ -154,7 +158,7 @@ class softplus(operation):
     def forward(self, a: Tensor):
         x = a.data
         out = np.log1p(np.exp(-np.abs(x))) + np.maximum(x, 0.0)
-        return Tensor(out), self.chain(lambda: (_stable_sigmoid(x),))
+        return tensor_from_array(out), self.chain(lambda: (_stable_sigmoid(x),))
 
 
 class clip(operation):
@@ -174,4 +178,4 @@ class clip(operation):
             inside &= a.data >= low
         if high is not None:
             inside &= a.data <= high
-        return Tensor(np.clip(a.data, low, high)), self.chain(lambda: (inside.astype(np.float64),))
+        return tensor_from_array(np.clip(a.data, low, high)), self.chain(lambda: (inside.astype(np.float64),))

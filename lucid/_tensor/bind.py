@@ -9,6 +9,7 @@ from typing import Any
 
 from lucid import _func as F
 from lucid._tensor.tensor import Tensor
+from lucid.autograd.backward import run_backward
 
 
 def _swap(fn: Any) -> Any:
@@ -32,5 +33,6 @@ def bind() -> None:
         setattr(Tensor, dunder, fn)
     for name in methods:
         setattr(Tensor, name, getattr(F, name))
+    Tensor.backward = run_backward  # same signature (tensor, grad=None): no wrapper frame, no import per call
     Tensor.T = property(lambda self: F.transpose(self))
     Tensor.__hash__ = object.__hash__

@@ -110,7 +110,12 @@ class Tensor:
         self.grad = None
 
     def backward(self, grad: Any = None) -> None:
-        """Reverse-mode pass from this tensor; leaves' ``grad`` accumulate."""
+        """Reverse-mode pass from this tensor; leaves' ``grad`` accumulate.
+
+        ``lucid`` replaces this method by ``lucid.autograd.backward.run_backward``
+        itself when it binds the operators (one Python call and no import
+        statement per backward); this body only runs before that.
+        """
         from lucid.autograd.backward import run_backward
 
         run_backward(self, grad)
@@ -120,3 +125,34 @@ class Tensor:
         grad = "None" if self.grad is None else np.array2string(self.grad, precision=4, threshold=20)
         extra = f", name={self.name!r}" if self.name else ""
         return f"Tensor({body}, grad={grad}{extra})"
+
+
+_new_object = object.__new__
+_ndarray, _float64, _array = np.ndarray, np.float64, np.array
+
+
+def tensor_from_array(data: Any) -> Tensor:
+    """``Tensor(data)`` for an op's freshly computed result, built without ``Tensor.__init__``.
+
+    Every op makes one result tensor per call, so this is a hot path: a float64
+    ``ndarray`` (nearly every result) or float64 NumPy scalar gets its slots set
+    directly, which skips the class call and the argument checks; anything else
+    (a bool or float32 array, a Python number) goes through ``Tensor(data)`` unchanged.
+    """
+    kind = data.__class__
+    if kind is not _ndarray:
+        if kind is not _float64:
+            return Tensor(data)
+        data = _array(data)  # a 0-d result (a full reduction, ``-x`` of a 0-d x) decays to a NumPy scalar
+    elif data.dtype is not _FLOAT64:
+        return Tensor(data)
+    t = _new_object(Tensor)
+    t.data = data
+    t.requires_grad = False
+    t.grad = None
+    t.name = None
+    t._op = None
+    t._prev = []
+    t._backward_op = None
+    t._retain_grad = False
+    return t

@@ -56,23 +56,28 @@ def _operation_order(root: Tensor) -> list[Tensor]:
     The same walk, so the same relative order of the op results (the leaves never
     change where the walk goes), but a leaf costs one attribute test instead of a
     set lookup and an append. ``Tensor.backward`` uses it; the trace keeps the full order.
+
+    It also empties each op result's gradient as it first reaches it (``root``'s
+    included), so no old value flows twice, without a second loop over the order.
     """
     order: list[Tensor] = []
-    visited = {id(root)}
-    seen, mark, finish, _id = visited.__contains__, visited.add, order.append, id
+    root.grad = None
+    # The set holds the tensors themselves: a Tensor hashes by identity in C (``object.__hash__``),
+    # and two live objects never share that hash, so membership never calls the elementwise ``==``.
+    visited = {root}
+    mark, finish = visited.add, order.append
     nodes = [root]
     parents = [iter(root._prev)]
     push_node, push_parents = nodes.append, parents.append
     while parents:
         for parent in parents[-1]:
             prev = parent._prev
-            if prev:
-                key = _id(parent)
-                if not seen(key):
-                    mark(key)
-                    push_node(parent)
-                    push_parents(iter(prev))
-                    break
+            if prev and parent not in visited:
+                mark(parent)
+                parent.grad = None
+                push_node(parent)
+                push_parents(iter(prev))
+                break
         else:
             finish(nodes.pop())
             parents.pop()
@@ -93,6 +98,10 @@ def seed_gradient(root: Tensor, grad: Any = None) -> np.ndarray:
 def _propagate(order: list[Tensor]) -> None:
     """Every node's gradient pushed to its parents, in reverse topological order (no recording).
 
+    Once a node has pushed its gradient, nothing reads that gradient again (every
+    consumer came before it), so an op result's gradient is released right there
+    unless it asked to ``retain_grad()``: the pass needs no separate release loop.
+
     The same steps as ``_BackwardOp.__call__`` (shape matching, then accumulation
     in the parent's dtype), inlined because this loop is the engine's hot path.
     Two savings on top, neither visible to a caller:
@@ -109,6 +118,7 @@ def _propagate(order: list[Tensor]) -> None:
     """
     ndarray = np.ndarray
     refcount = sys.getrefcount
+    add_reduce = np.add.reduce
     for node in reversed(order):
         op = node._backward_op
         if op is None:
@@ -122,7 +132,11 @@ def _propagate(order: list[Tensor]) -> None:
                 continue
             data = parent.data
             if raw.__class__ is not ndarray or raw.shape != data.shape:
-                raw = match_shape(raw, data.shape)[0]
+                shape = data.shape
+                if raw.__class__ is ndarray and raw.ndim == len(shape) + 1 and raw.shape[1:] == shape:
+                    raw = add_reduce(raw, 0)  # a bias over a batch: ``match_shape``'s first case, without the call
+                else:
+                    raw = match_shape(raw, shape)[0]
             current = parent.grad
             dtype = data.dtype
             if current is None:
@@ -137,26 +151,29 @@ def _propagate(order: list[Tensor]) -> None:
                     parent.grad = total
                 else:  # a 0-d sum decays to a NumPy scalar; float32 + float64 would widen
                     parent.grad = np.array(total, dtype=_grad_dtype(parent))
+        if node._op is not None and not node._retain_grad:
+            node.grad = None
 
 
 def run_backward(root: Tensor, grad: Any = None) -> None:
-    """``backward(root, grad)`` for ``Tensor.backward``: the same pass, without building the full order to return."""
+    """Reverse-mode pass from this tensor; leaves' ``grad`` accumulate.
+
+    This function *is* ``Tensor.backward`` (bound by ``lucid``): ``backward(root, grad)``'s
+    pass without building the full order to return.
+    """
     if not root.requires_grad:
         raise RuntimeError("backward() needs an output that requires grad "
                            "(no input of this expression requires grad)")
     seed = seed_gradient(root, grad)
-    order = _operation_order(root) if root._prev else [root]
-    for node in order:  # op results' gradients start empty so old values never flow twice
-        if node._op is not None:
-            node.grad = None
-    if grad is None and root._op is not None:
-        root.grad = seed  # a fresh array of ones that nothing else holds: no copy needed
-    else:
+    if root._op is not None:  # an op result: the walk also empties the op results' old gradients
+        order = _operation_order(root)
+        if grad is None:
+            root.grad = seed  # a fresh array of ones that nothing else holds: no copy needed
+        else:
+            _set_tensor_grad(root, seed)
+        _propagate(order)  # releases the op results' gradients as it goes
+    else:  # a leaf: its gradient accumulates, nothing else to do
         _set_tensor_grad(root, seed)
-    _propagate(order)
-    for node in order:
-        if node._op is not None and not node._retain_grad:
-            node.grad = None
 
 
 def backward(root: Tensor, grad: Any = None, record: Recorder | None = None) -> list[Tensor]:

@@ -22,6 +22,24 @@ class SGD(Optimizer):
         self.momentum = float(momentum)
         self.velocity: list[np.ndarray | None] = [None] * len(self.params)
 
+    def step(self) -> None:
+        """One update of every parameter that has a gradient.
+
+        Plain SGD is the training loop's last line on every step, so it is written
+        out: ``p.data -= lr·g`` works on NumPy arrays only and records nothing, so
+        it needs neither ``no_grad`` nor a call per parameter. Momentum takes the
+        general path.
+        """
+        if self.momentum or type(self).update is not SGD.update:
+            super().step()
+            return
+        self.steps += 1
+        lr = self.lr
+        for p in self.params:
+            g = p.grad
+            if g is not None:
+                p.data -= lr * g
+
     def update(self, index: int, param: Tensor, grad: np.ndarray) -> None:
         if self.momentum:
             v = self.velocity[index]
