@@ -111,3 +111,12 @@ def test_never_compact_is_still_refused_past_the_cap(graph):
     with pytest.raises(GraphTooLarge):
         build_animation(root, trace, large=False, expanded=())
     assert "lucid-collapsed" in to_dot(root, trace, 0).graph_attr["class"]
+
+
+def test_frames_that_reuse_unchanged_statements_are_the_frames_drawn_alone(graph):
+    root, trace = graph
+    view = large_view(root, trace, ["loss", "h0_0 … h4_3", "h0_0 … h4_3/h0_0 … h0_1"])
+    statements: dict = {}
+    for c in range(len(view.steps)):
+        assert collapsed_dot(view, c, direction="LR", statements=statements).source == \
+            collapsed_dot(view, c, direction="LR").source

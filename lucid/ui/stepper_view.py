@@ -117,6 +117,8 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
                 return
             collapsed = anim.collapsed is not None
             if collapsed:
+                if anim.trace_steps:  # the picture shows the end of the box step that holds this step
+                    step = st.session_state[step_key] = anim.trace_step(anim.step_for_trace(step))
                 _collapsed_bar(key, anim, analysis, expanded)
             program_id = hashlib.blake2b(f"{analysis.seed}\n{analysis.source}".encode(), digest_size=8).hexdigest()
             animation_player(anim, key=f"{key}_player", step=step, on_node=on_node, program_id=program_id,

@@ -204,7 +204,8 @@ def build_collapsed_animation(view: CollapsedView, *, direction: str = "LR") -> 
     if view.trace is None or not view.steps:
         return Animation(svg=_clean_svg(to_svg(collapsed_dot(view, None, direction=direction))), collapsed=info)
     trace = view.trace
-    frames = [collapsed_dot(view, c, direction=direction) for c in range(len(view.steps))]
+    statements: dict = {}  # a box's, node's or edge's DOT statement, reused by every frame where it looks the same
+    frames = [collapsed_dot(view, c, direction=direction, statements=statements) for c in range(len(view.steps))]
     svg, variants, changes, current, edge = _animate(frames)
     titles, explanations = [], []
     for c in view.steps:
