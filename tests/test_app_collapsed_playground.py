@@ -129,3 +129,30 @@ def test_different_opened_boxes_never_share_an_animation_and_the_same_set_always
     other_session = shared.shared_analysis(SOURCE, 0)
     assert shared.shared_animation(other_session, options, ("h0_0 … h4_3",)) is opened
     assert shared.ANIMATIONS.computations == before + 2
+
+
+def test_picking_a_node_in_the_list_after_a_box_click_inspects_the_node():
+    at = start()
+    at = click(at, "g5", 3)
+    assert "g5 · box " in inspector_text(at)
+    choice = next(o for o in at.selectbox(key="pg_inspect").options if o.startswith("t7 · "))
+    at.selectbox(key="pg_inspect").set_value(choice).run()
+    assert "g5 · box " not in inspector_text(at) and "**t7 · " in inspector_text(at)
+
+
+def test_a_boxs_details_count_its_members_and_the_gradients_they_have_at_the_step():
+    from lucid.ui import inspector
+
+    a = shared.shared_analysis(SOURCE, 0)
+    h = shared.hierarchy_of(a)
+    box = h.by_id("g2")
+    for step in (0, 11, a.n_steps - 1):
+        d = inspector.group_details(a, h, "g2", step, ())
+        grads = a.trace.grads_at(step)
+        need = [k for k in box.members if a.order[k].requires_grad]
+        assert (d.size, d.needing_gradient) == (len(box.members), len(need)) == (200, 140)
+        assert d.with_gradient == sum(1 for k in need if id(a.order[k]) in grads)
+        assert not d.is_open and d.inner_groups == len(box.children) and d.more == 200 - len(d.members)
+    assert inspector.group_details(a, h, "g2", a.n_steps - 1, ("h0_0 … h4_3",)).final_gradient == 140
+    assert inspector.group_details(a, h, "g999", 0) is None
+    assert inspector.group_from_click("g2", h) is box and inspector.group_from_click("t2", h) is None
