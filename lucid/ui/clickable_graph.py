@@ -145,13 +145,15 @@ function keepInView(ui, p, smooth) {
   const edge = p.edge[step] && p.els[p.edge[step]];
   const top = ui.bar.getBoundingClientRect().bottom + 8;
   const bottom = window.innerHeight - 8;
+  const view = ui.host.getBoundingClientRect();
   if (edge) {
     const e = edge.getBoundingClientRect();
     const u = { top: Math.min(box.top, e.top), bottom: Math.max(box.bottom, e.bottom),
                 left: Math.min(box.left, e.left), right: Math.max(box.right, e.right) };
-    if (u.bottom - u.top <= bottom - top) box = u;
+    // With the edge only when both fit: a long edge across a wide (collapsed) graph must not push the
+    // node itself out of the graph's horizontal scroll.
+    if (u.bottom - u.top <= bottom - top && u.right - u.left <= view.width) box = u;
   }
-  const view = ui.host.getBoundingClientRect();
   const behavior = smooth ? 'smooth' : 'auto';
   if (box.left < view.left || box.right > view.right) {
     const dx = box.left - view.left - Math.max(0, (view.width - (box.right - box.left)) / 2);
