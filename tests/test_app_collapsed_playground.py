@@ -156,3 +156,22 @@ def test_a_boxs_details_count_its_members_and_the_gradients_they_have_at_the_ste
     assert inspector.group_details(a, h, "g2", a.n_steps - 1, ("h0_0 … h4_3",)).final_gradient == 140
     assert inspector.group_details(a, h, "g999", 0) is None
     assert inspector.group_from_click("g2", h) is box and inspector.group_from_click("t2", h) is None
+
+
+def test_open_one_level_opens_every_drawn_box_until_the_drawing_would_get_too_big():
+    from lucid.ui.stepper_view import OPEN_LEVEL_MAX_DRAWN
+
+    at = start()
+    closed = animation(at)
+    assert not at.button(key="pg_open_level").disabled
+    at.button(key="pg_open_level").click().run()
+    opened = animation(at)
+    a = shared.shared_analysis(SOURCE, 0)
+    h = shared.hierarchy_of(a)
+    assert set(at.session_state["pg_expanded"]) == {h.by_id(b).key for b in closed.collapsed["box_ids"]}
+    assert opened.collapsed["open"] == closed.collapsed["boxes"] and opened.svg != closed.svg
+    while not at.button(key="pg_open_level").disabled:
+        at.button(key="pg_open_level").click().run()
+        assert animation(at).collapsed["drawn"] <= OPEN_LEVEL_MAX_DRAWN
+    assert "too many to animate quickly" in at.button(key="pg_open_level").help or \
+        not animation(at).collapsed["box_ids"]

@@ -87,6 +87,26 @@ def _close_all(key: str) -> None:
     st.session_state[f"{key}_expanded"] = ()
 
 
+OPEN_LEVEL_MAX_DRAWN = 200
+""""Open one level" is offered while the drawing it leads to has at most this many boxes and nodes: past it the
+animation takes many seconds to build, and single boxes opened by a click are the better way in."""
+
+
+def one_level_deeper(analysis: Analysis, expanded: tuple[str, ...], box_ids: list[str]) -> tuple[str, ...]:
+    """The opened boxes after opening every box in ``box_ids`` one level (the boxes inside them stay closed)."""
+    hierarchy = hierarchy_of(analysis)
+    opened = frozenset(hierarchy.resolve(set(expanded)))
+    for box_id in box_ids:
+        group = hierarchy.by_id(box_id)
+        if group is not None and group.key not in opened:
+            opened = viz.toggle(hierarchy, opened, box_id)
+    return tuple(sorted(opened))
+
+
+def _set_expanded(key: str, expanded: tuple[str, ...]) -> None:
+    st.session_state[f"{key}_expanded"] = expanded
+
+
 def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seconds: float, classroom: bool,
                      share_url: bool, zoom: str | float = "screen") -> None:
     """The player for ``analysis`` and what goes with it (session keys prefixed with ``key``)."""
@@ -149,11 +169,24 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
 
 def _collapsed_bar(key: str, anim: Animation, analysis: Analysis, expanded: tuple[str, ...]) -> None:
     """Above a collapsed drawing: how to open and close boxes, and a button that closes them all."""
-    text, button = st.columns([5, 1], vertical_alignment="center")
+    info = anim.collapsed or {}
+    text, more, fewer = st.columns([4, 1, 1], vertical_alignment="center")
     text.caption(collapsed_caption(anim, analysis))
-    button.button("Close all boxes", key=f"{key}_close_all", icon=":material/unfold_less:",
-                  disabled=not expanded, on_click=_close_all, args=(key,), width="stretch",
-                  help="Draw every box closed again, as when the program first ran.")
+    deeper = one_level_deeper(analysis, expanded, list(info.get("box_ids") or []))
+    try:
+        drawn = viz.large_view(analysis.program.output, analysis.trace, deeper).node_count if deeper != expanded else 0
+    except viz.GraphTooLarge:
+        drawn = viz.MAX_DRAWN + 1
+    too_many = drawn > OPEN_LEVEL_MAX_DRAWN
+    more.button("Open one level", key=f"{key}_open_level", icon=":material/unfold_more:",
+                disabled=deeper == expanded or too_many, on_click=_set_expanded, args=(key, deeper),
+                width="stretch",
+                help=(f"Opening every box would draw {drawn:,} boxes and nodes, too many to animate quickly: "
+                      "click the boxes you want to open." if too_many else
+                      "Open every box drawn now; the boxes inside them stay closed."))
+    fewer.button("Close all boxes", key=f"{key}_close_all", icon=":material/unfold_less:",
+                 disabled=not expanded, on_click=_close_all, args=(key,), width="stretch",
+                 help="Draw every box closed again, as when the program first ran.")
 
 
 def _server_explanation(key: str, analysis: Analysis, n: int) -> None:

@@ -77,7 +77,8 @@ class Animation:
     - ``titles[k]`` / ``explanations[k]``: the step's title (plain text) and explanation (safe HTML).
     - ``trace_steps[k]``: the last step of the backward trace that step ``k`` shows (empty: step ``k`` IS
       trace step ``k``; set when the graph is played collapsed, where one step covers a run of trace steps).
-    - ``collapsed``: for a collapsed drawing, what it draws (``drawn`` nodes, ``boxes``, ``open`` groups,
+    - ``collapsed``: for a collapsed drawing, what it draws (``drawn`` nodes, ``boxes`` and their ``box_ids``,
+      ``open`` groups,
       ``expanded`` keys, groups ``closed_for_budget``, ``tensors``); None for a full drawing.
     """
 
@@ -198,7 +199,8 @@ def build_collapsed_animation(view: CollapsedView, *, direction: str = "LR") -> 
     step says where the gradient is and where it goes in the drawing's names, and its explanation
     adds the chain rule of the last trace step it covers (the one that leaves the box).
     """
-    info = {"drawn": view.node_count, "boxes": sum(1 for u in view.units if u.startswith("g")),
+    box_ids = [u for u in view.units if u.startswith("g")]
+    info = {"drawn": view.node_count, "boxes": len(box_ids), "box_ids": box_ids,
             "open": len(view.open_groups), "expanded": sorted(view.expanded),
             "closed_for_budget": list(view.closed_for_budget), "tensors": len(view.order)}
     if view.trace is None or not view.steps:
