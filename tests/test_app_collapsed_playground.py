@@ -175,3 +175,13 @@ def test_open_one_level_opens_every_drawn_box_until_the_drawing_would_get_too_bi
         assert animation(at).collapsed["drawn"] <= OPEN_LEVEL_MAX_DRAWN
     assert "too many to animate quickly" in at.button(key="pg_open_level").help or \
         not animation(at).collapsed["box_ids"]
+
+
+def test_inspect_single_nodes_again_leaves_the_box_for_the_node_receiving_gradient():
+    at = start()
+    at = click(at, "g5", 11)
+    assert "g5 · box " in inspector_text(at)
+    at.button(key="pg_inspect_nodes").click().run()
+    a = shared.shared_analysis(SOURCE, 0)
+    k = a.index_of(a.trace.steps[11].parent)
+    assert "g5 · box " not in inspector_text(at) and f"**t{k} · " in inspector_text(at)

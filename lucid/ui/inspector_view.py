@@ -50,6 +50,9 @@ def node_inspector(key: str, analysis: Analysis, step: int | None, current: int 
             details = inspector.group_details(analysis, hierarchy_of(analysis), box, step, expanded)
             if details is not None:
                 _group_section(details)
+                st.button("Inspect single nodes again", key=f"{key}_inspect_nodes", icon=":material/arrow_back:",
+                          on_click=lambda: st.session_state.pop(_group_key(key), None),
+                          help="Back to the node picked in the list (by default the one receiving gradient).")
                 return
             st.session_state.pop(_group_key(key), None)
         k = current if picked == FOLLOW else choices.index(picked)
@@ -94,4 +97,3 @@ def _group_section(d: inspector.GroupDetails) -> None:
         st.markdown("Nothing in this box needs a gradient (constants only).")
     listed = ", ".join(d.members) + (f" and {d.more:,} more" if d.more else "")
     st.markdown(f"Members: {listed}")
-    st.caption("Pick a node in the list above to inspect a single node.")
