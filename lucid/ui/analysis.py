@@ -13,6 +13,7 @@ the others are recomputed when asked for again).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +25,7 @@ from lucid.expr import Program, run
 from lucid.ui.memo import SharedCache
 from lucid.ui.memory import return_large_blocks_to_os
 from lucid.viz.animation import Animation, build_animation
+from lucid.viz.hierarchy import Hierarchy, build_hierarchy
 
 
 @dataclass
@@ -127,12 +129,38 @@ def shared_analysis(source: str, seed: int = 0) -> Analysis:
     return ANALYSES.get(("analysis", source, seed), lambda: analyze(source, seed))
 
 
-def shared_animation(analysis: Analysis, options: Any) -> Animation:
+def animation_key(analysis: Analysis, options: Any, expanded: Iterable[str] = ()) -> tuple:
+    """The shared cache's key for an animation: program, seed, drawing options and the opened boxes.
+
+    Opened boxes are a sorted tuple of group keys, so the same set opened in any order, in any
+    session, is one animation, and two different sets never share one.
+    """
+    return ("animation", analysis.source, analysis.seed, options, tuple(sorted(set(expanded))))
+
+
+def shared_animation(analysis: Analysis, options: Any, expanded: Iterable[str] = ()) -> Animation:
     """The animation of ``analysis`` drawn with ``options`` (a hashable ``DrawOptions``), shared by every session.
 
-    Raises ``GraphTooLarge``/``RenderError``/``GraphvizNotInstalled`` like ``lucid.viz``.
+    ``expanded``: the boxes opened in a collapsed drawing (group keys, ``lucid.viz.toggle``); with any
+    opened the graph is drawn collapsed with those open, with none ``lucid.viz`` decides (collapsed only
+    past its node cap). Raises ``GraphTooLarge``/``RenderError``/``GraphvizNotInstalled`` like ``lucid.viz``.
     """
+    key = animation_key(analysis, options, expanded)
+    opened = key[-1]
+
     def build() -> Animation:
+        kwargs = options.as_kwargs()
+        if opened:
+            kwargs["expanded"] = opened
         with np.errstate(all="ignore"):
-            return build_animation(analysis.program.output, analysis.trace, **options.as_kwargs())
-    return ANIMATIONS.get(("animation", analysis.source, analysis.seed, options), build)
+            return build_animation(analysis.program.output, analysis.trace, **kwargs)
+    return ANIMATIONS.get(key, build)
+
+
+def hierarchy_of(analysis: Analysis) -> Hierarchy:
+    """The tree of boxes a collapsed drawing of ``analysis`` uses (what a click on ``g<n>`` opens).
+
+    Built on demand, not cached: a few milliseconds for the largest program the limits allow, and a
+    cached one would keep the program's arrays alive after the analysis cache let them go.
+    """
+    return build_hierarchy(analysis.order)

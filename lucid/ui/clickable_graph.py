@@ -145,13 +145,15 @@ function keepInView(ui, p, smooth) {
   const edge = p.edge[step] && p.els[p.edge[step]];
   const top = ui.bar.getBoundingClientRect().bottom + 8;
   const bottom = window.innerHeight - 8;
+  const view = ui.host.getBoundingClientRect();
   if (edge) {
     const e = edge.getBoundingClientRect();
     const u = { top: Math.min(box.top, e.top), bottom: Math.max(box.bottom, e.bottom),
                 left: Math.min(box.left, e.left), right: Math.max(box.right, e.right) };
-    if (u.bottom - u.top <= bottom - top) box = u;
+    // With the edge only when both fit: a long edge across a wide (collapsed) graph must not push the
+    // node itself out of the graph's horizontal scroll.
+    if (u.bottom - u.top <= bottom - top && u.right - u.left <= view.width) box = u;
   }
-  const view = ui.host.getBoundingClientRect();
   const behavior = smooth ? 'smooth' : 'auto';
   if (box.left < view.left || box.right > view.right) {
     const dx = box.left - view.left - Math.max(0, (view.width - (box.right - box.left)) / 2);
@@ -186,6 +188,9 @@ function load(ui, p, data) {
   p.titles = anim.titles;
   p.explanations = anim.explanations;
   p.n = anim.changes.length;
+  // A collapsed graph steps box by box: step k shows the backward trace up to trace_steps[k].
+  p.traceSteps = anim.trace_steps && anim.trace_steps.length ? anim.trace_steps : null;
+  p.collapsed = !!anim.collapsed;
   ui.host.innerHTML = anim.svg;
   const svg = ui.host.querySelector('svg');
   if (svg) svg.style.display = 'inline-block';
@@ -209,14 +214,28 @@ function load(ui, p, data) {
   for (const [f, c] of counts) if (c > most || (c === most && f < body)) { body = f; most = c; }
   p.minFont = body;
   ui.host.querySelectorAll('g.node').forEach((node) => {
-    if (/^(t|op)[0-9]+$/.test(node.id)) {
+    // t<k>/op<k>: a tensor or its op (the inspector); g<n>: a box or an open group's header (open/close it).
+    if (/^(t|op)[0-9]+$/.test(node.id) || (p.collapsed && /^g[0-9]+$/.test(node.id))) {
       node.style.cursor = 'pointer';
-      node.addEventListener('click', () => p.trigger('node', { node: node.id, step: p.step }));
+      node.addEventListener('click', () => p.trigger('node', { node: node.id, step: traceOf(p, p.step) }));
     }
   });
   ui.slider.max = String(Math.max(p.n - 1, 0));
   ui.bar.style.display = p.n > 1 ? '' : 'none';
   ui.expl.style.display = p.n > 0 ? '' : 'none';
+}
+
+function traceOf(p, k) {
+  // The step of the backward trace that player step k shows (what links and the server count in).
+  return p.traceSteps ? p.traceSteps[Math.max(0, Math.min(k, p.traceSteps.length - 1))] : k;
+}
+
+function playerOf(p, t) {
+  // The player step that shows trace step t: the first one whose run of trace steps reaches t.
+  if (!p.traceSteps) return t;
+  let lo = 0, hi = p.traceSteps.length - 1;
+  while (lo < hi) { const mid = (lo + hi) >> 1; if (p.traceSteps[mid] < t) lo = mid + 1; else hi = mid; }
+  return lo;
 }
 
 function inner(g) {
@@ -252,8 +271,9 @@ function show(ui, p, k, opts) {
   ui.buttons.first.disabled = ui.buttons.prev.disabled = k <= 0;
   ui.buttons.next.disabled = ui.buttons.last.disabled = k >= p.n - 1;
   ui.root.dataset.step = String(k);
+  ui.root.dataset.traceStep = String(traceOf(p, k));
   ui.host.dataset.frame = `${p.animId}:${k}`;
-  if (p.data.share_url && !(opts && opts.noUrl)) urlStep(k);
+  if (p.data.share_url && !(opts && opts.noUrl)) urlStep(traceOf(p, k));
   if (!(opts && opts.noFollow)) keepInView(ui, p, false);
 }
 
@@ -322,15 +342,16 @@ export default function(component) {
   root.classList.toggle('lucid-beside', !!data.beside);
   root.style.setProperty('--lucid-top', data.top + 'px');
   if (p.animId !== data.anim_id) {
-    // Same program drawn another way (direction, options): stay at the step on screen.
-    const keep = !firstTime && p.programId === data.program_id ? p.step : data.step;
+    // Same program drawn another way (direction, options, a box opened): stay at the step on screen.
+    // Steps cross the server boundary as steps of the backward trace; a collapsed drawing maps them.
+    const keep = !firstTime && p.programId === data.program_id ? traceOf(p, p.step) : data.step;
     setPlaying(ui, p, false);
     load(ui, p, data);
     p.programId = data.program_id;
     fit(ui, p);
     // A fresh page keeps its editor in view, unless a link opens at a later step or a class is watching.
     const follow = !(firstTime && !data.follow_first && !data.classroom);
-    show(ui, p, keep, { noFollow: !follow });
+    show(ui, p, playerOf(p, keep), { noFollow: !follow });
     if (follow) settle(ui, p);
   } else {
     fit(ui, p);
@@ -339,7 +360,7 @@ export default function(component) {
   }
   if (data.share_url && p.n > 0) {
     // A rerun that rewrote the URL from the server's side (e.g. a view option) may carry an older step.
-    for (const ms of [0, 300, 1000]) setTimeout(() => { if (root.isConnected) urlStep(p.step); }, ms);
+    for (const ms of [0, 300, 1000]) setTimeout(() => { if (root.isConnected) urlStep(traceOf(p, p.step)); }, ms);
   }
   const go = (k) => { setPlaying(ui, p, false); show(ui, p, k); };
   ui.buttons.first.onclick = () => go(0);
@@ -455,6 +476,10 @@ def animation_player(anim: Animation, *, key: str, step: int, on_node: Callable[
                      beside: bool = True, follow_first: bool = False, share_url: bool = True,
                      top: int = 60) -> None:
     """Play ``anim`` in the browser, starting at ``step``; ``on_node(node_id, step)`` runs when a node is clicked.
+
+    Steps in and out (``step``, the ``step`` of a click, the URL's ``step=``) are steps of the backward
+    trace; a collapsed animation (``anim.trace_steps``) plays one box step at a time and maps them.
+    A click on a box or an open group's header (``g<n>``) of a collapsed drawing is reported too.
 
     ``seconds`` per step for Play; ``beside`` puts the explanation beside the graph (else below);
     ``follow_first`` scrolls to the current node on the first picture too (a link that opens at a later step);

@@ -2,9 +2,12 @@
 
 Nodes are numbered in topological order (``t<k>``, the same ids the SVG
 carries), so choosing "t3" in the list and clicking node t3 in the graph agree.
+A graph drawn collapsed also has boxes (``g<n>``, ``lucid.viz.hierarchy``): clicking one
+shows what it holds (``group_details``).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,6 +15,7 @@ import numpy as np
 from lucid._backend.core import REGISTRY
 from lucid._tensor.tensor import Tensor
 from lucid.ui.analysis import Analysis
+from lucid.viz.hierarchy import Group, Hierarchy
 from lucid.viz.numbers import shape_text
 
 
@@ -100,3 +104,50 @@ def node_details(analysis: Analysis, k: int, step: int | None = None) -> NodeDet
     children = tuple(label[id(c)] for c in analysis.order if any(p is t for p in c._prev))
     return NodeDetails(f"t{k}", node_name(analysis, k), _kind(analysis, t), tuple(t.shape), full_array(t.data),
                        grad, final, op, formula, derivatives, parents, children)
+
+
+@dataclass(frozen=True)
+class GroupDetails:
+    """One box of a collapsed drawing (``g<n>``) at one step: what it holds and how far its gradients got."""
+
+    group_id: str
+    label: str
+    key: str
+    size: int
+    inner_groups: int  # groups directly inside it
+    loose: int  # tensors directly inside it, in no inner group
+    needing_gradient: int
+    with_gradient: int
+    final_gradient: int
+    is_open: bool
+    members: tuple[str, ...]  # the first few members, "t<k> · name"
+    more: int  # members not listed
+
+
+def group_from_click(node_id: str, hierarchy: Hierarchy) -> Group | None:
+    """The group of a clicked box or open group's header (``g<n>``), or None for anything else."""
+    rest = node_id[1:]
+    if node_id.startswith("g") and rest.isdigit() and rest.isascii():
+        return hierarchy.by_id(node_id)
+    return None
+
+
+def group_details(analysis: Analysis, hierarchy: Hierarchy, group_id: str, step: int | None = None,
+                  expanded: Iterable[str] = (), listed: int = 8) -> GroupDetails | None:
+    """Details of box ``group_id`` after trace step ``step`` (the last when None); None if there is no such box."""
+    g = hierarchy.by_id(group_id)
+    if g is None:
+        return None
+    need = [k for k in g.members if analysis.order[k].requires_grad]
+    got = final = 0
+    if analysis.trace is not None and need:
+        last = analysis.n_steps - 1
+        at = last if step is None else max(0, min(step, last))
+        reached: dict[int, bool] = {}
+        for s in analysis.trace.steps[: at + 1]:
+            reached[id(s.parent)] = s.is_final
+        got = sum(1 for k in need if id(analysis.order[k]) in reached)
+        final = sum(1 for k in need if reached.get(id(analysis.order[k]), False))
+    members = tuple(f"t{k} · {node_name(analysis, k)}" for k in g.members[:listed])
+    return GroupDetails(g.id, g.label, g.key, g.size, len(g.children), len(g.loose), len(need), got, final,
+                        g.key in hierarchy.resolve(set(expanded)), members, max(0, g.size - listed))

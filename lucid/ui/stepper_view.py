@@ -5,22 +5,29 @@ from the process-wide cache and is handed to the player component once; stepping
 the slider, keys and autoplay then happen in the browser with no rerun. The
 server's idea of the step (``<key>_step``) is where a shared link or a new
 program starts, and what the browser reported with the last click on a node: the
-node inspector and the exports use it.
+node inspector and the exports use it. Steps are always steps of the backward trace.
+
+A graph past the node cap is drawn collapsed (``lucid.viz.collapse``) and played one
+box at a time; a click on a box opens it, a click on an open group's header closes
+it. The opened boxes are kept per session (``<key>_expanded``, a sorted tuple of group
+keys, reset for a new program) and are part of the shared animation's key.
 """
 from __future__ import annotations
 
 import hashlib
+import re
 
 import streamlit as st
 
 from lucid import viz
 from lucid.ui import graph_view, stepper
-from lucid.ui.analysis import Analysis, shared_animation
+from lucid.ui.analysis import Analysis, hierarchy_of, shared_animation
 from lucid.ui.classroom import TOP_BAR
 from lucid.ui.clickable_graph import animation_player
 from lucid.ui.graph_view import export_buttons, show_legend, static_frame
 from lucid.ui.inspector_view import inspect_clicked, node_inspector
 from lucid.ui.options import DrawOptions
+from lucid.viz.animation import Animation
 from lucid.viz.style import BLUE, EDGE_STYLE, GREEN, GREY, ORANGE, PROGRESS_STYLE, RED, VERMILLION
 
 COLOUR_WORDS = {VERMILLION: "orange-red", ORANGE: "orange", BLUE: "blue", GREEN: "green", GREY: "grey", RED: "red"}
@@ -42,6 +49,64 @@ def caption_text(analysis: Analysis) -> str:
             f"thick {edge} arrow: the edge it flows along")
 
 
+_BOX_ID = re.compile(r"^g[0-9]+$")
+
+
+def collapsed_caption(anim: Animation, analysis: Analysis) -> str:
+    """What a collapsed drawing shows, and how to open and close its boxes."""
+    info = anim.collapsed or {}
+    text = (f"Drawn collapsed: {info.get('drawn', 0)} boxes and nodes for {analysis.n_tensors:,} tensors · "
+            "click a box to open it, click an open group's ▾ header to close it")
+    if anim.trace_steps:
+        text += (f" · {anim.n_steps} steps for {analysis.n_steps:,} gradient steps: a step is the gradient "
+                 "working through a closed box and leaving it")
+    closed = info.get("closed_for_budget") or []
+    if closed:
+        text += (f" · {len(closed)} group{'s were' if len(closed) != 1 else ' was'} closed again to keep the "
+                 "layout quick")
+    return text
+
+
+def expanded_groups(key: str, analysis: Analysis) -> tuple[str, ...]:
+    """The boxes this session opened in this program's collapsed drawing (none for a program just run)."""
+    shown_key, expanded_key = f"{key}_expanded_for", f"{key}_expanded"
+    if st.session_state.get(shown_key) != (analysis.source, analysis.seed):
+        st.session_state[shown_key] = (analysis.source, analysis.seed)
+        st.session_state[expanded_key] = ()
+    return tuple(st.session_state.get(expanded_key, ()))
+
+
+def toggle_box(key: str, analysis: Analysis, box_id: str) -> None:
+    """Open a clicked box, or close a clicked open group's header (and every group inside it)."""
+    expanded_key = f"{key}_expanded"
+    now = st.session_state.get(expanded_key, ())
+    st.session_state[expanded_key] = tuple(sorted(viz.toggle(hierarchy_of(analysis), now, box_id)))
+
+
+def _close_all(key: str) -> None:
+    st.session_state[f"{key}_expanded"] = ()
+
+
+OPEN_LEVEL_MAX_DRAWN = 200
+""""Open one level" is offered while the drawing it leads to has at most this many boxes and nodes: past it the
+animation takes many seconds to build, and single boxes opened by a click are the better way in."""
+
+
+def one_level_deeper(analysis: Analysis, expanded: tuple[str, ...], box_ids: list[str]) -> tuple[str, ...]:
+    """The opened boxes after opening every box in ``box_ids`` one level (the boxes inside them stay closed)."""
+    hierarchy = hierarchy_of(analysis)
+    opened = frozenset(hierarchy.resolve(set(expanded)))
+    for box_id in box_ids:
+        group = hierarchy.by_id(box_id)
+        if group is not None and group.key not in opened:
+            opened = viz.toggle(hierarchy, opened, box_id)
+    return tuple(sorted(opened))
+
+
+def _set_expanded(key: str, expanded: tuple[str, ...]) -> None:
+    st.session_state[f"{key}_expanded"] = expanded
+
+
 def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seconds: float, classroom: bool,
                      share_url: bool, zoom: str | float = "screen") -> None:
     """The player for ``analysis`` and what goes with it (session keys prefixed with ``key``)."""
@@ -49,22 +114,32 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
     n = analysis.n_steps
     step = st.session_state[step_key] = stepper.clamp(st.session_state.get(step_key, 0), n)
 
+    expanded = expanded_groups(key, analysis)
+
     def on_node(node_id: str, at_step: int) -> None:
         st.session_state[step_key] = stepper.clamp(at_step, n)
         if share_url:  # the server's copy of the URL follows, so a later rewrite keeps this step
             st.query_params["step"] = str(st.session_state[step_key])
+        if _BOX_ID.match(node_id):  # a box of a collapsed drawing: open it (or close an open group)
+            toggle_box(key, analysis, node_id)
         inspect_clicked(key, analysis, node_id)
 
+    collapsed = False
     with st.container(key=f"{key}_graph"):
         if graph_view.has_dot():
             try:
-                anim = shared_animation(analysis, options)
+                anim = shared_animation(analysis, options, expanded)
             except viz.GraphTooLarge as err:
                 st.warning(f"**Too large to draw.** {err}", icon=":material/warning:")
                 return
             except (viz.GraphvizNotInstalled, viz.RenderError) as err:
                 st.warning(f"**Could not draw the graph.** {err}", icon=":material/warning:")
                 return
+            collapsed = anim.collapsed is not None
+            if collapsed:
+                if anim.trace_steps:  # the picture shows the end of the box step that holds this step
+                    step = st.session_state[step_key] = anim.trace_step(anim.step_for_trace(step))
+                _collapsed_bar(key, anim, analysis, expanded)
             program_id = hashlib.blake2b(f"{analysis.seed}\n{analysis.source}".encode(), digest_size=8).hexdigest()
             animation_player(anim, key=f"{key}_player", step=step, on_node=on_node, program_id=program_id,
                              seconds=seconds, classroom=classroom, zoom=zoom, beside=analysis.trace is not None,
@@ -77,18 +152,41 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
                 return
             if analysis.trace is not None:
                 _server_explanation(key, analysis, n)
-        st.caption(caption_text(analysis))
+        if not collapsed:
+            st.caption(caption_text(analysis))
     if analysis.trace is None:
         st.info(analysis.problem or "There is no backward pass to show.")
 
     current = None
     if analysis.trace is not None:
         current = analysis.index_of(analysis.trace.steps[step].parent)
-    node_inspector(key, analysis, step if n else None, current)
+    node_inspector(key, analysis, step if n else None, current, expanded)
     with st.expander("Legend", icon=":material/palette:"):
         show_legend()
     with st.expander("Export", icon=":material/download:"):
         export_buttons(key, analysis, step, options)
+
+
+def _collapsed_bar(key: str, anim: Animation, analysis: Analysis, expanded: tuple[str, ...]) -> None:
+    """Above a collapsed drawing: how to open and close boxes, and a button that closes them all."""
+    info = anim.collapsed or {}
+    text, more, fewer = st.columns([4, 1, 1], vertical_alignment="center")
+    text.caption(collapsed_caption(anim, analysis))
+    deeper = one_level_deeper(analysis, expanded, list(info.get("box_ids") or []))
+    try:
+        drawn = viz.large_view(analysis.program.output, analysis.trace, deeper).node_count if deeper != expanded else 0
+    except viz.GraphTooLarge:
+        drawn = viz.MAX_DRAWN + 1
+    too_many = drawn > OPEN_LEVEL_MAX_DRAWN
+    more.button("Open one level", key=f"{key}_open_level", icon=":material/unfold_more:",
+                disabled=deeper == expanded or too_many, on_click=_set_expanded, args=(key, deeper),
+                width="stretch",
+                help=(f"Opening every box would draw {drawn:,} boxes and nodes, too many to animate quickly: "
+                      "click the boxes you want to open." if too_many else
+                      "Open every box drawn now; the boxes inside them stay closed."))
+    fewer.button("Close all boxes", key=f"{key}_close_all", icon=":material/unfold_less:",
+                 disabled=not expanded, on_click=_close_all, args=(key,), width="stretch",
+                 help="Draw every box closed again, as when the program first ran.")
 
 
 def _server_explanation(key: str, analysis: Analysis, n: int) -> None:

@@ -18,9 +18,17 @@ Everything placed in the SVG comes from Graphviz output that went through an
 XML parser and serializer (comments dropped, text and attributes re-escaped),
 and ``lucid.viz`` escapes user names before they reach the DOT. The explanation
 HTML escapes user text too (``StepExplanation.html`` or the plain-text fallback).
+
+A graph that ``to_dot`` draws collapsed (past its node cap, or with ``expanded`` given:
+``lucid.viz.collapse``) is played at the collapsed level: one step of the animation per
+collapsed step (the gradient working through a box and leaving it, or one gradient of a
+node drawn on its own), laid out from ONE ``CollapsedView``. ``Animation.trace_steps``
+then says which step of the backward trace each animation step ends at, so the page can
+keep talking in trace steps (links, the node inspector) whatever boxes are open.
 """
 from __future__ import annotations
 
+import bisect
 import html
 import json
 import re
@@ -32,6 +40,7 @@ import graphviz
 
 from lucid._tensor.tensor import Tensor
 from lucid.autograd import Trace
+from lucid.viz.collapse import CollapsedView, collapsed_dot, describe_step
 from lucid.viz.dot import to_dot
 from lucid.viz.errors import RenderError
 from lucid.viz.explain import explain
@@ -66,6 +75,11 @@ class Animation:
     - ``changes[k]``: variant indices to apply when moving from step ``k-1`` to ``k`` (empty for step 0).
     - ``current[k]`` / ``edge[k]``: the node receiving gradient and the edge it flows along (or None).
     - ``titles[k]`` / ``explanations[k]``: the step's title (plain text) and explanation (safe HTML).
+    - ``trace_steps[k]``: the last step of the backward trace that step ``k`` shows (empty: step ``k`` IS
+      trace step ``k``; set when the graph is played collapsed, where one step covers a run of trace steps).
+    - ``collapsed``: for a collapsed drawing, what it draws (``drawn`` nodes, ``boxes`` and their ``box_ids``,
+      ``open`` groups,
+      ``expanded`` keys, groups ``closed_for_budget``, ``tensors``); None for a full drawing.
     """
 
     svg: str
@@ -75,16 +89,28 @@ class Animation:
     edge: list[str | None] = field(default_factory=list)
     titles: list[str] = field(default_factory=list)
     explanations: list[str] = field(default_factory=list)
+    trace_steps: list[int] = field(default_factory=list)
+    collapsed: dict[str, Any] | None = None
 
     @property
     def n_steps(self) -> int:
         return len(self.changes)
 
+    def trace_step(self, step: int) -> int:
+        """The trace step that animation step ``step`` ends at (the state it shows)."""
+        return self.trace_steps[step] if self.trace_steps else step
+
+    def step_for_trace(self, trace_step: int) -> int:
+        """The animation step that shows trace step ``trace_step`` (clamped into range)."""
+        if not self.trace_steps:
+            return max(0, min(int(trace_step), max(self.n_steps - 1, 0)))
+        return min(bisect.bisect_left(self.trace_steps, int(trace_step)), len(self.trace_steps) - 1)
+
     def to_json(self) -> dict[str, Any]:
         """The payload for the browser (only JSON types)."""
         return {"svg": self.svg, "variants": [list(v) for v in self.variants], "changes": self.changes,
                 "current": self.current, "edge": self.edge, "titles": self.titles,
-                "explanations": self.explanations}
+                "explanations": self.explanations, "trace_steps": self.trace_steps, "collapsed": self.collapsed}
 
     def payload_bytes(self) -> int:
         """Size of the JSON payload in bytes (what one browser downloads for this program)."""
@@ -136,15 +162,87 @@ def step_html(expl: Any) -> str:
 def build_animation(root: Tensor | None, trace: Trace | None = None, **options: Any) -> Animation:
     """Lay out the graph of ``root`` once and record every step of ``trace`` as changes to that layout.
 
-    ``options`` are ``to_dot``'s drawing options (direction, show_values, large, ...).
+    ``options`` are ``to_dot``'s drawing options (direction, show_values, large, expanded, ...). A graph
+    that ``to_dot`` draws collapsed is played at the collapsed level (``build_collapsed_animation``).
     Raises ``GraphTooLarge``/``RenderError``/``GraphvizNotInstalled`` like ``to_dot``/``to_svg``.
     """
+    expanded = options.pop("expanded", None)
+    direction = options.get("direction", "LR")
+    if root is None and trace is not None:
+        root = trace.root
+    if expanded is not None and options.get("large", "auto") is not False:
+        return build_collapsed_animation(CollapsedView(root, trace, expanded), direction=direction)
     if trace is None:
         graph = to_dot(root, None, None, **options)
+        if _is_collapsed(graph):
+            return build_collapsed_animation(CollapsedView(root, None, ()), direction=direction)
         return Animation(svg=_clean_svg(to_svg(graph)))
     n = len(trace.steps)
     node_cache: dict = {}  # a node's DOT statements, reused by every frame where its state is the same
-    frames = [to_dot(root, trace, k, node_cache=node_cache, **options) for k in range(n)]
+    first = to_dot(root, trace, 0, node_cache=node_cache, **options)
+    if _is_collapsed(first):  # past the node cap or the layout budget: boxes, stepped box by box
+        return build_collapsed_animation(CollapsedView(root, trace, ()), direction=direction)
+    frames = [first] + [to_dot(root, trace, k, node_cache=node_cache, **options) for k in range(1, n)]
+    svg, variants, changes, current, edge = _animate(frames)
+    explanations, titles = [], []
+    for k in range(n):
+        expl = explain(trace, k)
+        titles.append(expl.title)
+        explanations.append(step_html(expl))
+    return Animation(svg, variants, changes, current, edge, titles, explanations)
+
+
+def build_collapsed_animation(view: CollapsedView, *, direction: str = "LR") -> Animation:
+    """The backward pass of ``view`` (one set of open groups) played one collapsed step at a time.
+
+    One frame per ``view.steps`` entry, all drawn from the same view (so one layout); the title of a
+    step says where the gradient is and where it goes in the drawing's names, and its explanation
+    adds the chain rule of the last trace step it covers (the one that leaves the box).
+    """
+    box_ids = [u for u in view.units if u.startswith("g")]
+    info = {"drawn": view.node_count, "boxes": len(box_ids), "box_ids": box_ids,
+            "open": len(view.open_groups), "expanded": sorted(view.expanded),
+            "closed_for_budget": list(view.closed_for_budget), "tensors": len(view.order)}
+    if view.trace is None or not view.steps:
+        return Animation(svg=_clean_svg(to_svg(collapsed_dot(view, None, direction=direction))), collapsed=info)
+    trace = view.trace
+    statements: dict = {}  # a box's, node's or edge's DOT statement, reused by every frame where it looks the same
+    frames = [collapsed_dot(view, c, direction=direction, statements=statements) for c in range(len(view.steps))]
+    svg, variants, changes, current, edge = _animate(frames)
+    titles, explanations = [], []
+    for c in view.steps:
+        expl = explain(trace, c.last)
+        if c.size == 1 and not c.unit.startswith("g"):
+            titles.append(expl.title)
+            explanations.append(step_html(expl))
+            continue
+        summary = describe_step(view, c.index)
+        title = summary.split(": ", 1)[-1].rsplit(" (", 1)[0].rstrip(".")
+        titles.append(title[:1].upper() + title[1:])
+        grp = view.group_of_unit(c.unit)
+        span = f"Trace step {c.first}" if c.size == 1 else f"Trace steps {c.first}–{c.last} ({c.size} gradient steps)"
+        lines = [f"<p>{span}."]
+        if grp is not None:
+            lines.append(f" The box <b>{html.escape(grp.label)}</b> ({grp.size:,} nodes) is closed: click it to open "
+                         "it and follow " + ("each step" if c.size > 1 else "the gradient") + " inside it.")
+        lines.append("</p>")
+        if c.size > 1:
+            lines.append(f'<p class="lucid-expl-last"><b>The last of them, trace step {c.last}:</b> '
+                         f"{html.escape(expl.title)}</p>")
+        lines.append(step_html(expl))
+        explanations.append("".join(lines))
+    return Animation(svg, variants, changes, current, edge, titles, explanations,
+                     trace_steps=[c.last for c in view.steps], collapsed=info)
+
+
+def _is_collapsed(graph: graphviz.Digraph) -> bool:
+    """Whether ``to_dot`` drew this graph collapsed into boxes (``lucid.viz.collapse`` marks it)."""
+    return "lucid-collapsed" in str(graph.graph_attr.get("class", "")).split()
+
+
+def _animate(frames: list[graphviz.Digraph]) -> tuple[str, list[tuple[str, str, str]], list[list[int]],
+                                                       list[str | None], list[str | None]]:
+    """One layout (the first frame's) and, per frame, the variants that change: the drawing part."""
     statements = [_statements(f) for f in frames]
     base = frames[0]
     svg_root = ET.fromstring(to_svg(base))
@@ -155,7 +253,7 @@ def build_animation(root: Tensor | None, trace: Trace | None = None, **options: 
     changes: list[list[int]] = [[]]
     shown = {eid: line for eid, (_, line, _) in statements[0].items()}
     classes = [{eid: _class_of(line) for eid, (_, line, _) in statements[0].items()}]
-    for k in range(1, n):
+    for k in range(1, len(frames)):
         now = statements[k]
         if now.keys() != statements[0].keys():
             raise AnimationError("a frame draws different elements than the first one")
@@ -177,12 +275,7 @@ def build_animation(root: Tensor | None, trace: Trace | None = None, **options: 
     variants = _render_variants(base, pending, groups)
     current = [next((e for e, c in cl.items() if "current" in c.split()), None) for cl in classes]
     edge = [next((e for e, c in cl.items() if "flowing" in c.split()), None) for cl in classes]
-    explanations, titles = [], []
-    for k in range(n):
-        expl = explain(trace, k)
-        titles.append(expl.title)
-        explanations.append(step_html(expl))
-    return Animation(_serialize(svg_root, fragment=False), variants, changes, current, edge, titles, explanations)
+    return _serialize(svg_root, fragment=False), variants, changes, current, edge
 
 
 def _statements(graph: graphviz.Digraph) -> dict[str, tuple[str, str, str]]:

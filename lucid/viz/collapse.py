@@ -277,13 +277,17 @@ def toggle(view_or_hierarchy: CollapsedView | Hierarchy, expanded: Iterable[str]
 
 def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: str = "LR", size: str | None = None,
                   highlight: str | None = None, clusters: bool = True, title: str | None = None,
-                  only: set[str] | None = None, upto: int | None = None) -> graphviz.Digraph:
+                  only: set[str] | None = None, upto: int | None = None,
+                  statements: dict | None = None) -> graphviz.Digraph:
     """The DOT of ``view`` after collapsed step ``step`` (with a trace; None = the end of the pass).
 
     ``highlight`` marks one drawn node as "the current region" (used by the overview).
     ``clusters=False`` never draws open groups as Graphviz clusters (their headers stay).
     ``only`` draws just those nodes (and the edges between them): the detail view.
     ``upto`` stops the gradient state at that trace step (when it ends before the collapsed step).
+    ``statements``: a dict shared by the frames of ONE view drawn with the same options (the animation's
+    frames); a box, tensor or edge whose look did not change since a frame already drawn reuses its DOT
+    statement, so drawing every step costs what changes, not the whole graph each time.
     """
     state = view.state(step, upto) if view.trace is not None else {"last": None, "grads": {}, "final": set()}
     grads: dict[int, np.ndarray] = state["grads"]  # type: ignore[assignment]
@@ -334,11 +338,27 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
                     tooltip=attribute_text(f"{grp.key}: open group of {grp.size} nodes; click to close it"),
                     **HEADER_STYLE)
     header_links: list[tuple[str, str]] = []
+    def reused(key: tuple, target: graphviz.Digraph) -> bool:
+        lines = statements.get(key) if statements is not None else None
+        if lines is not None:
+            target.body.extend(lines)
+        return lines is not None
+
+    def remember(key: tuple, target: graphviz.Digraph, start: int) -> None:
+        if statements is not None:
+            statements[key] = target.body[start:]
+
     for unit in view.units:
         if only is not None and unit not in only:
             continue
         members = view.members[unit]
         k0 = members[0]
+        if not use_clusters:
+            opened = [key for key in view.hierarchy.path_of[k0] if key in open_keys]
+            header = view.hierarchy.groups[opened[-1]].id if opened else None
+            if header is not None and (only is None or header in only):
+                header_links.append((header, unit))
+        flag = "current" if unit in current_units else ("receiving" if unit in targets else "")
         if unit.startswith("g"):
             grp = view.group_of_unit(unit)
             assert grp is not None
@@ -348,6 +368,10 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
             got = sum(1 for k in need if k in grads)
             done = sum(1 for k in need if k in final)
             box_state = "pending" if got == 0 else ("done" if done == len(need) else "partial")
+            look = ("box", unit, got, done, flag, highlight == unit)
+            if reused(look, target):
+                continue
+            start = len(target.body)
             attrs = {**BOX_STYLE, "fillcolor": BOX_FILL[box_state]}
             classes = ["group", box_state]
             if unit in current_units:
@@ -364,9 +388,15 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
                      f"<BR/><FONT POINT-SIZE=\"10\">{grad_line}</FONT>>")
             target.node(unit, label=label, id=unit, _attributes={"class": " ".join(classes)},
                         tooltip=attribute_text(f"{grp.key}: {grp.size} nodes, {grad_line}"), **attrs)
+            remember(look, target, start)
         else:
             t = view.order[k0]
             target = container_for(view.hierarchy.path_of[k0])
+            gval = grads.get(k0)
+            look = ("tensor", unit, id(gval) if gval is not None else None, k0 in final, flag, highlight == unit)
+            if reused(look, target):
+                continue
+            start = len(target.body)
             kind = "output" if t is view.root else ("intermediate" if t._op is not None else
                                                      ("leaf" if t.requires_grad else "const"))
             attrs = dict(KIND_STYLE[kind])
@@ -377,7 +407,6 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
                 lines.append(f"<FONT POINT-SIZE=\"10\">= {html_text(shorten(op_label(t), 24))}</FONT>")
             lines.append(f"<FONT FACE=\"Courier\" POINT-SIZE=\"10\">val {html_text(_brief(t.data))}</FONT>")
             if t.requires_grad and view.trace is not None:
-                gval = grads.get(k0)
                 status = "final" if k0 in final else ("partial" if gval is not None else "pending")
                 classes.append(status if status != "pending" else "nograd")
                 text = ("—" if gval is None else _brief(gval)).ljust(view.grad_width(k0), NBSP)
@@ -394,11 +423,7 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
             target.node(unit, label="<" + "<BR/>".join(lines) + ">", id=unit,
                         _attributes={"class": " ".join(classes)},
                         tooltip=attribute_text(f"{name}: shape {shape_text(t.shape)}"), **attrs)
-        if not use_clusters:
-            opened = [key for key in view.hierarchy.path_of[k0] if key in open_keys]
-            header = view.hierarchy.groups[opened[-1]].id if opened else None
-            if header is not None and (only is None or header in only):
-                header_links.append((header, unit))
+            remember(look, target, start)
     if use_clusters:  # nest clusters innermost first
         for grp in sorted(view.open_groups, key=lambda x: -len(x.path)):
             parent_path = view.hierarchy.path_of[grp.members[0]][:len(grp.path) - 1]
@@ -425,11 +450,16 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
             edge_state = "pending"
         else:
             edge_state = "nograd"
+        look = ("edge", edge.id, edge_state)
+        if reused(look, g):
+            continue
+        start = len(g.body)
         attrs = dict(EDGE_STYLE[edge_state])
         if edge.count > 1:
             attrs["label"] = f"×{edge.count}"
             attrs["penwidth"] = str(min(6.0, float(attrs["penwidth"]) + 0.4 * np.log2(edge.count)))
         g.edge(edge.tail, edge.head, id=edge.id, _attributes={"class": f"input {edge_state}"}, **attrs)
+        remember(look, g, start)
     return g
 
 
