@@ -185,3 +185,15 @@ def test_inspect_single_nodes_again_leaves_the_box_for_the_node_receiving_gradie
     a = shared.shared_analysis(SOURCE, 0)
     k = a.index_of(a.trace.steps[11].parent)
     assert "g5 · box " not in inspector_text(at) and f"**t{k} · " in inspector_text(at)
+
+
+def test_exports_draw_the_boxes_the_student_opened():
+    from lucid.ui.graph_view import frame
+
+    analysis = shared.analyze(SOURCE)
+    options = DrawOptions()
+    closed = frame(analysis, 11, options, ()).source
+    opened = frame(analysis, 11, options, ("h0_0 … h4_3",)).source
+    assert closed != opened and "group-header" in opened and "group-header" not in closed
+    plain = frame(analysis, 11, options).source  # not collapsed by request: the drawing decides (here: boxes)
+    assert "group-header" not in plain

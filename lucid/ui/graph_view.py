@@ -17,14 +17,17 @@ from lucid.ui.memo import LRUMemo
 from lucid.ui.options import DrawOptions
 
 
-def frame(analysis: Analysis, step: int | None, options: DrawOptions) -> graphviz.Digraph:
+def frame(analysis: Analysis, step: int | None, options: DrawOptions,
+          expanded: tuple[str, ...] | None = None) -> graphviz.Digraph:
     """The Digraph of ``analysis`` after ``step`` gradients (no trace: just the forward graph).
 
+    ``expanded``: for a graph drawn collapsed, the boxes the student opened (None: not collapsed).
     Raises ``lucid.viz.GraphTooLarge`` for graphs past the node cap. Made only when asked for (an
     export, or the page without ``dot``): the browser plays the animation without it.
     """
     trace = analysis.trace
-    return viz.to_dot(analysis.program.output, trace, None if trace is None else step, **options.as_kwargs())
+    return viz.to_dot(analysis.program.output, trace, None if trace is None else step, expanded=expanded,
+                      **options.as_kwargs())
 
 
 def static_frame(analysis: Analysis, step: int | None, options: DrawOptions) -> None:
@@ -51,8 +54,11 @@ GIF_STEP_LIMIT = 80
 class waiting for minutes (single frames still export as PNG or SVG)."""
 
 
-def export_buttons(key: str, analysis: Analysis, step: int, options: DrawOptions) -> None:
+def export_buttons(key: str, analysis: Analysis, step: int, options: DrawOptions,
+                   expanded: tuple[str, ...] | None = None) -> None:
     """DOT always; SVG and PNG of a chosen step and the whole pass as a GIF when ``dot`` exists.
+
+    A collapsed graph exports as it is on screen: with the boxes in ``expanded`` open.
 
     The graph above steps in the browser, so the step to export is chosen here (it starts at the
     step the page last heard of: a shared link's step, or the step of the last node clicked).
@@ -66,18 +72,19 @@ def export_buttons(key: str, analysis: Analysis, step: int, options: DrawOptions
                                      help="Step 0 is the seed; the last step shows every final gradient."))
     base = f"lucid-step{chosen}"
     cols = st.columns(4)
-    cols[0].download_button("DOT", lambda: frame(analysis, chosen, options).source, file_name=f"{base}.dot",
+    cols[0].download_button("DOT", lambda: frame(analysis, chosen, options, expanded).source, file_name=f"{base}.dot",
                             mime="text/vnd.graphviz", key=f"{key}_dl_dot", on_click="ignore",
                             icon=":material/download:")
     if not has_dot():
         st.caption("SVG, PNG and GIF exports need Graphviz's `dot` program on the server "
                    "(Debian: `apt-get install graphviz`); the DOT file opens in any Graphviz viewer.")
         return
-    cols[1].download_button("SVG", lambda: viz.to_svg(frame(analysis, chosen, options)),
+    cols[1].download_button("SVG", lambda: viz.to_svg(frame(analysis, chosen, options, expanded)),
                             file_name=f"{base}.svg", mime="image/svg+xml",
                             key=f"{key}_dl_svg", on_click="ignore", icon=":material/download:")
-    cols[2].download_button("PNG", lambda: viz.to_png(frame(analysis, chosen, options)), file_name=f"{base}.png",
-                            mime="image/png", key=f"{key}_dl_png", on_click="ignore", icon=":material/download:")
+    cols[2].download_button("PNG", lambda: viz.to_png(frame(analysis, chosen, options, expanded)),
+                            file_name=f"{base}.png", mime="image/png", key=f"{key}_dl_png", on_click="ignore",
+                            icon=":material/download:")
     if analysis.trace is not None:
         with cols[3]:
             _gif_button(key, analysis, options, session_memo(key, "gifs", capacity=1))

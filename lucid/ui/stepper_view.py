@@ -164,7 +164,7 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
     with st.expander("Legend", icon=":material/palette:"):
         show_legend()
     with st.expander("Export", icon=":material/download:"):
-        export_buttons(key, analysis, step, options)
+        export_buttons(key, analysis, step, options, expanded if collapsed else None)
 
 
 def _collapsed_bar(key: str, anim: Animation, analysis: Analysis, expanded: tuple[str, ...]) -> None:
