@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import contextlib
 import json
 import os
@@ -236,6 +237,20 @@ async def _crowd(port: int, n: int, *, link: bool, distinct: bool, timeout: floa
                                   for i in range(n)))
 
 
+def _run_async(coroutine):
+    """``asyncio.run``, on a thread of its own when this thread already runs an event loop.
+
+    Playwright's sync API keeps a loop running in the main thread for as long as a browser is open
+    (a test session's browser fixture, say), and ``asyncio.run`` refuses to start inside it.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 def run_n(n: int, *, link: bool = True, distinct: bool = False, timeout: float = 120.0,
           together: bool = True) -> Row:
     """Start a cold server, let ``n`` students in at once, measure, stop the server.
@@ -245,9 +260,9 @@ def run_n(n: int, *, link: bool = True, distinct: bool = False, timeout: float =
     with server() as (port, pid):
         cpu0 = _proc_cpu_seconds(pid)
         t0 = time.perf_counter()
-        students = asyncio.run(asyncio.wait_for(_crowd(port, n, link=link, distinct=distinct, timeout=timeout,
-                                                       together=together),
-                                                timeout=timeout * 4))
+        students = _run_async(asyncio.wait_for(_crowd(port, n, link=link, distinct=distinct, timeout=timeout,
+                                                      together=together),
+                                               timeout=timeout * 4))
         wall = time.perf_counter() - t0
         cpu = _proc_cpu_seconds(pid) - cpu0
         rss, peak = _proc_rss_mb(pid)

@@ -82,3 +82,15 @@ def test_bench_large_graph_cluster_case_is_the_issue_program_and_puts_its_cluste
     assert "subgraph cluster" not in now
     before, clusters = bench_large_graph.with_prefix_clusters(now)
     assert clusters == 20 and before.count("subgraph cluster_") == 20
+
+
+def test_bench_load_runs_its_class_even_inside_a_running_event_loop():
+    """Playwright's sync API keeps a loop running while the e2e tests' browser is open."""
+    import asyncio
+
+    from bench import bench_load
+
+    async def inside_a_loop() -> int:
+        return bench_load._run_async(asyncio.sleep(0.01, result=7))
+
+    assert asyncio.run(inside_a_loop()) == 7
