@@ -17,14 +17,21 @@ def scalar_caption(page) -> str:
 
 
 def scalar_image_src(page) -> str:
-    """The src of the image right after the collapsed-step caption (the collapsed scalar graph)."""
-    return page.evaluate("""() => {
+    """The src of the image right after the collapsed-step caption (the collapsed scalar graph).
+
+    Streamlit may mount the image a moment after the run ends, so this waits for it to exist.
+    """
+    return page.wait_for_function(_SRC_AFTER_CAPTION, timeout=SLOW).json_value()
+
+
+_SRC_AFTER_CAPTION = """() => {
         const caption = [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
             .find(e => /boxes and nodes drawn for/.test(e.innerText));
+        if (!caption) return null;
         const images = [...document.querySelectorAll('[data-testid="stImage"] img')];
         const after = images.find(img => caption.compareDocumentPosition(img) & Node.DOCUMENT_POSITION_FOLLOWING);
         return after ? after.getAttribute('src') : null;
-    }""")
+    }"""
 
 
 def test_stepping_and_opening_a_box_in_the_collapsed_scalar_graph(page, app_url):
