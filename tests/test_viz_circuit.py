@@ -18,6 +18,7 @@ from lucid.ui.options import PRESETS, DrawOptions
 from lucid.viz import dot as viz_dot
 from lucid.viz import to_dot
 from lucid.viz.circuit import WIRE, op_width
+from tests.dot_layout import geometry
 
 SVG = "{http://www.w3.org/2000/svg}"
 CLASSROOM = "a = 1.3\nb = -0.7\nc = 0.45\nout = tanh(a*b + c**2) * sigmoid(a - c)\n"
@@ -51,20 +52,6 @@ def classes(svg: ET.Element) -> dict[str, set[str]]:
 def texts(svg: ET.Element, element_id: str) -> list[str]:
     group = next(g for g in svg.iter(f"{SVG}g") if g.get("id") == element_id)
     return [" ".join((t.text or "").replace("\u00a0", " ").split()) for t in group.iter(f"{SVG}text")]
-
-
-def geometry(source: str) -> list[list[str]]:
-    """Every node's position and size, every edge's spline and the bounding box, from `dot -Tplain`."""
-    plain = subprocess.run(["dot", "-Tplain"], input=source.encode(), capture_output=True, check=True,
-                           timeout=60).stdout.decode()
-    rows = []
-    for line in plain.splitlines():
-        f = line.split()
-        if f[0] in ("graph", "node"):
-            rows.append(f[:6])
-        elif f[0] == "edge":
-            rows.append(f[:4 + 2 * int(f[3])])
-    return rows
 
 
 @pytest.mark.parametrize("name", list(PROGRAMS))

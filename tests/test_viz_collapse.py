@@ -34,6 +34,7 @@ from lucid.viz import (
 )
 from lucid.viz.layout_cost import LAYOUT_BUDGET, MAX_CLUSTER_COST, cluster_cost, view_cost
 from lucid.viz.numbers import format_number
+from tests.dot_layout import node_boxes
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -331,22 +332,11 @@ def test_clusters_that_cost_little_are_still_drawn():
     assert to_dot(h.sum(), large=True).source.count("subgraph cluster") == 2
 
 
-def _plain_nodes(graph) -> dict[str, tuple[str, ...]]:
-    done = subprocess.run(["dot", "-Tplain"], input=graph.source.encode(), capture_output=True, timeout=60)
-    assert done.returncode == 0, done.stderr.decode()
-    out = {}
-    for line in done.stdout.decode().splitlines():
-        parts = line.split()
-        if parts and parts[0] == "node":
-            out[parts[1]] = tuple(parts[2:6])  # x, y, width, height
-    return out
-
-
 def test_every_collapsed_frame_has_the_same_layout(sizes, view):
     opened = toggle(view, (), view.hierarchy.groups["sample 72 … sample 79/sample 79/output neuron"].id)
     v = large_view(sizes.scalar.root, sizes.scalar.trace, opened)
     frames = [0, 1, 5, len(v.steps) // 2, len(v.steps) - 1]
-    layouts = [_plain_nodes(large_frame(v, c).main) for c in frames]
+    layouts = [node_boxes(large_frame(v, c).main.source) for c in frames]
     assert all(layout == layouts[0] for layout in layouts[1:])
     assert len(layouts[0]) == v.node_count
 

@@ -15,6 +15,7 @@ import lucid
 from lucid import Tensor
 from lucid.autograd import backward_trace
 from lucid.viz import GraphTooLarge, draw, legend, to_dot
+from tests.dot_layout import geometry
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -143,19 +144,6 @@ def _structure(source: str) -> list[str]:
     return [re.sub(volatile, "", line) for line in source.splitlines()]
 
 
-def _geometry(source: str) -> list[list[str]]:
-    plain = subprocess.run(["dot", "-Tplain"], input=source.encode(), capture_output=True, check=True,
-                           timeout=60).stdout.decode()
-    rows = []
-    for line in plain.splitlines():
-        f = line.split()
-        if f[0] in ("graph", "node"):
-            rows.append(f[:6])
-        elif f[0] == "edge":
-            rows.append(f[:4 + 2 * int(f[3])])
-    return rows
-
-
 @pytest.mark.parametrize("expression", ["scalars", "broadcast"])
 def test_every_frame_has_the_same_layout(expression):
     if expression == "scalars":
@@ -169,9 +157,9 @@ def test_every_frame_has_the_same_layout(expression):
     sources = [to_dot(out, trace, s).source for s in range(len(trace.steps))]
     assert len({tuple(_ids(s)) for s in sources}) == 1
     assert len({tuple(_structure(s)) for s in sources}) == 1
-    first = _geometry(sources[0])
+    first = geometry(sources[0])
     for s in sources[1:]:
-        assert _geometry(s) == first  # every node, edge spline and the bounding box
+        assert geometry(s) == first  # every node, edge spline and the bounding box
 
 
 def test_broadcast_edge_names_the_summed_axis():
