@@ -296,12 +296,9 @@ def test_program_names_group_a_long_program_that_reuses_one_value():
 # ----- the cost of clusters (issue: 60 prefixed leaves, 60 products, two sums) ---------------------
 
 def cluster_program() -> str:
-    lines = [f"p{i % 10}_v{i} = {1 + i % 7}" for i in range(60)]
-    lines += [f"q{i % 10}_s{i} = p{i % 10}_v{i} * p{(i + 1) % 10}_v{(i + 1) % 60}" for i in range(60)]
-    lines.append("r0 = " + " + ".join(f"q{i % 10}_s{i}" for i in range(0, 30)))
-    lines.append("r1 = " + " + ".join(f"q{i % 10}_s{i}" for i in range(30, 60)))
-    lines.append("out = r0 + r1")
-    return "\n".join(lines)
+    from bench.bench_large_graph import cluster_program as the_issue_program
+
+    return the_issue_program()
 
 
 def test_prefix_clusters_whose_edges_all_cross_are_not_drawn():

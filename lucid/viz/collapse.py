@@ -26,7 +26,7 @@ node with the same id (click it to close the group); a tensor drawn on its own i
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 import graphviz
@@ -374,15 +374,9 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
             start = len(target.body)
             attrs = {**BOX_STYLE, "fillcolor": BOX_FILL[box_state]}
             classes = ["group", box_state]
-            if unit in current_units:
-                classes.append("current")
-                attrs.update(color=VERMILLION, penwidth="4")
-            elif unit in targets:
-                classes.append("receiving")
-                attrs.update(color=ORANGE, penwidth="3")
+            _mark(unit, classes, attrs, current_units, targets, highlight)
             if highlight == unit:
-                classes.append("region")
-                attrs.update(color=VERMILLION, penwidth="5", fillcolor="#FBD9C4")
+                attrs["fillcolor"] = "#FBD9C4"
             grad_line = f"{_count(got, len(need))} gradients" if need else "no gradients"
             label = (f"<<B>{html_text(shorten(grp.label, 40))}</B><BR/>{grp.size:,} nodes · ▸ click to open"
                      f"<BR/><FONT POINT-SIZE=\"10\">{grad_line}</FONT>>")
@@ -411,15 +405,7 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
                 classes.append(status if status != "pending" else "nograd")
                 text = ("—" if gval is None else _brief(gval)).ljust(view.grad_width(k0), NBSP)
                 lines.append(f"<FONT FACE=\"Courier\" POINT-SIZE=\"10\">grad {html_text(text)}</FONT>")
-            if unit in current_units:
-                classes.append("current")
-                attrs.update(color=VERMILLION, penwidth="4")
-            elif unit in targets:
-                classes.append("receiving")
-                attrs.update(color=ORANGE, penwidth="3")
-            if highlight == unit:
-                classes.append("region")
-                attrs.update(color=VERMILLION, penwidth="5")
+            _mark(unit, classes, attrs, current_units, targets, highlight)
             target.node(unit, label="<" + "<BR/>".join(lines) + ">", id=unit,
                         _attributes={"class": " ".join(classes)},
                         tooltip=attribute_text(f"{name}: shape {shape_text(t.shape)}"), **attrs)
@@ -501,3 +487,17 @@ def describe_step(view: CollapsedView, step: int) -> str:
         parts.append(f"gradient leaves {name(c.unit)} for " + ", ".join(name(u) for u in c.targets[:4])
                      + (f" and {len(c.targets) - 4} more" if len(c.targets) > 4 else ""))
     return f"Step {step}: " + "; ".join(parts) + f" ({span})."
+
+
+def _mark(unit: str, classes: list[str], attrs: dict[str, str], current_units: Collection[str],
+          targets: Collection[str], highlight: str | None) -> None:
+    """Where the gradient is at this step, by class and border: leaving (current), arriving, overview region."""
+    if unit in current_units:
+        classes.append("current")
+        attrs.update(color=VERMILLION, penwidth="4")
+    elif unit in targets:
+        classes.append("receiving")
+        attrs.update(color=ORANGE, penwidth="3")
+    if highlight == unit:
+        classes.append("region")
+        attrs.update(color=VERMILLION, penwidth="5")
