@@ -12,6 +12,7 @@ from lucid._func._samples import distinct, uniform
 from lucid._tensor.tensor import Tensor, tensor_from_array
 
 Axis = int | tuple[int, ...] | None
+_FLOAT64 = np.dtype(np.float64)
 
 
 def normalize_axis(axis: Any, ndim: int) -> tuple[int, ...]:
@@ -123,7 +124,10 @@ class mean(_reduction):
         dtype = x.dtype
         if params["axis"] is None and not params["keepdims"] and x.ndim and dtype.kind == "f":
             n = x.size  # the mean of everything (a batch's loss): no axis bookkeeping; locals from local_rule
-            return tensor_from_array(np.add.reduce(x, axis=None) / n), lambda g: (_filled(shape, g / n, dtype),)
+            out = tensor_from_array(np.add.reduce(x, axis=None) / n)
+            if dtype is _FLOAT64:  # ``float(g) / n`` is ``g / n`` to the bit, without NumPy's 0-d overhead
+                return out, lambda g: (_filled(shape, float(g) / n, dtype),)
+            return out, lambda g: (_filled(shape, g / n, dtype),)
         axes, keep = self._axes(a), params["keepdims"]
         n = x.size if len(axes) == x.ndim else math.prod([shape[i] for i in axes])
         if not axes:

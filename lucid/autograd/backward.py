@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from lucid._backend.core import Recorder, _grad_dtype, _set_tensor_grad, match_shape
+from lucid._backend.core import _FLOAT64, Recorder, _grad_dtype, _set_tensor_grad, match_shape
 from lucid._tensor.tensor import Tensor
 
 
@@ -98,13 +98,16 @@ def seed_gradient(root: Tensor, grad: Any = None) -> np.ndarray:
 def _propagate(order: list[Tensor]) -> None:
     """Every node's gradient pushed to its parents, in reverse topological order (no recording).
 
-    Once a node has pushed its gradient, nothing reads that gradient again (every
-    consumer came before it), so an op result's gradient is released right there
-    unless it asked to ``retain_grad()``: the pass needs no separate release loop.
+    ``order`` holds op results only (``_operation_order``). Once a node has pushed
+    its gradient, nothing reads that gradient again (every consumer came before
+    it), so its gradient is released right there unless it asked to
+    ``retain_grad()``: the pass needs no separate release loop.
 
     The same steps as ``_BackwardOp.__call__`` (shape matching, then accumulation
     in the parent's dtype), inlined because this loop is the engine's hot path.
-    Two savings on top, neither visible to a caller:
+    A gradient that already has its parent's exact class, shape and dtype (nearly
+    all of them) takes three lines; any other goes through ``_accumulate``. Two
+    savings on top, neither visible to a caller:
 
     - an intermediate tensor's first gradient is *borrowed* rather than copied.
       Nothing writes into a gradient in place (accumulation makes a new array),
@@ -112,47 +115,61 @@ def _propagate(order: list[Tensor]) -> None:
     - a leaf (or a tensor that asked to ``retain_grad()``) keeps a gradient the
       grad function has just made without copying it, when that array is its own
       memory (``base is None``) and nothing else refers to it: CPython's
-      reference count is then 3 (the grad function's returned sequence, the loop
-      variable and ``getrefcount``'s own argument). Any other array is copied,
-      as ``_set_tensor_grad`` does, so two tensors never share a gradient array.
+      reference count is then 4 (the grad function's returned sequence, the
+      tuple ``zip`` keeps for its next item, the loop variable and
+      ``getrefcount``'s own argument). Any other array is copied, as
+      ``_set_tensor_grad`` does, so two tensors never share a gradient array.
     """
-    ndarray = np.ndarray
+    ndarray, float64, f64, array, add_reduce = np.ndarray, np.float64, _FLOAT64, np.array, np.add.reduce
     refcount = sys.getrefcount
-    add_reduce = np.add.reduce
     for node in reversed(order):
-        op = node._backward_op
-        if op is None:
-            continue
         upstream = node.grad
-        if upstream is None:
+        if upstream is None:  # no gradient reached this node (every path to it was cut)
             continue
-        _, parents, grad_function = op
+        _, parents, grad_function = node._backward_op
         for parent, raw in zip(parents, grad_function(upstream)):
             if raw is None or not parent.requires_grad:
                 continue
             data = parent.data
-            if raw.__class__ is not ndarray or raw.shape != data.shape:
-                shape = data.shape
-                if raw.__class__ is ndarray and raw.ndim == len(shape) + 1 and raw.shape[1:] == shape:
+            if raw.__class__ is not ndarray or raw.shape != data.shape or raw.dtype is not data.dtype:
+                if raw.__class__ is float64 and data.__class__ is ndarray and data.dtype is f64 and not data.ndim:
+                    raw = array(raw)  # a 0-d result's gradient, decayed to a NumPy scalar by its ufunc
+                elif (raw.__class__ is ndarray and raw.dtype is data.dtype and raw.ndim == data.ndim + 1
+                      and raw.shape[1:] == data.shape):
                     raw = add_reduce(raw, 0)  # a bias over a batch: ``match_shape``'s first case, without the call
                 else:
-                    raw = match_shape(raw, shape)[0]
+                    _accumulate(parent, raw)
+                    continue
             current = parent.grad
-            dtype = data.dtype
-            if current is None:
-                if raw.dtype is dtype and ((parent._op is not None and not parent._retain_grad)
-                                           or (raw.base is None and refcount(raw) <= 3)):
-                    parent.grad = raw
-                else:
-                    parent.grad = np.array(raw, dtype=_grad_dtype(parent))
+            if current is not None:
+                total = current + raw  # a new array: an array someone kept never changes
+                parent.grad = total if total.__class__ is ndarray else np.asarray(total)  # 0-d sums decay
+            elif (parent._op is None or parent._retain_grad) and (raw.base is not None or refcount(raw) > 4):
+                parent.grad = raw.copy()  # a gradient the caller keeps must be its own array
             else:
-                total = current + raw
-                if total.__class__ is ndarray and total.dtype is dtype:
-                    parent.grad = total
-                else:  # a 0-d sum decays to a NumPy scalar; float32 + float64 would widen
-                    parent.grad = np.array(total, dtype=_grad_dtype(parent))
-        if node._op is not None and not node._retain_grad:
+                parent.grad = raw
+        if not node._retain_grad:
             node.grad = None
+
+
+def _accumulate(parent: Tensor, raw: Any) -> None:
+    """``_propagate``'s general case: match the parent's shape, then accumulate in its dtype.
+
+    Reached by a gradient of another shape (the bias of a batch, any broadcast
+    input), another dtype (a float32 leaf), or a NumPy scalar (a 0-d result);
+    the result is always a fresh array of the parent's shape and gradient dtype.
+    """
+    raw = match_shape(raw, parent.data.shape)[0]
+    dtype = _grad_dtype(parent)
+    current = parent.grad
+    if current is None:
+        if raw.__class__ is np.ndarray and raw.dtype is dtype and raw.base is None and sys.getrefcount(raw) <= 2:
+            parent.grad = raw  # ``match_shape`` made it (a sum over broadcast axes): nobody else holds it
+        else:
+            parent.grad = np.array(raw, dtype=dtype)
+    else:
+        total = current + raw
+        parent.grad = total if total.__class__ is np.ndarray and total.dtype is dtype else np.array(total, dtype=dtype)
 
 
 def run_backward(root: Tensor, grad: Any = None) -> None:
@@ -195,7 +212,7 @@ def backward(root: Tensor, grad: Any = None, record: Recorder | None = None) -> 
     else:
         _set_tensor_grad(root, seed)
     if record is None:
-        _propagate(order)
+        _propagate([node for node in order if node._backward_op is not None])  # it takes op results only
     else:
         for node in reversed(order):
             if node._backward_op is not None and node.grad is not None:
