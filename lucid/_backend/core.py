@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from lucid._backend.grad_mode import _grad_enabled
-from lucid._tensor.tensor import Tensor
+from lucid._tensor.tensor import Tensor, as_tensor
 
 _FLOAT64 = np.dtype(np.float64)
 weakref_ref = weakref.ref
@@ -167,7 +167,7 @@ def _short(value: Any) -> str:
 
 def _check_is_tensor(value: Any) -> Tensor:
     """Promote numbers, lists and arrays to (constant) Tensors; pass Tensors through."""
-    return value if isinstance(value, Tensor) else Tensor(value)
+    return as_tensor(value)
 
 
 def match_shape(grad: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, tuple[int, ...]]:
@@ -278,8 +278,8 @@ def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Call
         # two-input, one-result cases get wrappers of their own, and the grad-mode lookup comes last.
         if n_ret == 1 and n_in == 1:
             def wrapper(op: operation, a: Any, *args: Any, **kwargs: Any) -> Any:
-                if not isinstance(a, Tensor):
-                    a = Tensor(a)
+                if a.__class__ is not Tensor:
+                    a = as_tensor(a)
                 result, grad_function = forward(op, a, *args, **kwargs) if args or kwargs else forward(op, a)
                 ref = op._result = weakref_ref(result)  # one weak reference serves the op and _backward_op
                 if has_gradient and a.requires_grad and grad_enabled():
@@ -292,8 +292,8 @@ def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Call
             def make_function(cls: type) -> Callable[..., Any]:
                 def function(a: Any, *args: Any) -> Any:  # ``wrapper(cls(), a, *args)`` in one frame
                     op = cls()
-                    if not isinstance(a, Tensor):
-                        a = Tensor(a)
+                    if a.__class__ is not Tensor:
+                        a = as_tensor(a)
                     result, grad_function = forward(op, a, *args) if args else forward(op, a)
                     ref = op._result = weakref_ref(result)
                     if has_gradient and a.requires_grad and grad_enabled():
@@ -305,10 +305,10 @@ def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Call
                 return function
         elif n_ret == 1 and n_in == 2:
             def wrapper(op: operation, a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
-                if not isinstance(a, Tensor):
-                    a = Tensor(a)
-                if not isinstance(b, Tensor):
-                    b = Tensor(b)
+                if a.__class__ is not Tensor:
+                    a = as_tensor(a)
+                if b.__class__ is not Tensor:
+                    b = as_tensor(b)
                 result, grad_function = forward(op, a, b, *args, **kwargs) if args or kwargs else forward(op, a, b)
                 ref = op._result = weakref_ref(result)
                 if has_gradient and (a.requires_grad or b.requires_grad) and grad_enabled():
@@ -321,10 +321,10 @@ def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Call
             def make_function(cls: type) -> Callable[[Any, Any], Any]:
                 def function(a: Any, b: Any) -> Any:  # ``wrapper(cls(), a, b)`` in one frame
                     op = cls()
-                    if not isinstance(a, Tensor):
-                        a = Tensor(a)
-                    if not isinstance(b, Tensor):
-                        b = Tensor(b)
+                    if a.__class__ is not Tensor:
+                        a = as_tensor(a)
+                    if b.__class__ is not Tensor:
+                        b = as_tensor(b)
                     result, grad_function = forward(op, a, b)
                     ref = op._result = weakref_ref(result)
                     if has_gradient and (a.requires_grad or b.requires_grad) and grad_enabled():

@@ -114,28 +114,28 @@ def clip(a: Any, low: float | None = None, high: float | None = None) -> Tensor:
 
 # ----- reductions ------------------------------------------------------------
 def sum(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:  # noqa: A001
-    return _r.sum.forward(_r.sum(axis=axis, keepdims=keepdims), a)
+    return _r.sum.forward(_r.sum(axis, keepdims), a)
 
 
 def mean(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
-    return _r.mean.forward(_r.mean(axis=axis, keepdims=keepdims), a)
+    return _r.mean.forward(_r.mean(axis, keepdims), a)
 
 
 def max(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:  # noqa: A001
-    return _r.max.forward(_r.max(axis=axis, keepdims=keepdims), a)
+    return _r.max.forward(_r.max(axis, keepdims), a)
 
 
 def min(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:  # noqa: A001
-    return _r.min.forward(_r.min(axis=axis, keepdims=keepdims), a)
+    return _r.min.forward(_r.min(axis, keepdims), a)
 
 
 def var(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
     """Population variance (divides by N)."""
-    return _r.var.forward(_r.var(axis=axis, keepdims=keepdims), a)
+    return _r.var.forward(_r.var(axis, keepdims), a)
 
 
 def logsumexp(a: Any, axis: Axis = None, keepdims: bool = False) -> Tensor:
-    return _r.logsumexp.forward(_r.logsumexp(axis=axis, keepdims=keepdims), a)
+    return _r.logsumexp.forward(_r.logsumexp(axis, keepdims), a)
 
 
 # ----- shape -----------------------------------------------------------------

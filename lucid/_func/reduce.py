@@ -122,12 +122,10 @@ class mean(_reduction):
         shape = x.shape
         params = self.params
         dtype = x.dtype
-        if params["axis"] is None and not params["keepdims"] and x.ndim and dtype.kind == "f":
+        if dtype is _FLOAT64 and params["axis"] is None and not params["keepdims"] and shape:
             n = x.size  # the mean of everything (a batch's loss): no axis bookkeeping; locals from local_rule
-            out = tensor_from_array(np.add.reduce(x, axis=None) / n)
-            if dtype is _FLOAT64:  # ``float(g) / n`` is ``g / n`` to the bit, without NumPy's 0-d overhead
-                return out, lambda g: (_filled(shape, float(g) / n, dtype),)
-            return out, lambda g: (_filled(shape, g / n, dtype),)
+            # ``float(g) / n`` is ``g / n`` to the bit, without NumPy's 0-d overhead
+            return tensor_from_array(np.add.reduce(x, None) / n), lambda g: (_filled(shape, float(g) / n, dtype),)
         axes, keep = self._axes(a), params["keepdims"]
         n = x.size if len(axes) == x.ndim else math.prod([shape[i] for i in axes])
         if not axes:

@@ -156,3 +156,19 @@ def tensor_from_array(data: Any) -> Tensor:
     t._backward_op = None
     t._retain_grad = False
     return t
+
+
+def as_tensor(value: Any) -> Tensor:
+    """``value`` itself if it is a Tensor, else ``Tensor(value)``: how every op promotes its inputs.
+
+    A Python ``float`` or ``int`` (the ``1`` in ``1 - p``, once per op call) is
+    converted by ``float`` and made a 0-d float64 array directly: the same value
+    ``Tensor(value)`` stores (NumPy converts a Python int to float64 the same
+    way), without the constructor's argument checks.
+    """
+    kind = value.__class__
+    if kind is Tensor:
+        return value
+    if kind is float or kind is int:
+        return tensor_from_array(_array(float(value)))
+    return value if isinstance(value, Tensor) else Tensor(value)

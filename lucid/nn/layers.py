@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from lucid._func import relu, sigmoid, tanh
+from lucid._func import add, matmul, relu, sigmoid, tanh
 from lucid._tensor.tensor import Tensor
 from lucid.nn.module import Module
 
@@ -47,8 +47,8 @@ class Linear(Module):
                      if bias else None)
 
     def forward(self, x: Any) -> Tensor:
-        out = x @ self.weight if isinstance(x, Tensor) else Tensor(x) @ self.weight
-        return out if self.bias is None else out + self.bias
+        out = matmul(x, self.weight)  # the same ops as ``x @ weight + bias``, without operator dispatch
+        return out if self.bias is None else add(out, self.bias)
 
     def __repr__(self) -> str:
         return f"Linear({self.in_features}, {self.out_features}, bias={self.bias is not None})"
@@ -72,10 +72,10 @@ class MLP(Module):
         self.layers = [Linear(a, b, rng=gen) for a, b in zip(self.sizes[:-1], self.sizes[1:])]
 
     def forward(self, x: Any) -> Tensor:
-        last = len(self.layers) - 1
-        for i, layer in enumerate(self.layers):
+        last = self.layers[-1]
+        for layer in self.layers:
             x = layer(x)
-            fn = self._out_act if i == last else self._act
+            fn = self._out_act if layer is last else self._act
             if fn is not None:
                 x = fn(x)
         return x
