@@ -113,6 +113,11 @@ class pow(operation):
         return tensor_from_array(out), self.chain(local)
 
 
+# For two matrices ``np.dot`` is ``@`` to the bit (both hand the product to the same BLAS routine)
+# with a quarter less call overhead, which is most of a small matrix product's cost.
+_dot = np.dot
+
+
 class matmul(operation):
     name, symbol, group = "matmul", "@", "linear algebra"
     formula = "out = a @ b   (outᵢⱼ = Σₖ aᵢₖ bₖⱼ)"
@@ -130,9 +135,9 @@ class matmul(operation):
             ga = gb = None  # only the inputs that need a gradient get one
             if A.ndim == 2 and B.ndim == 2:  # the common case: plain transposes, no Python wrappers
                 if a.requires_grad:
-                    ga = g @ B.T
+                    ga = _dot(g, B.T)
                 if b.requires_grad:
-                    gb = A.T @ g
+                    gb = _dot(A.T, g)
                 return ga, gb
             A2 = A[None, :] if A.ndim == 1 else A  # 1-D operands: a row on the left, a column on the right
             B2 = B[:, None] if B.ndim == 1 else B
@@ -146,7 +151,7 @@ class matmul(operation):
                 gb = gb[..., :, 0] if B.ndim == 1 else gb
             return ga, gb
 
-        return tensor_from_array(A @ B), grad_function
+        return tensor_from_array(_dot(A, B) if A.ndim == 2 and B.ndim == 2 else A @ B), grad_function
 
 
 class maximum(operation):
