@@ -5,17 +5,23 @@ full-batch SGD on binary cross-entropy *written out* as in the seed notes,
 ``-(y*log(p) + (1-y)*log(1-p)).mean()``, from identical initial weights:
 
 * ``lucid``   the ``lucid.nn.MLP`` and ``lucid.optim.SGD`` (15 ops per step, each a graph node),
+* ``floor``   ``bench/engine_floor.py``: the least any engine shaped like DESIGN.md's can do
+              (a fresh op instance, result Tensor, links and gradient closure per op call,
+              and nothing else: no grad mode, dtype rules or gradient ownership),
 * ``numpy``   the leanest hand-written NumPy loop we could write: the sigmoid and the
               cross-entropy differentiated together on paper (``dz = (p - y)/N``), loop
-              invariants hoisted, C-level reductions (``np.add.reduce``), in-place updates,
+              invariants hoisted, ``np.dot`` everywhere, batch sums as products with ones,
+              0-d constants, in-place updates (see ``train_numpy_lean``),
 * ``scalar``  the same network from 0-d Tensors (``lucid.nn.scalar``; thousands of nodes),
 * ``torch``   PyTorch eager on the CPU in float64 (only when torch is importable; never required).
 
 The final losses must agree to ~1e-9 (checked here), so all of them do the same work;
-the ratios show what the engine's bookkeeping costs. Times are wall-clock with Python's
-garbage collector on, as in real use; the runs alternate and each keeps its best time,
-so a busy machine slows all of them alike instead of skewing the ratios; the same ratios by
-process CPU time are printed below them (steadier when other work shares the cores).
+the ratios show what the engine's bookkeeping costs: ``floor/numpy`` is what DESIGN.md's
+per-call graph objects cost at the least, ``lucid/floor`` what lucid's correctness adds.
+Times are wall-clock with Python's garbage collector on, as in real use; the runs alternate
+and each keeps its best time, so a busy machine slows all of them alike instead of skewing
+the ratios; the same ratios by process CPU time are printed below them (steadier when other
+work shares the cores).
 Targets: lucid/numpy ≤ 3, and torch/lucid ≥ 2 (lucid twice as fast as PyTorch eager here).
 Run: ``python bench/bench_mlp.py [--repeats 15] [--scalar-repeats 2]``.
 """
@@ -34,6 +40,7 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 import numpy as np  # noqa: E402
 
 import lucid  # noqa: E402
+from bench import engine_floor  # noqa: E402
 from lucid import Tensor  # noqa: E402
 from lucid.nn import MLP  # noqa: E402
 from lucid.nn.data import toy_binary_data  # noqa: E402
@@ -83,22 +90,31 @@ def train_numpy_lean(weights: Weights, x: np.ndarray, y: np.ndarray, steps: int,
 
     The loss is still computed every step (the other loops report it too); the gradient skips
     it: for a sigmoid output under BCE, ∂loss/∂z = (p − y)/N, folded into the step size.
+    Each trick below was kept only because it measured faster here:
+
+    * ``np.dot`` for every matrix product: the same bits as ``@`` with less call overhead;
+    * sums over the batch as a product with a vector of ones (one BLAS call, not a reduction);
+    * ``1`` and ``−step`` as 0-d arrays: NumPy 2 converts a Python float on every call;
+    * the sigmoid computed in its own ``exp`` buffer, updates and ``dh`` in place.
     """
     (w1, b1), (w2, b2) = [(np.array(w, dtype=np.float64), np.array(b, dtype=np.float64)) for w, b in weights]
     xT, not_y, n = x.T, 1.0 - y, y.size
-    step = lr / n
-    total, log, exp, tanh = np.add.reduce, np.log, np.exp, np.tanh
+    ones, one, minus_step = np.ones(n), np.array(1.0), np.array(-lr / n)
+    log, exp, tanh, dot, divide = np.log, np.exp, np.tanh, np.dot, np.divide
     losses = []
     for _ in range(steps):
-        h = tanh(x @ w1 + b1)
-        p = 1.0 / (1.0 + exp(-(h @ w2 + b2)))
-        losses.append(float(-total(y * log(p) + not_y * log(1.0 - p), None) / n))
+        h = tanh(dot(x, w1) + b1)
+        e = exp(-(dot(h, w2) + b2))
+        e += one
+        p = divide(one, e, out=e)
+        losses.append(-float(dot(ones, y * log(p) + not_y * log(one - p))[0]) / n)
         dz = p - y
-        dh = (dz @ w2.T) * (1.0 - h * h)
-        w2 -= step * (h.T @ dz)
-        b2 -= step * total(dz, 0)
-        w1 -= step * (xT @ dh)
-        b1 -= step * total(dh, 0)
+        dh = dot(dz, w2.T)
+        dh *= one - h * h
+        w2 += minus_step * dot(h.T, dz)
+        b2 += minus_step * dot(ones, dz)
+        w1 += minus_step * dot(xT, dh)
+        b1 += minus_step * dot(ones, dh)
     return losses
 
 
@@ -148,6 +164,7 @@ def compare(setup: Setup = Setup(), repeats: int = 7, scalar_repeats: int = 2,
     weights = model().weights()
     ways: dict[str, Callable[[], list[float]]] = {
         "lucid": lambda: train_lucid(model(), x, y, setup.steps, setup.lr),
+        "floor": lambda: engine_floor.train(weights, x, y, setup.steps, setup.lr),
         "numpy": lambda: train_numpy_lean(weights, x, y, setup.steps, setup.lr),
         "scalar": lambda: train_scalar(ScalarMLP(weights), x, y, setup.steps, setup.lr),
     }
@@ -185,6 +202,8 @@ def report(runs: list[Run], setup: Setup) -> str:
                      f" {r.seconds / base:>8.2f}x")
     lucid_s = by_name["lucid"].seconds
     summary = (f"lucid/numpy = {lucid_s / base:.2f}x (target ≤ 3)   "
+               f"floor/numpy = {by_name['floor'].seconds / base:.2f}x   "
+               f"lucid/floor = {lucid_s / by_name['floor'].seconds:.2f}x   "
                f"scalar/numpy = {by_name['scalar'].seconds / base:.1f}x")
     if "torch" in by_name:
         summary += f"   torch/lucid = {by_name['torch'].seconds / lucid_s:.2f}x (target ≥ 2)"

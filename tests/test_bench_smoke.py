@@ -7,11 +7,24 @@ from bench import bench_backward_chain, bench_mlp
 def test_bench_mlp_three_versions_agree_at_a_tiny_size():
     setup = bench_mlp.Setup(samples=8, steps=4)
     runs = bench_mlp.compare(setup, repeats=1, scalar_repeats=1, include_torch=False)
-    assert [r.name for r in runs] == ["lucid", "numpy", "scalar"]
+    assert [r.name for r in runs] == ["lucid", "floor", "numpy", "scalar"]
     assert bench_mlp.check_agreement(runs) <= 1e-9
     assert all(r.seconds > 0 for r in runs)
     text = bench_mlp.report(runs, setup)
-    assert "lucid/numpy" in text and "scalar/numpy" in text and "torch: not installed" in text
+    assert "lucid/numpy" in text and "floor/numpy" in text and "lucid/floor" in text
+    assert "scalar/numpy" in text and "torch: not installed" in text
+
+
+def test_the_engine_floor_trains_the_same_network_step_by_step_as_lucid():
+    """The measuring stick does the same arithmetic as lucid (only its bookkeeping is lighter)."""
+    from bench import engine_floor
+
+    x, y = bench_mlp.toy_binary_data(16, 5, seed=1)
+    model = bench_mlp.MLP([5, 2, 1], activation="tanh", output_activation="sigmoid", seed=1)
+    floor_losses = engine_floor.train(model.weights(), x, y, 25, 0.5)
+    lucid_losses = bench_mlp.train_lucid(model, x, y, 25, 0.5)
+    np.testing.assert_allclose(floor_losses, lucid_losses, rtol=1e-13)
+    assert floor_losses[-1] < floor_losses[0]
 
 
 def test_bench_mlp_lean_numpy_loop_matches_the_lucid_loop_step_by_step():
