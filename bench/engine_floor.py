@@ -1,7 +1,8 @@
 """The least work any engine shaped like DESIGN.md's can do per op: a measuring stick, not an engine.
 
 DESIGN.md fixes what every op call leaves behind: a fresh ``operation`` instance, a
-result ``Tensor`` with ``_op``, ``_prev`` and ``_backward_op``, and a gradient closure;
+result ``Tensor`` with ``_op``, ``_prev`` and a gradient closure (lucid keeps it in
+``_grad_fn`` and wraps it as ``_backward_op`` on demand; so does this stick);
 ``backward`` sorts the graph with an explicit stack and runs each closure in reverse.
 This module does exactly that and nothing more, on lucid's own ``Tensor`` class and for
 the nine ops the benchmark MLP needs. Left out on purpose, because lucid must have them
@@ -36,7 +37,7 @@ class _Op:
 def _tensor(data: np.ndarray, requires_grad: bool = False) -> Tensor:
     t = _new(Tensor)
     t.data, t.grad, t.requires_grad, t.name = data, None, requires_grad, None
-    t._op, t._prev, t._backward_op, t._retain_grad = None, [], None, False
+    t._op, t._prev, t._grad_fn, t._retain_grad = None, [], None, False
     return t
 
 
@@ -44,10 +45,10 @@ def _record(parents: list[Tensor], out: np.ndarray, grad: Callable, track: bool)
     """The graph bookkeeping every op call pays: op instance, result, weak reference, links."""
     op = _new(_Op)
     result = _tensor(out)
-    ref = op._result = _ref(result)
+    op._result = _ref(result)
     if track:
         result.requires_grad = True
-        result._op, result._prev, result._backward_op = op, parents, (ref, parents, grad)
+        result._op, result._prev, result._grad_fn = op, parents, grad
     return result
 
 
@@ -125,8 +126,7 @@ def backward(root: Tensor) -> None:
             parents.pop()
     root.grad = np.array(1.0)
     for node in reversed(order):
-        _, prev, grad = node._backward_op
-        for parent, raw in zip(prev, grad(node.grad)):
+        for parent, raw in zip(node._prev, node._grad_fn(node.grad)):
             if raw is not None and parent.requires_grad:
                 if raw.shape != parent.data.shape:
                     raw = _reduce(raw, 0)  # the bias over the batch: the only broadcast in this MLP

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import math
-import operator
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -228,40 +227,24 @@ def _set_tensor_grad(tensor: Tensor, grad: np.ndarray) -> None:
     tensor.grad = total
 
 
-class _BackwardOp(tuple):
-    """The ``_backward_op`` of a result: pushes ``result.grad`` to its parents.
+def push_gradient(node: Tensor, record: Recorder | None = None) -> None:
+    """What ``node._backward_op()`` does: push ``node.grad`` to its parents, one edge at a time.
 
-    A tuple ``(result_ref, parents, grad_function)`` rather than a closure or a
-    Python-initialised object: one is made per op call, and a tuple is built in
-    C. ``result`` is held weakly: this object lives on ``result`` itself, and a
-    strong reference would make a cycle per node, so graphs would wait for the
-    cyclic GC to be freed.
+    ``node._grad_fn`` (the closure its op's forward returned) turns the node's
+    gradient into one gradient per parent; each is matched to its parent's shape
+    and accumulated. ``record(node, parent, slot, upstream, raw, matched, axes)``
+    sees every edge (``backward_trace``). ``Tensor.backward`` runs the same steps
+    inline (``lucid.autograd.backward._propagate``).
     """
-
-    __slots__ = ()
-
-    def __new__(cls, result_ref: weakref.ref, parents: list[Tensor], grad_function: GradFunction) -> _BackwardOp:
-        return tuple.__new__(cls, (result_ref, parents, grad_function))
-
-    result_ref = property(operator.itemgetter(0), doc="weak reference to the tensor this op produced")
-    parents = property(operator.itemgetter(1), doc="the inputs, in order (the result's ``_prev``)")
-    grad_function = property(operator.itemgetter(2), doc="upstream gradient -> one gradient per input")
-
-    def __call__(self, record: Recorder | None = None) -> None:
-        result_ref, parents, grad_function = self
-        node = result_ref()
-        upstream = node.grad
-        grads = grad_function(upstream)
-        for slot, (parent, raw) in enumerate(zip(parents, grads)):
-            if raw is None or not parent.requires_grad:
-                continue
-            matched, axes = match_shape(raw, parent.data.shape)
-            _set_tensor_grad(parent, matched)
-            if record is not None:
-                record(node, parent, slot, upstream, raw, matched, axes)
-
-
-_new_backward = tuple.__new__
+    upstream = node.grad
+    grads = node._grad_fn(upstream)
+    for slot, (parent, raw) in enumerate(zip(node._prev, grads)):
+        if raw is None or not parent.requires_grad:
+            continue
+        matched, axes = match_shape(raw, parent.data.shape)
+        _set_tensor_grad(parent, matched)
+        if record is not None:
+            record(node, parent, slot, upstream, raw, matched, axes)
 
 
 def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Callable:
@@ -281,12 +264,12 @@ def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Call
                 if a.__class__ is not Tensor:
                     a = as_tensor(a)
                 result, grad_function = forward(op, a, *args, **kwargs) if args or kwargs else forward(op, a)
-                ref = op._result = weakref_ref(result)  # one weak reference serves the op and _backward_op
+                op._result = weakref_ref(result)  # weak: ``result._op`` is this op, and a strong link would be a cycle
                 if has_gradient and a.requires_grad and grad_enabled():
                     result.requires_grad = True
                     result._op = op
-                    result._prev = tensors = [a]
-                    result._backward_op = _new_backward(_BackwardOp, (ref, tensors, grad_function))
+                    result._prev = [a]
+                    result._grad_fn = grad_function
                 return result
 
             def make_function(cls: type) -> Callable[..., Any]:
@@ -295,12 +278,12 @@ def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Call
                     if a.__class__ is not Tensor:
                         a = as_tensor(a)
                     result, grad_function = forward(op, a, *args) if args else forward(op, a)
-                    ref = op._result = weakref_ref(result)
+                    op._result = weakref_ref(result)
                     if has_gradient and a.requires_grad and grad_enabled():
                         result.requires_grad = True
                         result._op = op
-                        result._prev = tensors = [a]
-                        result._backward_op = _new_backward(_BackwardOp, (ref, tensors, grad_function))
+                        result._prev = [a]
+                        result._grad_fn = grad_function
                     return result
                 return function
         elif n_ret == 1 and n_in == 2:
@@ -310,12 +293,12 @@ def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Call
                 if b.__class__ is not Tensor:
                     b = as_tensor(b)
                 result, grad_function = forward(op, a, b, *args, **kwargs) if args or kwargs else forward(op, a, b)
-                ref = op._result = weakref_ref(result)
+                op._result = weakref_ref(result)
                 if has_gradient and (a.requires_grad or b.requires_grad) and grad_enabled():
                     result.requires_grad = True
                     result._op = op
-                    result._prev = tensors = [a, b]
-                    result._backward_op = _new_backward(_BackwardOp, (ref, tensors, grad_function))
+                    result._prev = [a, b]
+                    result._grad_fn = grad_function
                 return result
 
             def make_function(cls: type) -> Callable[[Any, Any], Any]:
@@ -326,12 +309,12 @@ def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Call
                     if b.__class__ is not Tensor:
                         b = as_tensor(b)
                     result, grad_function = forward(op, a, b)
-                    ref = op._result = weakref_ref(result)
+                    op._result = weakref_ref(result)
                     if has_gradient and (a.requires_grad or b.requires_grad) and grad_enabled():
                         result.requires_grad = True
                         result._op = op
-                        result._prev = tensors = [a, b]
-                        result._backward_op = _new_backward(_BackwardOp, (ref, tensors, grad_function))
+                        result._prev = [a, b]
+                        result._grad_fn = grad_function
                     return result
                 return function
         else:
@@ -346,14 +329,13 @@ def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Call
                 pairs = [outs] if n_ret == 1 else list(outs)
                 results, refs = [], []
                 for result, grad_function in pairs:
-                    ref = weakref_ref(result)
                     if track:
                         result.requires_grad = True
                         result._op = op
                         result._prev = tensors
-                        result._backward_op = _new_backward(_BackwardOp, (ref, tensors, grad_function))
+                        result._grad_fn = grad_function
                     results.append(result)
-                    refs.append(ref)
+                    refs.append(weakref_ref(result))
                 if n_ret == 1:
                     op._result = refs[0]
                     return results[0]

@@ -1,6 +1,7 @@
 """The Tensor: a NumPy array plus the links that make it a node of the graph."""
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -31,10 +32,13 @@ class Tensor:
 
     ``_op`` is the ``operation`` that produced it, ``_prev`` its inputs in order
     (duplicates kept: ``x*x`` has ``_prev == [x, x]``) and ``_backward_op`` the
-    closure that pushes this tensor's gradient to them.
+    closure that pushes this tensor's gradient to them. What the node stores for
+    that is ``_grad_fn``, the gradient closure its op's forward returned (upstream
+    gradient in, one gradient per input out); ``_backward_op`` wraps it on demand,
+    so an op call leaves one object fewer behind.
     """
 
-    __slots__ = ("data", "grad", "requires_grad", "name", "_op", "_prev", "_backward_op",
+    __slots__ = ("data", "grad", "requires_grad", "name", "_op", "_prev", "_grad_fn",
                  "_retain_grad", "__weakref__")
     __array_priority__ = 1000.0  # make ``ndarray * Tensor`` call Tensor.__rmul__
 
@@ -57,7 +61,7 @@ class Tensor:
         self.name = name
         self._op: operation | None = None
         self._prev: list[Tensor] = []
-        self._backward_op: Callable[..., None] | None = None
+        self._grad_fn: Callable[[np.ndarray], Any] | None = None
         self._retain_grad = False
 
     # ----- array facts -------------------------------------------------------
@@ -97,6 +101,20 @@ class Tensor:
     __hash__ = object.__hash__
 
     # ----- autograd ----------------------------------------------------------
+    @property
+    def _backward_op(self) -> Callable[..., None] | None:
+        """The closure that pushes this tensor's gradient to its parents (None for a leaf or constant).
+
+        ``t._backward_op()`` runs ``lucid._backend.core.push_gradient(t)``; it is made
+        when asked for, from ``_grad_fn``, and holds the tensor only while it is used
+        (stored on the tensor it would be a reference cycle).
+        """
+        if self._grad_fn is None:
+            return None
+        from lucid._backend.core import push_gradient  # the engine imports this module, not the reverse
+
+        return functools.partial(push_gradient, self)
+
     def detach(self) -> Tensor:
         """Same values, cut from the graph."""
         return Tensor(self.data, name=self.name)
@@ -153,7 +171,7 @@ def tensor_from_array(data: Any) -> Tensor:
     t.name = None
     t._op = None
     t._prev = []
-    t._backward_op = None
+    t._grad_fn = None
     t._retain_grad = False
     return t
 

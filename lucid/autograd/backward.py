@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from lucid._backend.core import _FLOAT64, Recorder, _grad_dtype, _set_tensor_grad, match_shape
+from lucid._backend.core import _FLOAT64, Recorder, _grad_dtype, _set_tensor_grad, match_shape, push_gradient
 from lucid._tensor.tensor import Tensor
 
 
@@ -103,7 +103,7 @@ def _propagate(order: list[Tensor]) -> None:
     it), so its gradient is released right there unless it asked to
     ``retain_grad()``: the pass needs no separate release loop.
 
-    The same steps as ``_BackwardOp.__call__`` (shape matching, then accumulation
+    The same steps as ``push_gradient`` (shape matching, then accumulation
     in the parent's dtype), inlined because this loop is the engine's hot path.
     A gradient that already has its parent's exact class, shape and dtype (nearly
     all of them) takes three lines; any other goes through ``_accumulate``. Two
@@ -126,8 +126,7 @@ def _propagate(order: list[Tensor]) -> None:
         upstream = node.grad
         if upstream is None:  # no gradient reached this node (every path to it was cut)
             continue
-        _, parents, grad_function = node._backward_op
-        for parent, raw in zip(parents, grad_function(upstream)):
+        for parent, raw in zip(node._prev, node._grad_fn(upstream)):
             if raw is None or not parent.requires_grad:
                 continue
             data = parent.data
@@ -212,11 +211,11 @@ def backward(root: Tensor, grad: Any = None, record: Recorder | None = None) -> 
     else:
         _set_tensor_grad(root, seed)
     if record is None:
-        _propagate([node for node in order if node._backward_op is not None])  # it takes op results only
+        _propagate([node for node in order if node._grad_fn is not None])  # it takes op results only
     else:
         for node in reversed(order):
-            if node._backward_op is not None and node.grad is not None:
-                node._backward_op(record)
+            if node._grad_fn is not None and node.grad is not None:
+                push_gradient(node, record)
     for node in order:
         if node._op is not None and not node._retain_grad:
             node.grad = None
