@@ -133,3 +133,52 @@ def test_sigmoid_is_exact_and_finite_everywhere():
     extreme = lucid.sigmoid(Tensor([-800.0, -30.0, 800.0])).data
     assert np.all(np.isfinite(extreme)) and extreme[0] == 0.0 and extreme[2] == 1.0
     assert unary.sigmoid.local_rule is not None and reduce.mean.local_rule is not None
+
+
+def test_backward_op_is_the_closure_that_pushes_the_gradient_to_the_parents():
+    """DESIGN's ``_backward_op``: called on a node whose gradient is set, it fills its parents' gradients."""
+    a = Tensor([1.5, -2.0, 0.5], requires_grad=True)
+    b = Tensor([3.0, 4.0, -1.0], requires_grad=True)
+    c = a * b
+    assert callable(c._backward_op) and a._backward_op is None and b._backward_op is None
+    c.grad = np.array([0.5, -1.0, 2.0])
+    c._backward_op()
+    np.testing.assert_array_equal(a.grad, [1.5, -4.0, -2.0])  # upstream · b
+    np.testing.assert_array_equal(b.grad, [0.75, 2.0, 1.0])  # upstream · a
+    c._backward_op()  # a second push accumulates, as every gradient does
+    np.testing.assert_array_equal(a.grad, [3.0, -8.0, -4.0])
+
+
+def test_a_bias_gradient_and_a_zero_d_gradient_take_the_inline_paths_with_the_same_numbers():
+    """The batch sum of a bias and a 0-d node's gradient, checked against hand-written NumPy."""
+    rng = np.random.default_rng(11)
+    x = Tensor(rng.normal(size=(7, 3)))
+    w = Tensor(rng.normal(size=(3, 2)), requires_grad=True)
+    bias = Tensor(rng.normal(size=(2,)), requires_grad=True)
+    scale = Tensor(1.75, requires_grad=True)  # a 0-d leaf: its gradient arrives as a NumPy scalar
+    out = (lucid.tanh(x @ w + bias) * scale).mean()
+    out.backward()
+    h = np.tanh(x.data @ w.data + bias.data)
+    upstream = np.full((7, 2), 1.0 / 14) * 1.75 * (1 - h * h)
+    np.testing.assert_allclose(bias.grad, upstream.sum(axis=0), rtol=1e-14)
+    np.testing.assert_allclose(w.grad, x.data.T @ upstream, rtol=1e-14)
+    assert isinstance(scale.grad, np.ndarray) and scale.grad.shape == ()
+    np.testing.assert_allclose(scale.grad, h.mean(), rtol=1e-14)
+
+
+def test_sigmoid_of_a_nan_stays_nan_and_never_warns():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = lucid.sigmoid(Tensor([np.nan, -800.0, 0.0])).data
+    assert np.isnan(out[0]) and out[1] == 0.0 and out[2] == 0.5
+
+
+def test_python_numbers_become_the_same_constants_as_tensor_does():
+    p = Tensor([0.25, 0.5], requires_grad=True)
+    for number in (1, 1.0, True, 2**60):
+        fast = lucid.sub(number, p)
+        slow = lucid.sub(Tensor(number), p)
+        np.testing.assert_array_equal(fast.data, slow.data)
+        assert fast._prev[0].data.dtype == slow._prev[0].data.dtype and fast._prev[0].shape == ()
