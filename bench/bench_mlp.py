@@ -22,7 +22,8 @@ Times are wall-clock with Python's garbage collector on, as in real use; the run
 and each keeps its best time, so a busy machine slows all of them alike instead of skewing
 the ratios; the same ratios by process CPU time are printed below them (steadier when other
 work shares the cores).
-Targets: lucid/numpy ≤ 3, and torch/lucid ≥ 2 (lucid twice as fast as PyTorch eager here).
+Targets (issue 11): lucid/numpy ≤ 3, and torch/lucid ≥ 2 (lucid twice as fast as PyTorch eager).
+The first lies below ``floor/numpy`` here (about 3.3), so no DESIGN-shaped engine reaches it.
 Run: ``python bench/bench_mlp.py [--repeats 15] [--scalar-repeats 2]``.
 """
 from __future__ import annotations
