@@ -164,9 +164,7 @@ def _short(value: Any) -> str:
     return text if len(text) <= 24 else text[:21] + "..."
 
 
-def _check_is_tensor(value: Any) -> Tensor:
-    """Promote numbers, lists and arrays to (constant) Tensors; pass Tensors through."""
-    return as_tensor(value)
+_check_is_tensor = as_tensor  # DESIGN's name for promoting numbers, lists and arrays to (constant) Tensors
 
 
 def match_shape(grad: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, tuple[int, ...]]:

@@ -106,8 +106,9 @@ def _propagate(order: list[Tensor]) -> None:
     The same steps as ``push_gradient`` (shape matching, then accumulation
     in the parent's dtype), inlined because this loop is the engine's hot path.
     A gradient that already has its parent's exact class, shape and dtype (nearly
-    all of them) takes three lines; any other goes through ``_accumulate``. Two
-    savings on top, neither visible to a caller:
+    all of them) takes three lines; any other goes through ``match_shape`` and
+    ``_set_tensor_grad``, as in ``push_gradient``. Two savings on top, neither
+    visible to a caller:
 
     - an intermediate tensor's first gradient is *borrowed* rather than copied.
       Nothing writes into a gradient in place (accumulation makes a new array),
@@ -136,8 +137,8 @@ def _propagate(order: list[Tensor]) -> None:
                 elif (raw.__class__ is ndarray and raw.dtype is data.dtype and raw.ndim == data.ndim + 1
                       and raw.shape[1:] == data.shape):
                     raw = add_reduce(raw, 0)  # a bias over a batch: ``match_shape``'s first case, without the call
-                else:
-                    _accumulate(parent, raw)
+                else:  # another dtype (a float32 leaf) or a broadcast input: the general rule, fresh array
+                    _set_tensor_grad(parent, match_shape(raw, data.shape)[0])
                     continue
             current = parent.grad
             if current is not None:
@@ -149,26 +150,6 @@ def _propagate(order: list[Tensor]) -> None:
                 parent.grad = raw
         if not node._retain_grad:
             node.grad = None
-
-
-def _accumulate(parent: Tensor, raw: Any) -> None:
-    """``_propagate``'s general case: match the parent's shape, then accumulate in its dtype.
-
-    Reached by a gradient of another shape (the bias of a batch, any broadcast
-    input), another dtype (a float32 leaf), or a NumPy scalar (a 0-d result);
-    the result is always a fresh array of the parent's shape and gradient dtype.
-    """
-    raw = match_shape(raw, parent.data.shape)[0]
-    dtype = _grad_dtype(parent)
-    current = parent.grad
-    if current is None:
-        if raw.__class__ is np.ndarray and raw.dtype is dtype and raw.base is None and sys.getrefcount(raw) <= 2:
-            parent.grad = raw  # ``match_shape`` made it (a sum over broadcast axes): nobody else holds it
-        else:
-            parent.grad = np.array(raw, dtype=dtype)
-    else:
-        total = current + raw
-        parent.grad = total if total.__class__ is np.ndarray and total.dtype is dtype else np.array(total, dtype=dtype)
 
 
 def run_backward(root: Tensor, grad: Any = None) -> None:
