@@ -36,7 +36,7 @@ def test_thirty_sessions_asking_at_once_compute_once():
     assert results == [42] * 30
 
 
-def test_an_error_reaches_every_waiter_and_is_not_kept():
+def test_an_error_reaches_the_session_that_computed_and_is_not_kept():
     cache: SharedCache[int] = SharedCache(max_entries=4)
     with pytest.raises(ValueError):
         cache.get("k", lambda: (_ for _ in ()).throw(ValueError("bad program")))

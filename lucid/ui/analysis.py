@@ -21,10 +21,11 @@ import numpy as np
 
 from lucid._tensor.tensor import Tensor
 from lucid.autograd import Trace, backward_trace
-from lucid.expr import Program, run
+from lucid.expr import ExprError, Program, run
 from lucid.ui.memo import SharedCache
 from lucid.ui.memory import return_large_blocks_to_os
 from lucid.viz.animation import Animation, build_animation
+from lucid.viz.errors import GraphTooLarge, GraphvizNotInstalled, RenderError
 from lucid.viz.hierarchy import Hierarchy, build_hierarchy
 
 
@@ -99,13 +100,16 @@ def analysis_bytes(analysis: Analysis) -> int:
 MB = 1 << 20
 return_large_blocks_to_os()  # the caches below hold and drop arrays of many MB
 ANALYSES: SharedCache[Analysis] = SharedCache(max_entries=48, max_bytes=320 * MB, ttl_seconds=3600,
-                                              sizeof=analysis_bytes, max_concurrent=2)
+                                              sizeof=analysis_bytes, max_concurrent=2, shared_errors=(ExprError,))
 """Programs with their traces, shared by all sessions. 320 MB holds one near-limit program with room to spare,
-or dozens of lesson-sized ones; at most two compute at once, so peak memory stays bounded too."""
+or dozens of lesson-sized ones; at most two compute at once, so peak memory stays bounded too. A program's
+``ExprError`` is a property of its text: kept and raised to every session like a value (run once)."""
 
 ANIMATIONS: SharedCache[Animation] = SharedCache(max_entries=256, max_bytes=96 * MB, ttl_seconds=3600,
-                                                 sizeof=lambda a: a.approx_bytes(), max_concurrent=2)
-"""Laid-out animations (summarized text, no arrays), by (source, seed, drawing options)."""
+                                                 sizeof=lambda a: a.approx_bytes(), max_concurrent=2,
+                                                 shared_errors=(GraphTooLarge, GraphvizNotInstalled, RenderError))
+"""Laid-out animations (summarized text, no arrays), by (source, seed, drawing options). Too large to draw,
+no Graphviz, or a layout that failed (or timed out) is the same for every session: kept like a value."""
 
 
 def array_bytes(value: object) -> int:
@@ -120,7 +124,7 @@ def array_bytes(value: object) -> int:
 
 
 INPUT_ROWS: SharedCache[Any] = SharedCache(max_entries=64, max_bytes=64 * MB, ttl_seconds=3600,
-                                           sizeof=array_bytes, max_concurrent=2)
+                                           sizeof=array_bytes, max_concurrent=2, shared_errors=(ExprError,))
 """The inputs table's rows (values, gradients, finite differences) by (source, seed), shared by all sessions."""
 
 

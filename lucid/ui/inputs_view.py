@@ -8,7 +8,7 @@ from lucid.autograd.gradcheck import GradcheckCancelled
 from lucid.ui.analysis import Analysis
 from lucid.ui.cancel import session_should_stop
 from lucid.ui.inputs_table import input_rows
-from lucid.ui.memo import LRUMemo
+from lucid.ui.memo import SharedCache, WaitCancelled
 from lucid.viz.numbers import shape_text
 
 
@@ -17,14 +17,20 @@ def _cell(arr) -> str:
     return viz.format_array(arr, shape=False).replace("\n", " ")
 
 
-def inputs_table(analysis: Analysis, memo: LRUMemo) -> None:
-    """One row per input: name, shape, value, gradient, finite-difference gradient, max relative error."""
+def inputs_table(analysis: Analysis, memo: SharedCache) -> None:
+    """One row per input: name, shape, value, gradient, finite-difference gradient, max relative error.
+
+    ``memo`` is shared by every session: the finite differences stop early only when every session
+    waiting for this table wants to stop (a click here while classmates wait does not cancel theirs).
+    """
     st.subheader("Inputs: autodiff vs finite differences")
-    should_stop = session_should_stop()  # a click or a closed tab ends long finite differences at once
+    should_stop = session_should_stop()  # a click or a closed tab ends this session's wait at once
     try:
-        rows = memo.get(("inputs", analysis.source, analysis.seed),
-                        lambda: input_rows(analysis.source, analysis.seed, should_stop=should_stop))
-    except GradcheckCancelled:
+        rows = memo.get_cancellable(("inputs", analysis.source, analysis.seed),
+                                    lambda everyone_left: input_rows(analysis.source, analysis.seed,
+                                                                     should_stop=everyone_left),
+                                    should_stop=should_stop)
+    except (GradcheckCancelled, WaitCancelled):
         st.stop()  # the session is rerunning or gone: the next run draws the table
     if not rows:
         st.caption("No input of this program requires a gradient.")

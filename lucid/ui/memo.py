@@ -4,11 +4,19 @@
 ``SharedCache`` lives in the server process: the same (program, seed, options)
 asked for by many sessions is computed once and shared by reference. Streamlit's
 ``st.cache_data`` would pickle results (graphs hold closures) and copy them per
-session; here values are shared read-only, bounded by entries, bytes and age.
+session, and any websocket client can empty it for everyone (its ``clear_cache``
+message); here values are shared read-only, bounded by entries, bytes and age,
+and only the server's own code can clear them.
+
+Nothing one session does reaches another through a ``SharedCache``: a computation
+that fails or is stopped in one session's thread is retried for the sessions that
+wait on it (never handed to them as their error), and a session that wants to stop
+stops its own wait, not the shared work (see ``SharedCache.get_cancellable``).
 No Streamlit import, so both are tested without a server.
 """
 from __future__ import annotations
 
+import copy
 import threading
 import time
 from collections import OrderedDict
@@ -16,6 +24,19 @@ from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
 V = TypeVar("V")
+StopCheck = Callable[[], bool]
+"""True once whoever asked no longer wants the answer (``lucid.ui.cancel.session_should_stop``)."""
+
+
+class WaitCancelled(Exception):
+    """The caller's own ``should_stop`` turned true while it waited for a shared computation (nothing to show).
+
+    Only the caller that asked to stop sees it; the computation goes on for everyone else who wants it.
+    """
+
+
+def _never() -> bool:
+    return False
 
 
 class LRUMemo(Generic[V]):
@@ -55,62 +76,125 @@ class SharedCache(Generic[V]):
     memory. Values are shared, never copied: callers must treat them as read-only. ``sizeof`` tells the
     bytes a value keeps alive; the least recently used entries go when the total passes ``max_bytes``.
     A value larger than ``max_bytes`` on its own is returned but not kept.
+
+    Failures belong to the session that had them. The computation runs in the thread of the first
+    caller (the owner); if it raises (a ``MemoryError``, Streamlit stopping that session's script, the
+    owner's own cancellation), the owner gets the exception and every waiter tries again (one of them
+    becomes the new owner). Errors that are properties of the input, not of the moment (a program that
+    does not parse, a graph too large to draw), are listed in ``shared_errors``: they are kept like a
+    value and each caller raises its own copy, so a bad program is run once, not once per waiting session.
     """
 
     def __init__(self, *, max_entries: int = 64, max_bytes: int | None = None, ttl_seconds: float | None = None,
                  sizeof: Callable[[V], int] | None = None, max_concurrent: int | None = None,
+                 shared_errors: tuple[type[BaseException], ...] = (), poll_seconds: float = 0.05,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.max_entries = max_entries
         self.max_bytes = max_bytes
         self.ttl_seconds = ttl_seconds
+        self.shared_errors = shared_errors
+        self.poll_seconds = poll_seconds
+        """How often a waiting caller with a ``should_stop`` asks it (a click is noticed this fast)."""
         self._sizeof = sizeof or (lambda _: 0)
         self._clock = clock
         self._lock = threading.Lock()
-        self._store: OrderedDict[Hashable, tuple[V, int, float]] = OrderedDict()
-        self._inflight: dict[Hashable, _Flight[V]] = {}
+        self._store: OrderedDict[Hashable, tuple[V | _Raised, int, float]] = OrderedDict()
+        self._inflight: dict[Hashable, _Flight] = {}
         self._slots = threading.BoundedSemaphore(max_concurrent) if max_concurrent else None
         self.bytes = 0
         self.hits = 0
         self.computations = 0
 
-    def get(self, key: Hashable, compute: Callable[[], V]) -> V:
-        with self._lock:
-            found = self._lookup(key)
-            if found is not None:
-                self.hits += 1
-                return found[0]
-            flight = self._inflight.get(key)
-            owner = flight is None
+    def get(self, key: Hashable, compute: Callable[[], V], *, should_stop: StopCheck | None = None) -> V:
+        """The value for ``key``, computed by ``compute()`` once for every session asking at the same time.
+
+        ``should_stop``: this caller's own wish to stop; while it waits for another session's computation it
+        then leaves with ``WaitCancelled`` as soon as the wish turns true. ``compute`` itself is not stopped:
+        use ``get_cancellable`` for work that can stop early.
+        """
+        return self.get_cancellable(key, lambda _everyone_stopped: compute(), should_stop=should_stop)
+
+    def get_cancellable(self, key: Hashable, compute: Callable[[StopCheck], V], *,
+                        should_stop: StopCheck | None = None) -> V:
+        """Like ``get`` for long work that polls a stop callback: ``compute(stop)`` gets one that is true only
+        once every caller waiting for this key (the owner and each waiter) wants to stop.
+
+        So one student clicking while thirty wait for the same inputs table does not cancel the table: the
+        work goes on while anyone still wants it. If ``compute`` does stop (everyone left), the owner gets
+        ``compute``'s exception and nothing is kept. A waiter whose ``should_stop`` turns true leaves at once
+        with ``WaitCancelled``; the others keep waiting.
+        """
+        mine = should_stop or _never
+        while True:
+            with self._lock:
+                found = self._lookup(key)
+                if found is not None:
+                    self.hits += 1
+                    return _deliver(found[0])
+                flight = self._inflight.get(key)
+                owner = flight is None
+                if owner:
+                    flight = self._inflight[key] = _Flight(mine)
+                else:
+                    flight.join(mine)
             if owner:
-                flight = self._inflight[key] = _Flight()
-        if not owner:
-            return flight.wait()
+                return _deliver(self._compute(key, flight, compute))
+            try:
+                outcome = flight.wait(mine, self.poll_seconds)
+            finally:
+                flight.leave(mine)
+            if outcome is not _ABANDONED:
+                return _deliver(outcome)
+            if mine():  # the owner failed or stopped, and this caller no longer wants the answer either
+                raise WaitCancelled()
+            # the owner failed or stopped: ask again (this caller may become the owner)
+
+    def waiting(self, key: Hashable) -> int:
+        """How many callers wait for another's computation of ``key`` right now (0 when none runs)."""
+        with self._lock:
+            flight = self._inflight.get(key)
+            return 0 if flight is None else flight.waiters()
+
+    def _compute(self, key: Hashable, flight: _Flight, compute: Callable[[StopCheck], V]) -> V | _Raised:
         try:
-            if self._slots is not None:
-                self._slots.acquire()
+            self._acquire_slot(flight)  # raises before holding a slot, so the finally below never over-releases
             try:
                 with self._lock:
                     self.computations += 1
-                value = compute()
+                try:
+                    outcome: V | _Raised = compute(flight.everyone_wants_to_stop)
+                except self.shared_errors as err:
+                    outcome = _Raised(err)
             finally:
                 if self._slots is not None:
                     self._slots.release()
-        except BaseException as err:
+        except BaseException:  # this owner's failure is its own: the waiters ask again
             with self._lock:
-                del self._inflight[key]
-            flight.fail(err)
+                self._inflight.pop(key, None)
+            flight.done(_ABANDONED)
             raise
-        size = int(self._sizeof(value))
-        with self._lock:
-            del self._inflight[key]
-            if self.max_bytes is None or size <= self.max_bytes:
-                self._store[key] = (value, size, self._clock())
-                self.bytes += size
-                self._evict()
-        flight.done(value)
-        return value
+        try:
+            size = _Raised.BYTES if isinstance(outcome, _Raised) else int(self._sizeof(outcome))
+            with self._lock:
+                if self.max_bytes is None or size <= self.max_bytes:
+                    self._store[key] = (outcome, size, self._clock())
+                    self.bytes += size
+                    self._evict()
+        finally:  # kept or not, the waiters get the outcome
+            with self._lock:
+                self._inflight.pop(key, None)
+            flight.done(outcome)
+        return outcome
 
-    def _lookup(self, key: Hashable) -> tuple[V, int, float] | None:
+    def _acquire_slot(self, flight: _Flight) -> None:
+        """Wait for a compute slot; give up with ``WaitCancelled`` once nobody wants this key any more."""
+        if self._slots is None:
+            return
+        while not self._slots.acquire(timeout=self.poll_seconds):
+            if flight.everyone_wants_to_stop():
+                raise WaitCancelled()
+
+    def _lookup(self, key: Hashable) -> tuple[V | _Raised, int, float] | None:
         entry = self._store.get(key)
         if entry is None:
             return None
@@ -146,24 +230,72 @@ class SharedCache(Generic[V]):
         return len(self._store)
 
 
-class _Flight(Generic[V]):
-    """One computation in progress that other callers wait for."""
+class _Raised:
+    """A shared error kept in place of a value: every caller raises its own copy."""
 
-    def __init__(self) -> None:
+    BYTES = 1024
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error.with_traceback(None)
+
+
+_ABANDONED = object()
+"""The outcome of a flight whose owner failed or stopped: waiters ask again."""
+
+
+def _deliver(outcome):
+    if isinstance(outcome, _Raised):
+        try:
+            error = copy.copy(outcome.error)  # each session raises (and stores a traceback in) its own copy
+        except Exception:  # an exception class that cannot be rebuilt from its args: share the instance
+            error = outcome.error
+        raise error
+    return outcome
+
+
+class _Flight:
+    """One computation in progress, and the stop wishes of everyone who wants its result."""
+
+    def __init__(self, owner_stop: StopCheck) -> None:
         self._event = threading.Event()
-        self._value: V | None = None
-        self._error: BaseException | None = None
+        self._outcome: object = _ABANDONED
+        self._lock = threading.Lock()
+        self._parties: list[StopCheck] = [owner_stop]
 
-    def done(self, value: V) -> None:
-        self._value = value
+    def join(self, should_stop: StopCheck) -> None:
+        with self._lock:
+            self._parties.append(should_stop)
+
+    def leave(self, should_stop: StopCheck) -> None:
+        with self._lock:
+            self._parties.remove(should_stop)
+
+    def waiters(self) -> int:
+        with self._lock:
+            return len(self._parties) - 1
+
+    def everyone_wants_to_stop(self) -> bool:
+        """The stop callback the computation polls: true only when the owner and every waiter want to stop."""
+        with self._lock:
+            parties = list(self._parties)
+        for wants_to_stop in parties:
+            try:
+                if not wants_to_stop():
+                    return False
+            except Exception:  # a broken callback counts as someone who still wants the answer
+                return False
+        return True
+
+    def done(self, outcome: object) -> None:
+        self._outcome = outcome
         self._event.set()
 
-    def fail(self, error: BaseException) -> None:
-        self._error = error
-        self._event.set()
-
-    def wait(self) -> V:
-        self._event.wait()
-        if self._error is not None:
-            raise self._error
-        return self._value  # type: ignore[return-value]
+    def wait(self, should_stop: StopCheck, poll_seconds: float) -> object:
+        """The outcome (``_ABANDONED`` when the owner failed); ``WaitCancelled`` once ``should_stop()`` is true."""
+        if should_stop is _never:
+            self._event.wait()
+        else:
+            while not self._event.wait(poll_seconds):
+                if should_stop():
+                    raise WaitCancelled()
+        return self._outcome
