@@ -7,11 +7,12 @@ import streamlit as st
 
 from lucid.lessons.op_reference import check_all, reference_rows
 from lucid.ui.entry import ensure_navigation
+from lucid.ui.process_cache import process_cache
 
 ensure_navigation()
 
 
-@st.cache_data(show_spinner="Checking every op against finite differences…", max_entries=8)
+@process_cache(max_entries=8, spinner="Checking every op against finite differences…")  # no client can clear it
 def gradcheck_table(seed: int) -> dict:
     """Gradcheck status of every op for one draw of random sample inputs (cached per seed)."""
     return {name: (c.status, c.samples, c.inputs_checked, c.max_abs_error, c.max_rel_error, c.error)

@@ -14,12 +14,13 @@ from lucid.lessons.pitfalls import (
     try_recursive_sort,
 )
 from lucid.ui.entry import ensure_navigation
+from lucid.ui.process_cache import process_cache
 from lucid.viz import to_dot
 
 ensure_navigation()
 
 
-@st.cache_data(show_spinner="Building the chain and sorting it…", max_entries=16)
+@process_cache(max_entries=16, spinner="Building the chain and sorting it…")  # a cache no client can clear
 def deep_chain(n: int, engine: str) -> DeepGraphResult:
     """One of the two sorts on an ``n``-addition chain (pure, so cached across reruns)."""
     return try_recursive_sort(n) if engine == "recursive" else try_lucid_backward(n)

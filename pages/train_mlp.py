@@ -27,7 +27,7 @@ from lucid.lessons.training import (
 from lucid.nn import MLP
 from lucid.ui.entry import ensure_navigation
 from lucid.ui.large_graph_view import graph_image, scalar_step_section
-from lucid.ui.memo import SharedCache
+from lucid.ui.process_cache import process_cache
 from lucid.viz import to_dot
 
 ensure_navigation()
@@ -36,28 +36,23 @@ LEARNING_RATES = [0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0]
 COLORS = alt.Scale(domain=[0, 1], range=["#2b6cb0", "#c53030"])
 
 
-@st.cache_data(show_spinner="Building the dataset…", max_entries=8)
+# Shared work lives in process-wide caches no client can clear (lucid.ui.process_cache says why).
+@process_cache(max_entries=8, spinner="Building the dataset…")
 def dataset(name: str) -> Dataset:
+    """The dataset, loaded once per server (read-only: ``prepare`` makes new arrays)."""
     return load(name)
 
 
-@st.cache_resource
-def comparisons() -> SharedCache[Comparison]:
-    """Tensors-vs-scalars results for the whole server: a class moving the same sliders computes each once."""
-    return SharedCache(max_entries=64)
-
-
+@process_cache(max_entries=64)
 def comparison(name: str, hidden: int, lr: float, steps: int, samples: int) -> Comparison:
-    """The comparison from the shared cache, or computed under a progress bar (seconds at the largest settings)."""
-    def compute() -> Comparison:
-        bar = st.progress(0.0, text="Training the same network as tensors and as scalars…")
-        prepared = prepare(dataset(name))
-        result = compare_tensor_scalar(prepared.Z, prepared.y, hidden=hidden, steps=steps, lr=lr, samples=samples,
-                                       on_progress=lambda done, text: bar.progress(done, text=text))
-        bar.empty()
-        return result
-
-    return comparisons().get((name, hidden, lr, steps, samples), compute)
+    """Tensors vs scalars, computed once per setting for the whole server under a progress bar (seconds at the
+    largest settings): a class moving the same sliders computes each once."""
+    bar = st.progress(0.0, text="Training the same network as tensors and as scalars…")
+    prepared = prepare(dataset(name))
+    result = compare_tensor_scalar(prepared.Z, prepared.y, hidden=hidden, steps=steps, lr=lr, samples=samples,
+                                   on_progress=lambda done, text: bar.progress(done, text=text))
+    bar.empty()
+    return result
 
 
 def boundary_chart(model: MLP, prepared: Prepared) -> alt.LayerChart:

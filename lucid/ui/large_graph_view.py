@@ -3,7 +3,7 @@
 The scalar graph is drawn collapsed (``lucid.viz.large_view``): a select box opens or
 closes a box, a slider steps through the backward pass at the collapsed level, and an
 overview + detail pair shows where the current step is. The graphs are built once per
-seed and shared by every session (``st.cache_resource``: they are read-only once built);
+seed and shared by every session (``process_cache``: read-only once built, and no client can clear them);
 each drawing is timed on the server and the times are shown.
 """
 from __future__ import annotations
@@ -16,6 +16,7 @@ import streamlit as st
 from lucid.data import load
 from lucid.lessons.graph_sizes import SEED_HIDDEN, SEED_SAMPLES, GraphSizes, step_graphs
 from lucid.lessons.training import make_model, prepare
+from lucid.ui.process_cache import process_cache
 from lucid.viz import (
     CollapsedView,
     GraphvizNotInstalled,
@@ -31,14 +32,14 @@ from lucid.viz.export import to_svg
 _EXPANDED = "gs_expanded"
 
 
-@st.cache_resource(max_entries=4, show_spinner="Building the scalar graph of one step…")
+@process_cache(max_entries=4, spinner="Building the scalar graph of one step…")
 def _sizes(seed: int) -> GraphSizes:
     prepared = prepare(load("file chunks"))
     model = make_model(prepared.Z.shape[1], SEED_HIDDEN, seed)
     return step_graphs(model, prepared.Z, prepared.y, SEED_SAMPLES)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@process_cache(max_entries=64)
 def _view(seed: int, expanded: tuple[str, ...]) -> tuple[CollapsedView, float]:
     start = time.perf_counter()
     sizes = _sizes(seed)
@@ -46,7 +47,7 @@ def _view(seed: int, expanded: tuple[str, ...]) -> tuple[CollapsedView, float]:
     return view, time.perf_counter() - start
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
+@process_cache(max_entries=256, max_bytes=64 << 20, sizeof=lambda svg_seconds: len(svg_seconds[0]))
 def _svg(seed: int, expanded: tuple[str, ...], step: int, which: str) -> tuple[bytes, float]:
     view, view_seconds = _view(seed, expanded)
     start = time.perf_counter()
