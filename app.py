@@ -1,6 +1,9 @@
 """Lucid Graph Lab: `streamlit run app.py`. The Playground first, then the classroom pages."""
 import streamlit as st
 
+from lucid.ui import shutdown
+
+shutdown.install()  # once per process: SIGTERM ends the server within seconds, even mid-computation
 st.set_page_config(page_title="Lucid Graph Lab", page_icon=":material/hub:", layout="wide")
 
 

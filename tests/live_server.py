@@ -100,6 +100,8 @@ class Tab:
                                                       subprotocols=["streamlit"], max_size=None,
                                                       open_timeout=timeout))
         self.query = ""
+        self.buttons: dict[str, str] = {}  # label -> widget id, of the buttons the last runs showed
+        self.texts: list[str] = []  # spinner texts and markdown the runs showed, in order
 
     def send(self, msg) -> None:
         self.ws.send(msg.SerializeToString())
@@ -112,8 +114,25 @@ class Tab:
         msg.rerun_script.page_name = page
         self.send(msg)
 
+    def click(self, label: str) -> None:
+        """Press the button labelled ``label`` (as shown by an earlier run), as the browser sends it."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        msg = self.BackMsg()
+        msg.rerun_script.query_string = self.query
+        msg.rerun_script.page_script_hash = ""
+        msg.rerun_script.widget_states.widgets.append(WidgetState(id=self.buttons[label], trigger_value=True))
+        self.send(msg)
+
+    def until(self, seen: str) -> None:
+        """Read messages until a spinner or text containing ``seen`` arrives (the run is still going)."""
+        self._read(until_text=seen)
+
     def until_finished(self) -> list[str]:
         """Read messages until the script run ends; the texts of the exceptions it showed (none is good)."""
+        return self._read()
+
+    def _read(self, until_text: str | None = None) -> list[str]:
         errors = []
         deadline = time.monotonic() + self.timeout
         while True:
@@ -122,8 +141,15 @@ class Tab:
             kind = msg.WhichOneof("type")
             if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
                 element = msg.delta.new_element
-                if element.WhichOneof("type") == "exception":
+                what = element.WhichOneof("type")
+                if what == "exception":
                     errors.append(f"{element.exception.type}: {element.exception.message}")
+                elif what == "button":
+                    self.buttons[element.button.label] = element.button.id
+                elif what in ("spinner", "markdown"):
+                    self.texts.append(getattr(element, what).text if what == "spinner" else element.markdown.body)
+                    if until_text is not None and until_text in self.texts[-1]:
+                        return errors
             elif kind == "page_info_changed":
                 self.query = msg.page_info_changed.query_string
             elif kind == "script_finished" and msg.script_finished != self.ForwardMsg.FINISHED_EARLY_FOR_RERUN:

@@ -4,13 +4,22 @@ Runs the real Streamlit server in this process, exactly as ``streamlit run`` wou
 functions that do the app's shared heavy work so that each call appends its name to ``LOG``. A test then
 reads work counts from outside the server (how many times the Train page's dataset, scalar graph and
 comparison were computed), instead of guessing them from response times. The app itself is unchanged.
+
+With ``LUCID_TEST_BUSY=<name>`` each call of that function first spins for ``BUSY_SECONDS`` in pure
+Python, polling nothing (logging ``<name> busy``): a stand-in for any long computation a script thread
+can be inside when the server is told to stop. With ``LUCID_TEST_BUSY_IN=worker`` the spinning runs in a
+``ThreadPoolExecutor`` worker the script thread waits for, as the GIF export runs its ``dot`` layouts:
+Python joins such workers before the process may exit.
 """
 from __future__ import annotations
 
 import functools
 import importlib
+import os
 import sys
 import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 COUNTED = {
@@ -22,15 +31,40 @@ COUNTED = {
 app's first run is enough."""
 
 
-def count_calls(log: Path) -> None:
+BUSY_SECONDS = 60.0
+
+
+def spin(seconds: float) -> None:
+    """Pure-Python work that never looks at a stop request."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        sum(range(10_000))
+
+
+def busy(seconds: float, where: str) -> None:
+    if where != "worker":
+        spin(seconds)
+        return
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(spin, seconds).result()
+
+
+def count_calls(log: Path, busy_name: str | None = None, busy_in: str = "script") -> None:
     lock = threading.Lock()
+
+    def note(line: str) -> None:
+        with lock, open(log, "a", encoding="utf-8") as out:
+            out.write(f"{line}\n")
+
     for module_name, name in COUNTED.items():
         module = importlib.import_module(module_name)
         real = getattr(module, name)
 
         def counted(*args, __real=real, __name=name, **kwargs):
-            with lock, open(log, "a", encoding="utf-8") as out:
-                out.write(f"{__name}\n")
+            note(__name)
+            if __name == busy_name:
+                note(f"{__name} busy")
+                busy(BUSY_SECONDS, busy_in)
             return __real(*args, **kwargs)
 
         setattr(module, name, functools.wraps(real)(counted))
@@ -46,7 +80,7 @@ def counts(log: Path) -> dict[str, int]:
 
 if __name__ == "__main__":
     sys.path[0] = str(Path(__file__).resolve().parents[1])  # the project, not tests/, as `streamlit run` has it
-    count_calls(Path(sys.argv[1]))
+    count_calls(Path(sys.argv[1]), os.environ.get("LUCID_TEST_BUSY"), os.environ.get("LUCID_TEST_BUSY_IN", "script"))
     from streamlit.web import cli
 
     sys.argv = ["streamlit", *sys.argv[2:]]
