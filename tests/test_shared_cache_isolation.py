@@ -206,12 +206,12 @@ def test_a_session_queued_for_a_compute_slot_leaves_when_it_stops_without_comput
     assert started.wait(WAIT)  # holds the only slot
     queued = Session(cache, "other program", fail(AssertionError("never computed")), should_stop=clicked.is_set)
     queued.start()
-    until(lambda: "other program" in cache._inflight, "the second program waits for a slot")
+    until(lambda: cache.in_flight("other program"), "the second program waits for a slot")
     clicked.set()
     assert isinstance(queued.result()[1], WaitCancelled)
     release.set()
     assert busy.result() == (1, None)
-    assert cache.computations == 1 and "other program" not in cache._inflight
+    assert cache.computations == 1 and not cache.in_flight("other program")
 
 
 def test_the_inputs_table_a_clicking_owner_computes_reaches_the_waiting_session_complete():

@@ -149,6 +149,11 @@ class SharedCache(Generic[V]):
                 raise WaitCancelled()
             # the owner failed or stopped: ask again (this caller may become the owner)
 
+    def in_flight(self, key: Hashable) -> bool:
+        """Whether a caller is computing ``key`` (or queued for a compute slot to do so) right now."""
+        with self._lock:
+            return key in self._inflight
+
     def waiting(self, key: Hashable) -> int:
         """How many callers wait for another's computation of ``key`` right now (0 when none runs)."""
         with self._lock:

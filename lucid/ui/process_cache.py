@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
-from lucid.ui.memo import SharedCache
+from lucid.ui.memo import SharedCache, WaitCancelled
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -72,12 +72,26 @@ def process_cache(*, max_entries: int = 64, max_bytes: int | None = None,
         def cached(*args: Hashable, **kwargs: Hashable) -> Any:
             key = (args, tuple(sorted(kwargs.items())))
             if spinner is None or key in cache:
-                return cache.get(key, lambda: fn(*args, **kwargs))
+                return _get(cache, key, lambda: fn(*args, **kwargs))
             import streamlit as st
 
             with st.spinner(spinner):
-                return cache.get(key, lambda: fn(*args, **kwargs))
+                return _get(cache, key, lambda: fn(*args, **kwargs))
 
         cached.cache = cache  # type: ignore[attr-defined]
         return cached  # type: ignore[return-value]
     return decorate
+
+
+def _get(cache: SharedCache, key: Hashable, compute: Callable[[], Any]) -> Any:
+    """``cache.get`` for a page: while this session waits for another's computation, a click or a closed tab
+    ends its wait (and its script run) at once, and never the computation the others wait for."""
+    from lucid.ui.cancel import session_should_stop
+
+    try:
+        return cache.get(key, compute, should_stop=session_should_stop())
+    except WaitCancelled:
+        import streamlit as st
+
+        st.stop()  # this session is rerunning or gone: its next run asks again
+        raise
