@@ -16,7 +16,6 @@ No Streamlit import, so both are tested without a server.
 """
 from __future__ import annotations
 
-import copy
 import threading
 import time
 from collections import OrderedDict
@@ -248,13 +247,21 @@ _ABANDONED = object()
 """The outcome of a flight whose owner failed or stopped: waiters ask again."""
 
 
+def _copy_error(error: BaseException) -> BaseException:
+    """A copy of ``error`` (same class, args and attributes) made without calling its ``__init__``, whose
+    signature may differ from its args; the instance itself if even that fails."""
+    try:
+        clone = type(error).__new__(type(error), *error.args)
+        clone.args = error.args
+        clone.__dict__.update(vars(error))
+        return clone
+    except Exception:  # an exotic exception class: share the instance rather than fail
+        return error
+
+
 def _deliver(outcome):
     if isinstance(outcome, _Raised):
-        try:
-            error = copy.copy(outcome.error)  # each session raises (and stores a traceback in) its own copy
-        except Exception:  # an exception class that cannot be rebuilt from its args: share the instance
-            error = outcome.error
-        raise error
+        raise _copy_error(outcome.error)  # each session raises (and stores a traceback in) its own copy
     return outcome
 
 
