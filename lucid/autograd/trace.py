@@ -1,8 +1,17 @@
 """A record of every gradient that flows during backward: the animation's script.
 
 One ``TraceStep`` per edge (node -> parent), in the exact order the engine
-applied them, with copies of every array involved so the record stays true after
+applied them, with copies of the arrays involved so the record stays true after
 the engine releases non-leaf gradients.
+
+The copies are made once and shared, never once per edge: a node's upstream
+gradient is copied once however many inputs it has (``stack`` of one tensor
+repeated n times would otherwise keep n copies of an n-times-larger array:
+n²·m elements), an unbroadcast contribution is the raw one when nothing was
+summed, and a first contribution is also the running total. Every kept array is
+read-only, so sharing is safe. ``max_elements`` bounds what the record may keep:
+the pass stops with ``TraceTooLarge`` the moment it would keep more, so a
+program the limits mispredicted cannot take the server's memory.
 """
 from __future__ import annotations
 
@@ -69,20 +78,65 @@ class Trace:
         return self.grads_at(len(self.steps) - 1)
 
 
-def backward_trace(root: Tensor, grad: Any = None) -> Trace:
-    """Run backward from ``root`` and return every gradient that flowed, in order."""
+class TraceTooLarge(MemoryError):
+    """The backward record would keep more array elements than its budget (``max_elements``) allows.
+
+    A ``MemoryError`` so callers that guard memory catch it, but raised *before* the memory is
+    taken, with a message a person can act on.
+    """
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the step-by-step record of this backward pass would keep more than {limit:,} "
+                         "numbers (the trace limit): use fewer or smaller tensors")
+        self.limit = limit
+
+
+def _kept(array: Any, dtype: Any = None) -> np.ndarray:
+    """A read-only copy of ``array`` (in ``dtype`` when given): what the record keeps of an engine array."""
+    kept = np.array(array, dtype=dtype, copy=True)
+    kept.flags.writeable = False
+    return kept
+
+
+def backward_trace(root: Tensor, grad: Any = None, *, max_elements: int | None = None) -> Trace:
+    """Run backward from ``root`` and return every gradient that flowed, in order.
+
+    ``max_elements``: the most array elements the record may keep (all its arrays together, each
+    shared array counted once); past it ``TraceTooLarge`` is raised before the next copy is made.
+    """
     steps: list[TraceStep] = []
-    accumulated: dict[int, np.ndarray] = {}
+    kept = 0
+    upstream_of: tuple[Tensor | None, np.ndarray | None] = (None, None)  # the last node's upstream copy
+    locals_of: tuple[Tensor | None, Any] = (None, None)  # and its local derivatives, computed once per node
+    totals: set[int] = set()  # parents that already received a contribution
+
+    def keep(array: Any, dtype: Any = None) -> np.ndarray:
+        nonlocal kept
+        kept += int(np.size(array))
+        if max_elements is not None and kept > max_elements:
+            raise TraceTooLarge(max_elements)
+        return _kept(array, dtype)
 
     def record(node: Tensor, parent: Tensor, slot: int, upstream: np.ndarray,
                raw: np.ndarray, matched: np.ndarray, axes: tuple[int, ...]) -> None:
-        locals_ = node._op.local_derivatives() if node._op is not None else None
-        local = None if locals_ is None or locals_[slot] is None else np.array(locals_[slot], dtype=np.float64)
-        total = np.array(parent.grad, copy=True)
-        accumulated[id(parent)] = total
-        steps.append(TraceStep(len(steps), node, parent, slot, np.array(upstream, copy=True), local,
-                               np.array(raw, dtype=np.float64), np.array(matched, dtype=np.float64),
-                               axes, total))
+        nonlocal upstream_of, locals_of
+        if upstream_of[0] is not node:  # edges of one node come one after another: copy its upstream once
+            upstream_of = (node, keep(upstream))
+            locals_of = (node, node._op.local_derivatives() if node._op is not None else None)
+        locals_ = locals_of[1]
+        local = None if locals_ is None or locals_[slot] is None else keep(locals_[slot], np.float64)
+        raw_kept = keep(raw, np.float64)
+        same = not axes and matched.shape == raw_kept.shape and (matched is raw or np.array_equal(matched, raw_kept))
+        contribution = raw_kept if same else keep(matched, np.float64)
+        first = id(parent) not in totals
+        totals.add(id(parent))
+        if first and parent.grad is not None and np.shape(parent.grad) == contribution.shape and \
+                np.asarray(parent.grad).dtype == contribution.dtype and np.array_equal(parent.grad, contribution):
+            total = contribution  # the first contribution is the running total: one array, not two
+        else:
+            total = keep(parent.grad)
+        steps.append(TraceStep(len(steps), node, parent, slot, upstream_of[1], local,
+                               raw_kept, contribution, axes, total))
 
     previous = None if root.grad is None else np.array(root.grad, copy=True)
     from lucid.autograd.backward import seed_gradient
@@ -91,7 +145,10 @@ def backward_trace(root: Tensor, grad: Any = None) -> Trace:
     # the running total of the root after the seed, in the root's own gradient dtype (as the engine keeps it)
     seed_total = seed if previous is None or root._op is not None else previous + seed
     seed_total = np.asarray(seed_total, dtype=_grad_dtype(root))
-    steps.append(TraceStep(0, None, root, 0, None, None, seed.copy(), seed.copy(), (), seed_total.copy()))
+    seed_kept = keep(seed, np.float64)
+    total_kept = seed_kept if seed_total.dtype == seed_kept.dtype and np.array_equal(seed_total, seed_kept) \
+        else keep(seed_total)
+    steps.append(TraceStep(0, None, root, 0, None, None, seed_kept, seed_kept, (), total_kept))
     order = backward(root, grad, record)
     # a step is final when no later step adds to the same parent
     last: dict[int, int] = {}

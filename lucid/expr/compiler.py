@@ -83,6 +83,8 @@ class Plan:
     total_elements: int = 0
     graph_nodes: int = 0
     matmul_work: int = 0
+    trace_elements: int = 0
+    """Array elements the step-by-step record of the backward pass will keep (``backward_record_elements``)."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,28 @@ class Value:
     grad: bool
     mask: bool = False
     literal: float | None = None
+
+
+def backward_record_elements(group: str, name: str, grad_inputs: list[Shape], out: Shape) -> int:
+    """Elements ``backward_trace`` keeps for one op, predicted from shapes alone (an upper bound).
+
+    The op's upstream gradient once, and for every input that receives a gradient: the raw
+    gradient (output-sized for elementwise ops, input-sized for shape ops and indexing, batch ×
+    matrix for a broadcast matrix product), the local derivative (elementwise and reductions), the
+    contribution unbroadcast to the input and the input's running total.
+    """
+    n_out = sh.size(out)
+    total = n_out
+    for shape in grad_inputs:
+        n_in = sh.size(shape)
+        if group == "shape" or name == "getitem":
+            raw, local = n_in, 0
+        elif name == "matmul":
+            raw, local = max(n_in, n_out, sh.size(out[:-2]) * sh.size(shape[-2:])), 0
+        else:
+            raw = local = max(n_in, n_out)
+        total += raw + local + 2 * n_in
+    return total
 
 
 def _shorten(text: str, most: int = 24) -> str:
@@ -123,8 +147,11 @@ class Compiler:
         return ExprError(message, at.line, at.col, line_text(self.source, at.line), kind, length)
 
     def emit(self, instr: Instr, at: Any, grad: bool, mask: bool = False, literal: float | None = None,
-             extra_elements: int = 0) -> Value:
-        """Append a tensor-producing instruction after checking its size against the limits."""
+             extra_elements: int = 0, trace_elements: int = 0) -> Value:
+        """Append a tensor-producing instruction after checking its size against the limits.
+
+        ``trace_elements``: what the backward record will keep for this op (``backward_record_elements``).
+        """
         limits, plan = self.limits, self.plan
         n = sh.size(instr.shape)
         if len(instr.shape) > limits.max_ndim:
@@ -140,6 +167,11 @@ class Compiler:
         if plan.total_elements > limits.max_total_elements:
             raise self.error(at, f"the program's tensors would hold more than {limits.max_total_elements:,} "
                              "elements in total", "limit")
+        plan.trace_elements += trace_elements
+        if plan.trace_elements > limits.max_trace_elements:
+            raise self.error(at, f"{instr.label}: the step-by-step record of the backward pass would keep more "
+                             f"than {limits.max_trace_elements:,} numbers (the trace limit); use fewer or "
+                             "smaller tensors", "limit")
         plan.graph_nodes += 1
         if plan.graph_nodes > limits.max_graph_nodes:
             raise self.error(at, f"the graph would have more than {limits.max_graph_nodes:,} nodes", "limit")
@@ -170,6 +202,7 @@ class Compiler:
             raise self.error(last, "the output is a comparison (True/False values), which has no gradient; use it "
                              "as the condition of where(...)", "argument")
         self.plan.output = value.slot
+        self.plan.trace_elements += 2 * sh.size(value.shape)  # the seed gradient and the output's running total
         return self.plan
 
     def assign(self, st: S.Assign) -> Value:
@@ -292,7 +325,10 @@ class Compiler:
         literal = None
         if spec.name == "neg" and values[0].literal is not None:
             literal = -values[0].literal
-        return self.emit(ins, at, grad, mask=spec.group == "comparison", literal=literal, extra_elements=extra)
+        traced = backward_record_elements(spec.group, spec.name, [v.shape for v in values if v.grad], shape) \
+            if grad else 0
+        return self.emit(ins, at, grad, mask=spec.group == "comparison", literal=literal, extra_elements=extra,
+                         trace_elements=traced)
 
     def call(self, node: S.Call, in_const: bool) -> Value:
         spec = FUNCTIONS.get(node.func)
@@ -358,7 +394,8 @@ class Compiler:
             raise self.error(node, problem.message, problem.kind) from None
         ins = self.instr("op", node, label, shape, args=(receiver.slot,), op="getitem", grad=receiver.grad,
                          call=lambda t: lucid.getitem(t, key))
-        return self.emit(ins, node, receiver.grad, extra_elements=sh.size(receiver.shape))
+        traced = backward_record_elements("shape", "getitem", [receiver.shape], shape) if receiver.grad else 0
+        return self.emit(ins, node, receiver.grad, extra_elements=sh.size(receiver.shape), trace_elements=traced)
 
     def index_item(self, node: S.Node) -> Any:
         if isinstance(node, S.Num):

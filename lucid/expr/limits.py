@@ -1,5 +1,14 @@
 """How much one program may ask of the server.
 
+Budgets beside these limits, each predicted before the work it bounds is started:
+
+- ``lucid.viz.animation_cost.MAX_ANIMATION_WORK``: the work of building one program's animation
+  (steps × drawn elements + the inputs each step explains); past it the graph is drawn collapsed, then
+  refused. ``CHEAP_ANIMATION_WORK`` splits builds into two lanes (``lucid.ui.analysis.BUILD_LANES``: two
+  cheap slots, one expensive slot), so a heavy program never makes a light one wait.
+- ``lucid.autograd.gradcheck`` / ``lucid.ui.inputs_table``: the finite-difference work of the inputs table
+  (``OP_OVERHEAD_ELEMENTS`` and ``BATCH_ELEMENTS`` below).
+
 The defaults suit a classroom server shared by dozens of people at once: a
 program gets well under a second of CPU and a few tens of megabytes, and its
 graph stays small enough for Graphviz to draw. Every limit is checked before
@@ -31,6 +40,11 @@ class Limits:
     gradient even though its output is one number)."""
     max_ndim: int = 32
     """Dimensions of any one tensor (NumPy's matmul handles at most 32; arrays at most 64)."""
+    max_trace_elements: int = 12_000_000
+    """Elements the step-by-step record of the backward pass keeps (96 MB of float64), predicted per op from
+    shapes before anything runs (``compiler.backward_record_elements``) and enforced again while the record is
+    made (``backward_trace(max_elements=...)``). ``stack`` of one tensor repeated n times costs n inputs'
+    worth here, not n² as a record that copied the upstream gradient per edge did."""
     max_graph_nodes: int = 1_000
     """Tensors in the graph: leaves, constants and op results."""
     max_matmul_work: int = 50_000_000

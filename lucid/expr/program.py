@@ -39,6 +39,16 @@ class Program:
         self.inputs = inputs
         self._plan = plan
 
+    @property
+    def limits(self) -> Limits:
+        """The limits this program was checked against (the backward record is held to the same ones)."""
+        return self._plan.limits
+
+    @property
+    def trace_elements(self) -> int:
+        """Elements its backward record is predicted to keep (``Limits.max_trace_elements`` bounds it)."""
+        return self._plan.trace_elements
+
     def function(self) -> Callable[..., Tensor]:
         """The program as a function of its input leaves: ``f(*program.inputs)`` recomputes ``output``.
 

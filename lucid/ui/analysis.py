@@ -13,6 +13,7 @@ the others are recomputed when asked for again).
 """
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +25,10 @@ from lucid.autograd import Trace, backward_trace
 from lucid.expr import ExprError, Program, run
 from lucid.ui.memo import SharedCache
 from lucid.ui.memory import return_large_blocks_to_os
-from lucid.viz.animation import Animation, build_animation
+from lucid.viz.animation import Animation, build_animation, build_collapsed_animation
+from lucid.viz.animation_cost import MAX_ANIMATION_WORK as MAX_WORK
+from lucid.viz.animation_cost import AnimationTooCostly, AnimationWork, collapsed_work, full_work
+from lucid.viz.collapse import CollapsedView
 from lucid.viz.errors import GraphTooLarge, GraphvizNotInstalled, RenderError
 from lucid.viz.hierarchy import Hierarchy, build_hierarchy
 
@@ -72,11 +76,14 @@ def analyze(source: str, seed: int = 0) -> Analysis:
                         "so there is no backward pass to show.", topological_order(root))
     try:
         with np.errstate(all="ignore"):
-            trace = backward_trace(root)
-    except (ArithmeticError, RuntimeError, ValueError) as err:
+            trace = backward_trace(root, max_elements=program.limits.max_trace_elements)
+    except (ArithmeticError, RuntimeError, ValueError, MemoryError) as err:  # TraceTooLarge is a MemoryError
         from lucid.autograd import topological_order
 
-        return Analysis(source, seed, program, None, f"The backward pass failed: {err}", topological_order(root))
+        order = topological_order(root)
+        for t in order:  # a pass stopped half way leaves partial gradients: none is shown rather than a wrong one
+            t.grad = None
+        return Analysis(source, seed, program, None, f"The backward pass failed: {err}", order)
     return Analysis(source, seed, program, trace, None, list(trace.order))
 
 
@@ -106,10 +113,31 @@ or dozens of lesson-sized ones; at most two compute at once, so peak memory stay
 ``ExprError`` is a property of its text: kept and raised to every session like a value (run once)."""
 
 ANIMATIONS: SharedCache[Animation] = SharedCache(max_entries=256, max_bytes=96 * MB, ttl_seconds=3600,
-                                                 sizeof=lambda a: a.approx_bytes(), max_concurrent=2,
+                                                 sizeof=lambda a: a.approx_bytes(),
                                                  shared_errors=(GraphTooLarge, GraphvizNotInstalled, RenderError))
-"""Laid-out animations (summarized text, no arrays), by (source, seed, drawing options). Too large to draw,
-no Graphviz, or a layout that failed (or timed out) is the same for every session: kept like a value."""
+"""Laid-out animations (summarized text, no arrays), by (source, seed, drawing options). How many build at
+once is decided per build by its predicted cost (``BUILD_LANES``), not by the cache. Too large or too costly
+to draw, no Graphviz, or a layout that failed (or timed out) is the same for every session: kept like a value
+(``AnimationTooCostly`` is a ``GraphTooLarge``)."""
+
+
+class BuildLanes:
+    """Two lanes of build slots: cheap builds never wait behind expensive ones.
+
+    Every build's cost is predicted first (``lucid.viz.animation_cost``). A cheap one (well under a
+    second) takes one of ``cheap`` slots; an expensive one takes the single expensive slot, so two
+    students' heavy programs cannot hold both cores while a third student's three-line program waits.
+    """
+
+    def __init__(self, cheap: int = 2, costly: int = 1) -> None:
+        self.cheap = threading.BoundedSemaphore(cheap)
+        self.costly = threading.BoundedSemaphore(costly)
+
+    def slot(self, work: AnimationWork) -> threading.BoundedSemaphore:
+        return self.cheap if work.cheap else self.costly
+
+
+BUILD_LANES = BuildLanes()
 
 
 def array_bytes(value: object) -> int:
@@ -142,6 +170,39 @@ def animation_key(analysis: Analysis, options: Any, expanded: Iterable[str] = ()
     return ("animation", analysis.source, analysis.seed, options, tuple(sorted(set(expanded))))
 
 
+@dataclass(frozen=True)
+class AnimationPlan:
+    """How an animation will be built: its predicted ``work``, and the collapsed ``view`` to play (None: full)."""
+
+    work: AnimationWork
+    view: CollapsedView | None
+
+
+def plan_animation(analysis: Analysis, options: Any, expanded: Iterable[str] = ()) -> AnimationPlan:
+    """Predict an animation's cost before building it; past the budget draw it collapsed, or refuse.
+
+    Boxes the student opened (``expanded``) always mean the collapsed drawing. Otherwise the full
+    drawing is planned, and when it would cost more than ``MAX_ANIMATION_WORK`` (and the options allow
+    compact drawings) the collapsed one. Raises ``AnimationTooCostly`` when the chosen drawing is still
+    past the budget, before any frame is drawn.
+    """
+    root, trace = analysis.program.output, analysis.trace
+    opened = tuple(sorted(set(expanded)))
+    compact_allowed = getattr(options, "large", "auto") is not False
+    view = None
+    if opened and compact_allowed:
+        view = CollapsedView(root, trace, opened)
+        work = collapsed_work(view)
+    else:
+        work = full_work(root, trace)
+        if not work.fits and compact_allowed:
+            view = CollapsedView(root, trace, ())
+            work = collapsed_work(view)
+    if not work.fits:
+        raise AnimationTooCostly(work.work, MAX_WORK, work.steps)
+    return AnimationPlan(work, view)
+
+
 def shared_animation(analysis: Analysis, options: Any, expanded: Iterable[str] = ()) -> Animation:
     """The animation of ``analysis`` drawn with ``options`` (a hashable ``DrawOptions``), shared by every session.
 
@@ -154,10 +215,12 @@ def shared_animation(analysis: Analysis, options: Any, expanded: Iterable[str] =
 
     def build() -> Animation:
         kwargs = options.as_kwargs()
-        if opened:
-            kwargs["expanded"] = opened
         with np.errstate(all="ignore"):
-            return build_animation(analysis.program.output, analysis.trace, **kwargs)
+            plan = plan_animation(analysis, options, opened)
+            with BUILD_LANES.slot(plan.work):
+                if plan.view is not None:
+                    return build_collapsed_animation(plan.view, direction=kwargs.get("direction", "LR"))
+                return build_animation(analysis.program.output, analysis.trace, **kwargs)
     return ANIMATIONS.get(key, build)
 
 

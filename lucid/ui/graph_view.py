@@ -11,7 +11,7 @@ import graphviz
 import streamlit as st
 
 from lucid import viz
-from lucid.ui.analysis import Analysis
+from lucid.ui.analysis import BUILD_LANES, Analysis
 from lucid.ui.editor import session_memo
 from lucid.ui.memo import LRUMemo
 from lucid.ui.options import DrawOptions
@@ -105,7 +105,7 @@ def _gif_button(key: str, analysis: Analysis, options: DrawOptions, gifs: LRUMem
             return
         trace, root = analysis.trace, analysis.program.output
         try:
-            with st.spinner(f"Drawing {n} frames…"):
+            with st.spinner(f"Drawing {n} frames…"), BUILD_LANES.costly:  # one render-per-step job at a time
                 gifs.get(made, lambda: viz.animation_gif(root, trace, slide=slide, **options.as_kwargs()))
         except (viz.GraphTooLarge, viz.RenderError, viz.GraphvizNotInstalled) as err:
             st.warning(str(err), icon=":material/warning:")
