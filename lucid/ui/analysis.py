@@ -29,7 +29,7 @@ from lucid.viz.animation import Animation, build_animation, build_collapsed_anim
 from lucid.viz.animation_cost import MAX_ANIMATION_WORK as MAX_WORK
 from lucid.viz.animation_cost import AnimationTooCostly, AnimationWork, collapsed_work, full_work
 from lucid.viz.collapse import CollapsedView
-from lucid.viz.errors import GraphTooLarge, GraphvizNotInstalled, RenderError
+from lucid.viz.errors import GraphTooLarge, GraphvizNotInstalled
 from lucid.viz.hierarchy import Hierarchy, build_hierarchy
 
 
@@ -114,11 +114,12 @@ or dozens of lesson-sized ones; at most two compute at once, so peak memory stay
 
 ANIMATIONS: SharedCache[Animation] = SharedCache(max_entries=256, max_bytes=96 * MB, ttl_seconds=3600,
                                                  sizeof=lambda a: a.approx_bytes(),
-                                                 shared_errors=(GraphTooLarge, GraphvizNotInstalled, RenderError))
+                                                 shared_errors=(GraphTooLarge, GraphvizNotInstalled))
 """Laid-out animations (summarized text, no arrays), by (source, seed, drawing options). How many build at
 once is decided per build by its predicted cost (``BUILD_LANES``), not by the cache. Too large or too costly
-to draw, no Graphviz, or a layout that failed (or timed out) is the same for every session: kept like a value
-(``AnimationTooCostly`` is a ``GraphTooLarge``)."""
+to draw, or no Graphviz, is the same for every session: kept like a value (``AnimationTooCostly`` is a
+``GraphTooLarge``). A layout that failed or timed out may be the machine's load of the moment, not the
+program's: the next session asks again."""
 
 
 class BuildLanes:
