@@ -38,6 +38,7 @@ from lucid.viz.state import FrameState, edge_steps, frame_state, grads_over_trac
 from lucid.viz.structure import GraphModel, build_model, model_cost
 from lucid.viz.style import (
     EDGE_ATTRS,
+    EDGE_NOTE_COLOURS,
     EDGE_STYLE,
     GRAPH_ATTRS,
     KIND_STYLE,
@@ -201,7 +202,11 @@ def _add_nodes(g: graphviz.Digraph, clusters: list[graphviz.Digraph], model: Gra
 
 
 def contribution_note(step: TraceStep, direction: str = "LR") -> str:
-    """The short text on a flowing edge: ``◀ ∂ += 3.000`` (and the summed axes, if any)."""
+    """The short text on an edge once its gradient contribution has flowed: ``◀ grad += 3.000``.
+
+    It names what travels along the edge: a part of the input's total gradient (``grad``, the
+    explanations' word), not a local derivative ``∂``; the summed broadcast axes follow, if any.
+    """
     c = np.asarray(step.contribution, dtype=np.float64)
     if c.ndim == 0:
         body = format_number(c)
@@ -209,7 +214,7 @@ def contribution_note(step: TraceStep, direction: str = "LR") -> str:
         body = array_lines(c)[0]
     else:
         body = f"{shape_text(c.shape)}, mean {format_number(c.mean()) if c.size else '-'}"
-    note = f"{BACK_ARROW.get(direction, '◀')} ∂ += {body}"
+    note = f"{BACK_ARROW.get(direction, '◀')} grad += {body}"
     if step.summed_axes:
         note += f"  (Σ axis {','.join(str(a) for a in step.summed_axes)})"
     return note
@@ -228,8 +233,11 @@ def _add_edges(g: graphviz.Digraph, model: GraphModel, state: FrameState, trace:
         if edge.slot_name:
             attrs["headlabel"] = f'<<FONT POINT-SIZE="9" COLOR="#555555">{html_text(edge.slot_name)}</FONT>>'
         if edge.id in steps:
-            attrs["label"] = edge_text(contribution_note(steps[edge.id], direction), edge_state == "flowing")
-            attrs["fontcolor"] = EDGE_STYLE["flowing"]["color"]
+            # the contribution stays on the edge once it has flowed (calmer), so every part added into a
+            # node used more than once is on screen together; the label's room never changes
+            attrs["label"] = edge_text(contribution_note(steps[edge.id], direction),
+                                       edge_state in ("flowing", "flowed"))
+            attrs["fontcolor"] = EDGE_NOTE_COLOURS.get(edge_state, EDGE_NOTE_COLOURS["flowing"])
         classes = edge.kind if edge_state == "static" else f"{edge.kind} {edge_state}"
         g.edge(edge.tail, edge.head, id=edge.id, _attributes={"class": classes}, **attrs)
         if cache is not None:

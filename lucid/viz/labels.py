@@ -81,6 +81,7 @@ def heatmap_table(arr: np.ndarray | None, shape: tuple[int, ...], width: int, *,
     """
     rows, cols = (1, shape[0]) if len(shape) == 1 else shape
     values = None if arr is None else np.asarray(arr, dtype=np.float64).reshape(rows, cols)
+    texts = [] if values is None else num.format_grid(values)  # one format for the whole grid
     scale = 0.0
     if values is not None:
         finite = np.abs(values[np.isfinite(values)])
@@ -96,7 +97,7 @@ def heatmap_table(arr: np.ndarray | None, shape: tuple[int, ...], width: int, *,
                 continue
             v = float(values[i, j])
             colour = HEAT_TEXT if np.isfinite(v) else RED
-            text = html_text(num.format_number(v).rjust(width), keep_spaces=True)
+            text = html_text(texts[i * cols + j].rjust(width), keep_spaces=True)
             cells.append(f'<TD BGCOLOR="{heat_colour(v, scale)}"><FONT FACE="{MONO}" POINT-SIZE="{size}" '
                          f'COLOR="{colour}">{text}</FONT></TD>')
         out.append("<TR>" + "".join(cells) + "</TR>")
