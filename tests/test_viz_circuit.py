@@ -269,3 +269,21 @@ def test_draw_options_carry_the_preset_and_force_left_to_right():
     program, trace = traced("cs231n-circuit")
     assert "lucid-circuit" in to_dot(program.output, trace, 0, **options.as_kwargs()).source
     assert "lucid-circuit" not in to_dot(program.output, trace, 0, **DrawOptions().as_kwargs()).source
+
+
+def test_a_value_used_twice_keeps_both_contributions_on_its_edges():
+    program = run("x = -1.5\ny = x * x\n")
+    trace = backward_trace(program.output)
+    svg = render_svg(to_dot(program.output, trace, 1, preset="circuit").source)
+    notes = {e: " ".join((t.text or "").replace("\u00a0", " ") for t in g.iter(f"{SVG}text")).strip()
+             for g in svg.iter(f"{SVG}g") for e in [g.get("id")] if e in ("e1_0", "e1_1")}
+    assert notes == {"e1_0": "◀ grad += −1.500", "e1_1": ""}  # the second part has not flowed yet
+    svg = render_svg(to_dot(program.output, trace, 2, preset="circuit").source)
+    notes = {e: " ".join((t.text or "").replace("\u00a0", " ") for t in g.iter(f"{SVG}text")).strip()
+             for g in svg.iter(f"{SVG}g") for e in [g.get("id")] if e in ("e1_0", "e1_1")}
+    assert notes == {"e1_0": "◀ grad += −1.500", "e1_1": "◀ grad += −1.500"}  # both parts, beside the sum
+    assert "−3.000" in " ".join(t.text or "" for t in svg.iter(f"{SVG}text"))
+    # a value used once carries no note: the gradient below its wire already says it
+    other, other_trace = traced("cs231n-circuit")
+    single = to_dot(other.output, other_trace, preset="circuit").source
+    assert "grad +=" not in single

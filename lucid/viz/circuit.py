@@ -18,8 +18,11 @@ of an animation therefore has the same layout.
 
 The current node gets a thick vermilion border and the node whose gradient is
 being pushed a dashed orange one; border width never changes a node's size.
-Edges carry no notes (the gradient below each wire already shows the running
-total); non-commutative ops name their input slots at the op.
+An edge carries a note only where gradients add up: out of a tensor used more than
+once (``x*x``), each edge keeps its contribution (``◀ grad += 3.000``) once it has
+flowed, so the parts are on screen beside the total below the wire; elsewhere the
+gradient below each wire already says it. Non-commutative ops name their input slots
+at the op.
 
 Constants are drawn the way CS231n draws them, never as wires named ``t0``: an unnamed
 scalar constant that feeds one arithmetic op is folded into that op's gate (``+1``,
@@ -34,10 +37,10 @@ import numpy as np
 
 from lucid.autograd import Trace
 from lucid.viz import numbers as num
-from lucid.viz.labels import heatmap_table, number_columns
+from lucid.viz.labels import contribution_note, edge_text, heatmap_table, number_columns
 from lucid.viz.naming import constant_text
 from lucid.viz.opinfo import spec_of
-from lucid.viz.state import FrameState, grads_over_trace
+from lucid.viz.state import FrameState, edge_steps, grads_over_trace
 from lucid.viz.structure import GraphModel, OpNode, TensorNode
 from lucid.viz.style import (
     CIRCUIT_CONST,
@@ -51,6 +54,7 @@ from lucid.viz.style import (
     CIRCUIT_PROGRESS_STYLE,
     CIRCUIT_RULE,
     CIRCUIT_VALUE,
+    EDGE_NOTE_COLOURS,
     EDGE_STYLE,
     FONT,
     MONO,
@@ -82,6 +86,11 @@ def circuit_dot(model: GraphModel, state: FrameState, trace: Trace | None, *, sh
     current_chain = model.hidden_in.get(current) if current is not None else None
     ops = {op.index: op for op in model.ops}
     gates, folded = constant_gates(model)
+    steps = edge_steps(model, trace) if trace is not None else {}
+    uses: dict[int, int] = {}
+    for edge in model.edges:
+        if edge.kind == "input" and edge.parent not in folded:
+            uses[edge.parent] = uses.get(edge.parent, 0) + 1
     for node in model.tensors:
         if node.index in folded:
             continue
@@ -98,6 +107,9 @@ def circuit_dot(model: GraphModel, state: FrameState, trace: Trace | None, *, sh
         if edge.slot_name and edge.child not in gates:
             attrs["headlabel"] = f'<<FONT POINT-SIZE="8" COLOR="{CIRCUIT_NAME}">{html_text(edge.slot_name)}</FONT>>'
             attrs["labeldistance"] = "1.4"
+        if show_grads and edge.id in steps and uses.get(edge.parent, 0) > 1:  # a part of a sum: keeps its number
+            attrs["label"] = edge_text(contribution_note(steps[edge.id]), edge_state in ("flowing", "flowed"))
+            attrs["fontcolor"] = EDGE_NOTE_COLOURS.get(edge_state, EDGE_NOTE_COLOURS["flowing"])
         tail = f"{edge.tail}:{WIRE}:e" if edge.kind == "input" else edge.tail
         head = f"{edge.head}:{WIRE}:w" if edge.kind == "output" else edge.head
         classes = edge.kind if edge_state == "static" else f"{edge.kind} {edge_state}"

@@ -23,16 +23,23 @@ from collections.abc import Iterable
 from typing import Any
 
 import graphviz
-import numpy as np
 
 from lucid._tensor.tensor import Tensor
-from lucid.autograd import Trace, TraceStep
+from lucid.autograd import Trace
 from lucid.viz.circuit import circuit_dot
 from lucid.viz.collapse import CollapsedView, collapsed_dot
 from lucid.viz.errors import GraphTooLarge
-from lucid.viz.labels import LabelOptions, edge_text, number_columns, op_html, tensor_label
+from lucid.viz.labels import (  # noqa: F401  (BACK_ARROW, contribution_note: re-exported)
+    BACK_ARROW,
+    LabelOptions,
+    contribution_note,
+    edge_text,
+    number_columns,
+    op_html,
+    tensor_label,
+)
 from lucid.viz.layout_cost import LAYOUT_BUDGET
-from lucid.viz.numbers import array_lines, format_number, has_nonfinite, shape_text
+from lucid.viz.numbers import has_nonfinite, shape_text
 from lucid.viz.opinfo import spec_of
 from lucid.viz.state import FrameState, edge_steps, frame_state, grads_over_trace, validate_step
 from lucid.viz.structure import GraphModel, build_model, model_cost
@@ -54,9 +61,6 @@ DIRECTIONS = ("LR", "TB", "RL", "BT")
 #: Drawing styles: ``default`` (boxes with name, kind, value and gradient rows) and ``circuit``
 #: (``lucid.viz.circuit``: CS231n-style wires with the value above and the gradient below).
 PRESETS = ("default", "circuit")
-#: Points against the data flow, the way gradients travel (arrowheads stay forward: moving
-#: them would bend the edge's spline and the frames would no longer match).
-BACK_ARROW = {"LR": "◀", "RL": "▶", "TB": "▲", "BT": "▼"}
 
 
 def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = None, *, direction: str = "LR",
@@ -122,7 +126,7 @@ def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = N
     _add_nodes(g, clusters, model, state, options, trace, node_cache)
     for c in clusters:
         g.subgraph(c)
-    _add_edges(g, model, state, trace, direction, node_cache)
+    _add_edges(g, model, state, trace if show_grads else None, direction, node_cache)
     if legend:
         box = graphviz.Digraph(name="cluster_legend", graph_attr={
             "label": "Legend", "style": "rounded", "color": "#BBBBBB", "id": "legend", "class": "legend"})
@@ -199,25 +203,6 @@ def _add_nodes(g: graphviz.Digraph, clusters: list[graphviz.Digraph], model: Gra
                     tooltip=attribute_text(shorten(tip, 200)), **attrs)
         if cache is not None:
             cache[key] = target.body[first_line:]
-
-
-def contribution_note(step: TraceStep, direction: str = "LR") -> str:
-    """The short text on an edge once its gradient contribution has flowed: ``◀ grad += 3.000``.
-
-    It names what travels along the edge: a part of the input's total gradient (``grad``, the
-    explanations' word), not a local derivative ``∂``; the summed broadcast axes follow, if any.
-    """
-    c = np.asarray(step.contribution, dtype=np.float64)
-    if c.ndim == 0:
-        body = format_number(c)
-    elif c.size <= 3 and c.ndim == 1:
-        body = array_lines(c)[0]
-    else:
-        body = f"{shape_text(c.shape)}, mean {format_number(c.mean()) if c.size else '-'}"
-    note = f"{BACK_ARROW.get(direction, '◀')} grad += {body}"
-    if step.summed_axes:
-        note += f"  (Σ axis {','.join(str(a) for a in step.summed_axes)})"
-    return note
 
 
 def _add_edges(g: graphviz.Digraph, model: GraphModel, state: FrameState, trace: Trace | None,
