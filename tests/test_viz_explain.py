@@ -155,3 +155,36 @@ def test_markdown_escapes_user_names_and_text_keeps_them():
     assert e.title == "Step 1 of 1: out → *x*_$\\alpha$ through ×"
     assert e.title_markdown == "Step 1 of 1: out → \\*x\\*\\_\\$\\\\alpha\\$ through ×"
     assert e.markdown.startswith("#### grad out · ∂out/∂\\*x\\*\\_\\$\\\\alpha\\$ = ")
+
+
+def test_an_accumulation_step_writes_the_sum_as_its_headline():
+    x = Tensor(0.5, requires_grad=True, name="x")
+    y = x + Tensor(-2.0) * x
+    y.name = "y"
+    trace = backward_trace(y)
+    first = explain(trace, 1)
+    assert first.arithmetic == "grad y · ∂y/∂x = 1.000 · 1.000 = 1.000  ⇒  grad x = 1.000"
+    last = explain(trace, 3)
+    assert last.arithmetic == "grad t2 · ∂t2/∂x = 1.000 · (−2.000) = −2.000  ⇒  grad x = 1.000 + (−2.000) = −1.000"
+    assert last.html.startswith('<div class="lgl-explain"><div class="lgl-arith">')
+    assert "grad x = 1.000 + (−2.000) = −1.000" in last.html
+
+
+def test_short_vectors_accumulate_as_a_written_sum_and_big_arrays_keep_the_arrow():
+    v = Tensor([0.5, -2.0], requires_grad=True, name="v")
+    out = (v * v).sum()
+    e = explain(backward_trace(out), 3)
+    assert e.arithmetic.endswith("⇒  grad v = [0.5000 −2.000] + [0.5000 −2.000] = [ 1.000 −4.000]")
+    m = Tensor(np.arange(1.0, 7.0).reshape(2, 3) / 4, requires_grad=True, name="m")
+    e = explain(backward_trace((m * m).sum()), 3)
+    assert e.arithmetic.endswith("⇒  grad m += (2×3) → (2×3)")
+
+
+def test_numbers_outside_1e_minus_4_to_1e5_are_written_with_powers_of_ten():
+    x = Tensor(3e-6, requires_grad=True, name="x")
+    y = x * Tensor(2.0)
+    y.name = "y"
+    e = explain(backward_trace(y), 0)
+    assert e.arithmetic == "grad y = 1.000"
+    text = explain(backward_trace(x * x), 1).text
+    assert "3.000 × 10⁻⁶" in text and "e-06" not in text and "e-6" not in text
