@@ -188,3 +188,12 @@ def test_numbers_outside_1e_minus_4_to_1e5_are_written_with_powers_of_ten():
     assert e.arithmetic == "grad y = 1.000"
     text = explain(backward_trace(x * x), 1).text
     assert "3.000 × 10⁻⁶" in text and "e-06" not in text and "e-6" not in text
+
+
+def test_tiny_constants_in_expressions_are_written_with_powers_of_ten():
+    from lucid.expr import run
+
+    program = run("x = 0.5\ny = log(x * 1e-8 + 2e-9)\n")
+    e = explain(backward_trace(program.output), 1)
+    assert "(= x*(1 × 10⁻⁸) + 2 × 10⁻⁹)" in e.text
+    assert e.arithmetic == "grad y · ∂y/∂t4 = 1.000 · (1.429 × 10⁸) = 1.429 × 10⁸  ⇒  grad t4 = 1.429 × 10⁸"
