@@ -115,4 +115,5 @@ def test_the_x_times_x_graph_shows_both_contributions_and_their_sum():
     assert shown == {"e1_0": "◀ grad += −1.500", "e1_1": "◀ grad += −1.500"}
     assert "grad −3.000 final" in source.replace("\u00a0", " ")
     assert explain(demo.trace, 2).arithmetic.endswith("⇒  grad x = −1.500 + (−1.500) = −3.000")
+    assert demo.headline == "grad y · ∂y/∂x = 1.000 · (−1.500) = −1.500  ⇒  grad x = −1.500 + (−1.500) = −3.000"
     assert demo.accumulated == -3.0 and demo.assigned == -1.5

@@ -194,3 +194,10 @@ def test_train_page_other_datasets_and_optimizers(dataset, optimizer):
     found = metrics(at)
     assert float(found["final loss"][0]) < float(found["first loss"][0])
     assert dataset in at.caption[0].value
+
+
+def test_pitfalls_page_writes_the_accumulation_of_x_times_x_as_a_sum():
+    at = open_page("pitfalls")
+    at.number_input(key="pitfall_x").set_value(-1.5).run()
+    assert "grad y · ∂y/∂x = 1.000 · (−1.500) = −1.500  ⇒  grad x = −1.500 + (−1.500) = −3.000" in \
+        [c.value for c in at.code]
