@@ -16,6 +16,7 @@ from lucid.lessons.broadcasting import (
     summed_axes_text,
 )
 from lucid.ui.entry import ensure_navigation
+from lucid.viz import format_array
 
 ensure_navigation()
 
@@ -35,12 +36,13 @@ def apply_preset() -> None:
 
 
 def show_array(label: str, values: np.ndarray) -> None:
+    """An array in the Playground's number format (4 significant digits, one format per grid)."""
     st.markdown(f"**{label}** · shape `{format_shape(values.shape)}`")
-    st.code(np.array2string(np.asarray(values), precision=3, suppress_small=True, separator=" "), language=None)
+    st.code(format_array(np.asarray(values), shape=False), language=None)
 
 
 def array_text(values: np.ndarray) -> str:
-    return np.array2string(np.asarray(values), precision=3, separator=" ").replace("\n", "")
+    return format_array(np.asarray(values), shape=False).replace("\n", "")
 
 
 st.title("Broadcasting, forward and backward")
@@ -77,21 +79,23 @@ with cols[2]:
     show_array(f"a {op} b", demo.out)
 
 st.header("Backward")
-st.write("The upstream gradient ∂L/∂out has the result's shape (not all ones, so mistakes would show):")
-show_array("∂L/∂out", demo.upstream)
+st.write("The upstream gradient `grad out` (the gradient of the loss with respect to `out`, as the Playground "
+         "writes it) has the result's shape (not all ones, so mistakes would show):")
+show_array("grad out", demo.upstream)
 local = {"+": "∂out/∂a = 1, ∂out/∂b = 1", "×": "∂out/∂a = b, ∂out/∂b = a (both broadcast)"}[op]
-st.caption(f"Local derivatives: {local}. The raw gradient of each input is upstream × local, in the result's shape.")
+st.caption(f"Local derivatives: {local} (∂ is the local derivative of this one op). The raw gradient of each "
+           "input is grad out · local, in the result's shape.")
 for item in demo.inputs:
     st.subheader(f"gradient of {item.label} {format_shape(item.shape)}")
     st.write(summed_axes_text(item, demo.out.shape))
     left, right = st.columns(2)
     with left:
-        show_array(f"raw: upstream × ∂out/∂{item.label}", item.raw)
+        show_array(f"raw: grad out · ∂out/∂{item.label}", item.raw)
     with right:
         axes = list(item.summed_axes) if item.summed_axes else "none"
-        show_array(f"∂L/∂{item.label}: summed over axes {axes}", item.grad)
+        show_array(f"grad {item.label}: summed over axes {axes}", item.grad)
     if item.agrees_with_engine:
-        st.success(f"lucid's backward gives the same ∂L/∂{item.label}.", icon=":material/check_circle:")
+        st.success(f"lucid's backward gives the same grad {item.label}.", icon=":material/check_circle:")
     else:
         st.error(f"lucid's backward disagrees: {array_text(item.engine_grad)}")
 

@@ -51,6 +51,7 @@ st.caption(f"y = {square.y:g}; lucid's own backward gives dy/dx = {square.engine
 st.write("lucid's graph of `y = x*x` after its backward pass: two edges from `x` into `×`, one gradient "
          f"of {square.assigned:g} along each, added up at `x`.")
 st.graphviz_chart(to_dot(square.graph_root, square.trace))
+st.code(square.headline, language=None)  # the last step: the second part added to the first
 
 # ----- (b) ---------------------------------------------------------------------
 st.header("2 · Forgetting to zero the gradients between steps")

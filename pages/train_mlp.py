@@ -16,7 +16,9 @@ from lucid.lessons.training import (
     bce_loss,
     compare_tensor_scalar,
     decision_grid,
+    first_step_graph,
     fit,
+    gradient_table,
     make_model,
     make_optimizer,
     node_count,
@@ -164,17 +166,21 @@ else:
     st.altair_chart(features_chart(model, prepared, names, fx, fy), width="stretch")
 
 st.header("The graph of one training step")
-step_trace = training_step_graph(model, prepared.Z, prepared.y, batch=4)
+# step 1 (the initial weights): after training the loss is flat, so the trained network's gradients are tiny
+step_trace = first_step_graph(ds.n_features, hidden, int(seed), prepared.Z, prepared.y, batch=4)
 text_col, graph_col = st.columns([1, 2])
 with text_col:
-    st.write(f"A batch of 4 points through the trained network and the loss, after backward: "
-             f"**{node_count(step_trace.root)} nodes**, whatever the hidden size ({hidden} here) or the batch size, "
-             "because every node is a whole array.")
+    st.write(f"Step 1 of training: a batch of 4 points through the network with its initial weights and the "
+             f"loss, after backward: **{node_count(step_trace.root)} nodes**, whatever the hidden size "
+             f"({hidden} here) or the batch size, because every node is a whole array.")
     st.markdown("- `X` (4×features) and `y` are constants: no gradient.\n"
                 "- `W1, b1, W2, b2` are the leaves the optimizer updates with their `grad`.\n"
                 "- `b1` and `b2` are broadcast over the batch, so their gradients are sums over its rows.\n"
                 "- One step = this forward pass, one backward pass along every edge, one optimizer update.")
-    st.caption("Gradients here are small: the network is already trained.")
+    st.write("Why step 1: a trained network sits near a minimum of the loss, where the loss is flat, so its "
+             "gradients are close to zero. The same batch, mean |grad| of each parameter:")
+    st.dataframe(gradient_table(step_trace, training_step_graph(model, prepared.Z, prepared.y, batch=4)),
+                 hide_index=True, key="train_grad_sizes")
 with graph_col:
     # large=True: one-line gradient summaries keep the nodes narrow, so the graph is drawn near full size
     graph_image(to_dot(step_trace.root, step_trace, direction="TB", show_values=False, large=True))

@@ -36,6 +36,7 @@ from lucid import Tensor
 from lucid.autograd import Trace, TraceStep, backward_trace, no_grad
 from lucid.expr import Program, run
 from lucid.viz import explain, format_array, format_number, to_dot
+from lucid.viz.numbers import format_grid, parse_number
 
 try:
     from lucid.gallery import EXAMPLES
@@ -236,7 +237,7 @@ def unbroadcast(raw: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, tu
 # ----------------------------------------------------------------------------------------------
 # Reading numbers back from what is shown
 # ----------------------------------------------------------------------------------------------
-NUMBER = re.compile(r"(?<![\w.])-?(?:\d+\.\d+(?:e-?\d+)?|\d+(?:e-?\d+)?|inf)(?![\w.])|(?<!\w)nan(?!\w)")
+NUMBER = re.compile(r"(?<![\w.])[-−]?(?:\d+\.\d+(?: × 10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?|\d+|inf)(?![\w.])|(?<!\w)nan(?!\w)")
 
 
 def is_small(a: np.ndarray) -> bool:
@@ -254,8 +255,8 @@ def true_values(arr: np.ndarray) -> list[float]:
 
 
 def shown_tokens(arr: np.ndarray) -> list[str]:
-    """Those numbers as ``format_number`` prints them."""
-    return [format_number(v) for v in true_values(arr)]
+    """Those numbers as printed: each like ``format_number``, all in one format (``format_grid``)."""
+    return format_grid(true_values(arr))
 
 
 def assert_rounded(token: str, value: float) -> None:
@@ -263,7 +264,7 @@ def assert_rounded(token: str, value: float) -> None:
     if value == 0:
         assert token == "0", (token, value)
         return
-    shown = float(token)
+    shown = parse_number(token)
     exponent = math.floor(math.log10(abs(value)))
     assert abs(shown - value) <= 0.5 * 10.0 ** (exponent - 3) * (1 + 1e-9) + 1e-300, (token, value)
 
@@ -288,7 +289,7 @@ def find_in_order(haystack: str, needles: list[str]) -> None:
 
 def operand(text: str) -> str:
     """How the explanation writes a number after · or +: negatives in parentheses."""
-    return f"({text})" if text.startswith("-") else text
+    return f"({text})" if text.startswith(("-", "−")) or " × " in text else text
 
 
 def md_block(arr: np.ndarray) -> str:
@@ -447,16 +448,26 @@ def check_arithmetic_line(trace: Trace, s: TraceStep, node: str, parent: str, ar
         assert_rounded(format_number(loc), loc)
         assert_rounded(format_number(prod), up * loc)
         # the printed factors multiply to the printed product within rounding
-        assert abs(float(format_number(up)) * float(format_number(loc)) - float(format_number(prod))) <= \
+        assert abs(parse_number(format_number(up)) * parse_number(format_number(loc))
+                   - parse_number(format_number(prod))) <= \
             1e-3 * abs(up * loc) + 1e-12
     before = previous_total(trace, s)
     if before is None:
         assert arith.endswith(f"  ⇒  grad {parent} = {inline(s.accumulated)}"), arith
+    elif all(np.size(a) == 1 for a in (before, s.contribution, s.accumulated)):
+        # an accumulation is written out as the sum: grad x = 1.000 + (−2.000) = −1.000
+        assert arith.endswith(f"  ⇒  grad {parent} = {inline(before)} + {operand(inline(s.contribution))} = "
+                              f"{inline(s.accumulated)}"), arith
+    elif not any(inline(a).startswith("(") for a in (before, s.contribution, s.accumulated)):
+        assert arith.endswith(f"  ⇒  grad {parent} = {inline(before)} + {inline(s.contribution)} = "
+                              f"{inline(s.accumulated)}"), arith
     else:
         assert arith.endswith(f"  ⇒  grad {parent} += {inline(s.contribution)} → {inline(s.accumulated)}"), arith
     tail = arith.rsplit("⇒", 1)[1]
     if not inline(s.accumulated).startswith("("):  # numbers, not a shape: each one correctly rounded
-        values = [*true_values(s.contribution)] if before is not None else []
+        values = [*true_values(before), *true_values(s.contribution)] \
+            if before is not None and not inline(before).startswith("(") else \
+            [*true_values(s.contribution)] if before is not None else []
         values += true_values(s.accumulated)
         tokens = NUMBER.findall(tail)
         assert len(tokens) == len(values), (tail, values)
@@ -540,7 +551,8 @@ def check_explanations(trace: Trace) -> None:
             line = f"= {format_number(b)} + {operand(format_number(c))} = {format_number(t)}"
             text_parts.append(line)
             md_parts.append(line)
-            assert abs(float(format_number(b)) + float(format_number(c)) - float(format_number(t))) <= \
+            assert abs(parse_number(format_number(b)) + parse_number(format_number(c))
+                       - parse_number(format_number(t))) <= \
                 1e-3 * max(abs(b), abs(c), abs(t)) + 1e-12
         else:
             text_parts += [text_block(before), "and after adding this contribution it is", text_block(s.accumulated)]
@@ -612,14 +624,14 @@ def check_dot(trace: Trace, every_step: bool) -> None:
                 assert grad is None  # constants have no gradient row
         if s.node is not None:
             note = edge_label(source, f"e{position[id(s.node)]}_{s.slot}")
-            assert note.startswith("◀ ∂ += ")
-            body, _, summed = note[len("◀ ∂ += "):].partition("  (Σ axis ")
+            assert note.startswith("◀ grad += ")
+            body, _, summed = note[len("◀ grad += "):].partition("  (Σ axis ")
             c = np.asarray(s.contribution)
             if c.ndim == 0 or (c.ndim == 1 and c.size <= 3):
                 assert_shows(body, c)
             else:
                 assert body.startswith("×".join(map(str, c.shape)) + ", mean ")
-                mean = body.rsplit(" ", 1)[1]
+                mean = body.split(", mean ", 1)[1]
                 assert mean == format_number(c.mean())
                 assert_rounded(mean, float(c.mean()))
             assert summed.rstrip(")") == ",".join(str(a) for a in s.summed_axes)
@@ -659,6 +671,12 @@ def check_dot_circuit(trace: Trace, every_step: bool) -> None:
             continue
         source = to_dot(trace.root, trace, s.index, large=False, preset="circuit").source
         for k, t in enumerate(trace.order):
+            if not re.search(rf"^\s*t{k} \[", source, flags=re.M):
+                # an unnamed scalar constant folded into its op's gate (+1, 1/x, ×2): its number is in the gate
+                assert t._op is None and not t.requires_grad and not t.name and t.size == 1, f"t{k} is missing"
+                gate = [line for line in source.splitlines() if f"t{k} ->" in line]
+                assert not gate, gate  # and its edge is not drawn either
+                continue
             value, grad = circuit_blocks(source, f"t{k}")
             assert_shows(value.replace("mean", ""), circuit_numbers(t.data))
             marks = [m for m in ("◐", "✓") if m in grad]

@@ -100,3 +100,20 @@ def test_lucid_backward_handles_a_100000_addition_chain():
     assert result.ok
     assert result.nodes == 200_001
     assert result.depth_reached == 100_001
+
+
+def test_the_x_times_x_graph_shows_both_contributions_and_their_sum():
+    """The Pitfalls page draws lucid's graph after backward: both parts on the two edges, the sum at x."""
+    import re
+
+    from lucid.viz import explain, to_dot
+
+    demo = square_gradients(-1.5)
+    source = to_dot(demo.graph_root, demo.trace).source
+    shown = {edge: text.replace("\u00a0", " ")
+             for text, edge in re.findall(r"label=<<FONT[^>]*>([^<]*)</FONT>>[^\n]*id=(e1_[01])", source)}
+    assert shown == {"e1_0": "◀ grad += −1.500", "e1_1": "◀ grad += −1.500"}
+    assert "grad −3.000 final" in source.replace("\u00a0", " ")
+    assert explain(demo.trace, 2).arithmetic.endswith("⇒  grad x = −1.500 + (−1.500) = −3.000")
+    assert demo.headline == "grad y · ∂y/∂x = 1.000 · (−1.500) = −1.500  ⇒  grad x = −1.500 + (−1.500) = −3.000"
+    assert demo.accumulated == -3.0 and demo.assigned == -1.5

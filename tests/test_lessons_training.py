@@ -10,7 +10,9 @@ from lucid.lessons.training import (
     bce_loss,
     compare_tensor_scalar,
     decision_grid,
+    first_step_graph,
     fit,
+    gradient_table,
     make_model,
     make_optimizer,
     node_count,
@@ -18,6 +20,7 @@ from lucid.lessons.training import (
     prepare,
     training_step_graph,
 )
+from lucid.viz import format_number
 
 
 def test_prepare_holds_out_a_test_part_standardised_with_training_statistics():
@@ -128,3 +131,39 @@ def test_scalar_and_tensor_twins_reach_the_same_loss_with_far_bigger_graphs():
     assert comparison.scalar.nodes == 683
     assert comparison.node_ratio == comparison.scalar.nodes / comparison.tensor.nodes
     assert comparison.time_ratio == comparison.scalar.seconds / comparison.tensor.seconds
+
+
+def test_the_step_graph_is_training_step_1_whose_gradients_are_readable():
+    p = prepare(two_moons(n=100, seed=0), seed=0)
+    first = first_step_graph(2, 3, 0, p.Z, p.y, batch=4)
+    # the same network the training starts from: its plain backward gives the same parameter gradients
+    model = make_model(2, 3, 0)
+    bce_loss(model, p.Z[:4], p.y[:4]).backward()
+    final = first.final_grads()
+    by_name = {t.name: final[id(t)] for t in first.order if t.name in {"W1", "b1", "W2", "b2"}}
+    for name, w in zip(["W1", "b1", "W2", "b2"], model.parameters()):
+        np.testing.assert_allclose(by_name[name], w.grad, rtol=1e-12)
+    trained = make_model(2, 3, 0)
+    fit(lambda: bce_loss(trained, p.Z, p.y), make_optimizer("Adam", trained.parameters(), 0.1), 400)
+    table = gradient_table(first, training_step_graph(trained, p.Z, p.y, batch=4))
+    assert table == [
+        {"parameter": "W1", "mean |grad| at step 1": "0.04829", "mean |grad| after training": "0.003088"},
+        {"parameter": "b1", "mean |grad| at step 1": "0.04930", "mean |grad| after training": "0.003631"},
+        {"parameter": "W2", "mean |grad| at step 1": "0.1637", "mean |grad| after training": "0.001955"},
+        {"parameter": "b2", "mean |grad| at step 1": "0.1379", "mean |grad| after training": "0.002080"},
+    ]
+    assert table[2]["mean |grad| at step 1"] == format_number(np.abs(model.parameters()[2].grad).mean())
+
+
+def test_the_gradient_table_has_one_number_format():
+    def trace_with_gradient(g: float):
+        w = lucid.Tensor([1.0, -1.0], requires_grad=True, name="W")
+        loss = (w * lucid.Tensor([g, -g])).sum()
+        return lucid.autograd.backward_trace(loss)
+
+    # plain decimals from 1e-4 up: 0.4622 beside 0.006015, never beside 6.015e-3
+    assert gradient_table(trace_with_gradient(0.4622), trace_with_gradient(6.015e-3)) == [
+        {"parameter": "W", "mean |grad| at step 1": "0.4622", "mean |grad| after training": "0.006015"}]
+    # one number below 1e-4 turns the whole table scientific, written as on a blackboard
+    assert gradient_table(trace_with_gradient(0.4622), trace_with_gradient(2.2e-7)) == [
+        {"parameter": "W", "mean |grad| at step 1": "4.622 × 10⁻¹", "mean |grad| after training": "2.200 × 10⁻⁷"}]

@@ -73,9 +73,11 @@ def test_broadcasting_page_sums_column_and_row_gradients():
     assert "sum over axes [1]: axes [1] were size 1 in a and stretched" in shown
     assert "sum over axes [0]: axes [0] are new leading axes for b" in shown
     codes = [c.value for c in at.code]
-    assert "[[ 5.]\n [13.]\n [21.]]" in codes and "[ 7.5  9.  10.5 12. ]" in codes
-    assert [s.value for s in at.success] == ["lucid's backward gives the same ∂L/∂a.",
-                                             "lucid's backward gives the same ∂L/∂b."]
+    assert "[[5.000]\n [13.00]\n [21.00]]" in codes and "[7.500 9.000 10.50 12.00]" in codes
+    assert [s.value for s in at.success] == ["lucid's backward gives the same grad a.",
+                                             "lucid's backward gives the same grad b."]
+    # one notation with the Playground: grad for total gradients, ∂ only for an op's local derivative
+    assert "∂L" not in shown and "**grad out** · shape `(3, 4)`" in shown
 
 
 def test_broadcasting_page_reports_shapes_that_do_not_broadcast():
@@ -94,7 +96,7 @@ def test_broadcasting_page_preset_and_product():
     assert not at.exception
     assert at.text_input(key="bc_shape_b").value == ""
     assert "`a` (2, 3) × `b` () → result (2, 3)" in texts(at)
-    assert "45.5" in [c.value for c in at.code]  # ∂L/∂b = Σ upstream · a
+    assert "45.50" in [c.value for c in at.code]  # grad b = Σ upstream · a
 
 
 def test_broadcasting_page_lists_every_shape_matching_case():
@@ -192,3 +194,10 @@ def test_train_page_other_datasets_and_optimizers(dataset, optimizer):
     found = metrics(at)
     assert float(found["final loss"][0]) < float(found["first loss"][0])
     assert dataset in at.caption[0].value
+
+
+def test_pitfalls_page_writes_the_accumulation_of_x_times_x_as_a_sum():
+    at = open_page("pitfalls")
+    at.number_input(key="pitfall_x").set_value(-1.5).run()
+    assert "grad y · ∂y/∂x = 1.000 · (−1.500) = −1.500  ⇒  grad x = −1.500 + (−1.500) = −3.000" in \
+        [c.value for c in at.code]

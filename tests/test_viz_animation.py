@@ -120,6 +120,33 @@ def test_gradient_text_of_the_step_is_in_the_rebuilt_frame():
     assert "grad 6.000 final" in texts(2)
 
 
+def test_contributions_stay_on_their_edges_in_the_rebuilt_frames():
+    root, trace = program("x = -1.5\ny = x * x")
+    anim = build_animation(root, trace)
+
+    def note(step: int, edge: str) -> str:
+        group = next(g for g in ET.fromstring(anim.frame_svg(step)).iter(f"{{{SVG_NS}}}g") if g.get("id") == edge)
+        return "".join(t.text or "" for t in group.iter(f"{{{SVG_NS}}}text")).replace("\xa0", " ").strip()
+
+    assert (note(1, "e1_0"), note(1, "e1_1")) == ("◀ grad += −1.500", "")
+    assert (note(2, "e1_0"), note(2, "e1_1")) == ("◀ grad += −1.500", "◀ grad += −1.500")  # both parts on screen
+    assert anim.titles[2] == "Step 2 of 2: y → x through ×"
+    assert "grad x = −1.500 + (−1.500) = −3.000" in anim.explanations[2]
+
+
+@pytest.mark.parametrize("preset", ["default", "circuit"])
+def test_keeping_edge_notes_adds_no_variants(preset):
+    """Per step only what changes: an edge has at most three looks (pending, flowing, flowed), whatever the length."""
+    root, trace = program(gallery.by_slug("mlp").source)
+    anim = build_animation(root, trace, direction="TB", preset=preset)
+    per_element: dict[str, int] = {}
+    for element, _, _ in anim.variants:
+        per_element[element] = per_element.get(element, 0) + 1
+    edges = {e: n for e, n in per_element.items() if e.startswith(("e", "o"))}
+    assert edges and max(edges.values()) <= 2  # step 0 draws "pending"; then flowing (or active), then flowed
+    assert all(len(c) <= 12 for c in anim.changes)  # a step changes a handful of elements, never every edge
+
+
 def test_payload_is_json_and_far_smaller_than_one_svg_per_step():
     root, trace = program(gallery.by_slug("mlp").source)
     anim = build_animation(root, trace, direction="TB")

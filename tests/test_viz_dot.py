@@ -44,6 +44,12 @@ def texts(svg: ET.Element, element_id: str) -> str:
     return " ".join(text.split())  # runs of padding collapsed; alignment has its own tests
 
 
+def note_colour(svg: ET.Element, element_id: str) -> str:
+    """The fill of an edge's note (its text), lower-cased."""
+    group = next(g for g in svg.iter(f"{SVG}g") if g.get("id") == element_id)
+    return next(t.get("fill") for t in group.iter(f"{SVG}text") if (t.text or "").strip()).lower()
+
+
 def worked_example():
     a = Tensor(2.0, requires_grad=True, name="a")
     b = Tensor(-3.0, requires_grad=True, name="b")
@@ -111,12 +117,19 @@ def test_gradient_text_and_the_flowing_edge_label_at_a_step():
     *_, out = worked_example()
     trace = backward_trace(out)
     svg = render_svg(to_dot(out, trace, 3))
-    assert "grad -2.000 final" in texts(svg, "t0")
+    assert "grad −2.000 final" in texts(svg, "t0")
     assert "grad —" in texts(svg, "t1") and "pending" in texts(svg, "t1")
-    assert texts(svg, "e2_0").strip() == "◀ ∂ += -3.000"
+    assert texts(svg, "e2_0").strip() == "◀ grad += −3.000"
     assert texts(svg, "e2_1").strip() == ""  # reserved, blank until its turn
     svg2 = render_svg(to_dot(out, trace, 2))
     assert "grad 1.000 partial" in texts(svg2, "t0")
+    # once flowed, a contribution keeps its number (in a calmer colour) while the next one flows
+    svg4 = render_svg(to_dot(out, trace, 4))
+    assert texts(svg4, "e2_0").strip() == "◀ grad += −3.000"
+    assert texts(svg4, "e3_0").strip() == texts(svg4, "e3_1").strip() == "◀ grad += 1.000"
+    assert texts(svg4, "e2_1").strip() == "◀ grad += 2.000"
+    assert note_colour(svg4, "e2_1") == "#d55e00"  # flowing now: vermilion, like its edge
+    assert note_colour(svg4, "e2_0") == note_colour(svg4, "e3_1") == "#35607f"  # flowed: calmer
 
 
 def test_exactly_one_current_node_and_one_flowing_edge_per_step():
@@ -169,7 +182,7 @@ def test_broadcast_edge_names_the_summed_axis():
     trace = backward_trace(out)
     step = next(s.index for s in trace.steps if s.parent is a)
     svg = render_svg(to_dot(out, trace, step))
-    assert texts(svg, "e2_0").strip() == "◀ ∂ += [8.000 10.00] (Σ axis 0)"
+    assert texts(svg, "e2_0").strip() == "◀ grad += [8.000 10.00] (Σ axis 0)"
 
 
 def test_options_hide_values_gradients_shapes_and_constants():
@@ -190,7 +203,7 @@ def test_without_a_trace_the_tensors_current_gradients_are_shown():
     a, b, c, out = worked_example()
     out.backward()
     svg = render_svg(to_dot(out))
-    assert "grad -2.000" in texts(svg, "t0") and "grad 2.000" in texts(svg, "t1")
+    assert "grad −2.000" in texts(svg, "t0") and "grad 2.000" in texts(svg, "t1")
     assert classes(svg)["t0"] == {"node", "leaf", "final"}
 
 

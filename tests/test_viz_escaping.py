@@ -89,7 +89,7 @@ def test_extreme_values_render(values):
         if np.isnan(v):
             assert "nan" in text
         elif np.isinf(v):
-            assert ("-inf" if v < 0 else "inf") in text
+            assert ("−inf" if v < 0 else "inf") in text
 
 
 def test_hostile_op_parameters_are_escaped():
@@ -122,7 +122,7 @@ def test_hostile_names_render_literally_in_the_circuit_preset(name):
         svg = svg_of(to_dot(out, trace, step, preset="circuit"))
         assert ids(svg) == {"t0", "t1", "op2", "t2", "op3", "t3", "e2_0", "e2_1", "o2", "e3_0", "e3_1", "o3"}
         assert group_text(svg, "t0").startswith(shown(name) + "₁ 1.500")
-        assert group_text(svg, "t3").startswith(shown(name) + "₃ -4.500")
+        assert group_text(svg, "t3").startswith(shown(name) + "₃ −4.500")
 
 
 @pytest.mark.parametrize("values", [[np.nan, 1.0], [np.inf, -np.inf], [1e308, -1e-308]])
@@ -136,4 +136,4 @@ def test_extreme_values_render_in_the_circuit_preset(values):
         if np.isnan(v):
             assert "nan" in text and "NaN/inf" in text
         elif np.isinf(v):
-            assert ("-inf" if v < 0 else "inf") in text
+            assert ("−inf" if v < 0 else "inf") in text

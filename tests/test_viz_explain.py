@@ -37,7 +37,7 @@ def test_non_scalar_output_seed_is_ones_and_a_given_seed_is_shown():
     assert "ones of shape 2" in e.text and "[1.000 1.000]" in e.text
     given = explain(backward_trace(x * 3.0, grad=np.array([0.5, -2.0])), 0)
     assert given.title == "Step 0 of 1: seed grad out = given"
-    assert "[0.5000 -2.000]" in given.text
+    assert "[0.5000 −2.000]" in given.text
 
 
 def test_a_partial_step_names_the_paths_still_to_come():
@@ -59,12 +59,12 @@ def test_a_final_step_leads_with_the_arithmetic_then_explains_it():
     assert e.formula == "∂c/∂a = b"
     # upstream × local = contribution, then the accumulation, as the first line
     assert e.text.split("\n\n")[0] == e.arithmetic == \
-        "grad c · ∂c/∂a = 1.000 · (-3.000) = -3.000  ⇒  grad a += -3.000 → -2.000"
-    assert "Local derivative (the rule of ×): ∂c/∂a = b = -3.000" in e.text
+        "grad c · ∂c/∂a = 1.000 · (−3.000) = −3.000  ⇒  grad a = 1.000 + (−3.000) = −2.000"
+    assert "Local derivative (the rule of ×): ∂c/∂a = b = −3.000" in e.text
     assert (e.upstream, e.local, e.product, e.contribution, e.accumulated) == (1.0, -3.0, -3.0, -3.0, -2.0)
-    assert "Accumulate (+=, never =): grad a = 1.000 + (-3.000) = -2.000" in e.text
+    assert "Accumulate (+=, never =): grad a = 1.000 + (−3.000) = −2.000" in e.text
     assert "grad a is now final: no other path reaches it. This is the value of its .grad after backward()." in e.text
-    assert e.markdown.startswith("#### grad c · ∂c/∂a = 1.000 · (-3.000) = -3.000")
+    assert e.markdown.startswith("#### grad c · ∂c/∂a = 1.000 · (−3.000) = −3.000")
     assert "`grad a += grad c · ∂c/∂a`" in e.markdown and "**final**" in e.markdown
 
 
@@ -105,7 +105,7 @@ def test_matmul_shows_both_factors_with_shapes_and_the_other_factors_value():
     assert e.equation == "grad x += grad h @ Wᵀ"
     assert e.arithmetic.startswith("grad h @ Wᵀ: 2×3 @ 3×2 → 2×2  ⇒  grad x = (2×2)")
     assert "The other factor, W (shape 2×3), as it was in the forward pass:" in e.text
-    assert "    [[ 0.5000  -1.000   2.000]\n     [  2.000   1.500 -0.5000]]" in e.text
+    assert "    [[ 0.5000  −1.000   2.000]\n     [  2.000   1.500 −0.5000]]" in e.text
     np.testing.assert_allclose(e.contribution, np.array([[1.0, -2.0, 0.5], [3.0, 1.0, -1.0]]) @ w.data.T)
     ew = explain(trace, next(s.index for s in trace.steps if s.parent is w))
     assert ew.arithmetic.startswith("xᵀ @ grad h: 2×2 @ 2×3 → 2×3")
@@ -121,7 +121,7 @@ def test_a_tensor_used_twice_by_one_op():
     assert "x is used 2 times by this op; this step is its use as the 2nd operand." in second.text
     # the contribution and the running total never share a symbol: 6 is added, 12 is the total
     assert first.arithmetic == "grad y · ∂y/∂x = 2.000 · 3.000 = 6.000  ⇒  grad x = 6.000"
-    assert second.arithmetic == "grad y · ∂y/∂x = 2.000 · 3.000 = 6.000  ⇒  grad x += 6.000 → 12.00"
+    assert second.arithmetic == "grad y · ∂y/∂x = 2.000 · 3.000 = 6.000  ⇒  grad x = 6.000 + 6.000 = 12.00"
     assert "grad x = 6.000 + 6.000 = 12.00" in second.text
 
 
@@ -155,3 +155,45 @@ def test_markdown_escapes_user_names_and_text_keeps_them():
     assert e.title == "Step 1 of 1: out → *x*_$\\alpha$ through ×"
     assert e.title_markdown == "Step 1 of 1: out → \\*x\\*\\_\\$\\\\alpha\\$ through ×"
     assert e.markdown.startswith("#### grad out · ∂out/∂\\*x\\*\\_\\$\\\\alpha\\$ = ")
+
+
+def test_an_accumulation_step_writes_the_sum_as_its_headline():
+    x = Tensor(0.5, requires_grad=True, name="x")
+    y = x + Tensor(-2.0) * x
+    y.name = "y"
+    trace = backward_trace(y)
+    first = explain(trace, 1)
+    assert first.arithmetic == "grad y · ∂y/∂x = 1.000 · 1.000 = 1.000  ⇒  grad x = 1.000"
+    last = explain(trace, 3)
+    assert last.arithmetic == "grad t2 · ∂t2/∂x = 1.000 · (−2.000) = −2.000  ⇒  grad x = 1.000 + (−2.000) = −1.000"
+    assert last.html.startswith('<div class="lgl-explain"><div class="lgl-arith">')
+    assert "grad x = 1.000 + (−2.000) = −1.000" in last.html
+
+
+def test_short_vectors_accumulate_as_a_written_sum_and_big_arrays_keep_the_arrow():
+    v = Tensor([0.5, -2.0], requires_grad=True, name="v")
+    out = (v * v).sum()
+    e = explain(backward_trace(out), 3)
+    assert e.arithmetic.endswith("⇒  grad v = [0.5000 −2.000] + [0.5000 −2.000] = [ 1.000 −4.000]")
+    m = Tensor(np.arange(1.0, 7.0).reshape(2, 3) / 4, requires_grad=True, name="m")
+    e = explain(backward_trace((m * m).sum()), 3)
+    assert e.arithmetic.endswith("⇒  grad m += (2×3) → (2×3)")
+
+
+def test_numbers_outside_1e_minus_4_to_1e5_are_written_with_powers_of_ten():
+    x = Tensor(3e-6, requires_grad=True, name="x")
+    y = x * Tensor(2.0)
+    y.name = "y"
+    e = explain(backward_trace(y), 0)
+    assert e.arithmetic == "grad y = 1.000"
+    text = explain(backward_trace(x * x), 1).text
+    assert "3.000 × 10⁻⁶" in text and "e-06" not in text and "e-6" not in text
+
+
+def test_tiny_constants_in_expressions_are_written_with_powers_of_ten():
+    from lucid.expr import run
+
+    program = run("x = 0.5\ny = log(x * 1e-8 + 2e-9)\n")
+    e = explain(backward_trace(program.output), 1)
+    assert "(= x*(1 × 10⁻⁸) + 2 × 10⁻⁹)" in e.text
+    assert e.arithmetic == "grad y · ∂y/∂t4 = 1.000 · (1.429 × 10⁸) = 1.429 × 10⁸  ⇒  grad t4 = 1.429 × 10⁸"

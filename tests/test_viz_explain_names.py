@@ -168,7 +168,7 @@ def test_the_arithmetic_line_is_upstream_times_local_then_the_total(trace, step)
     if step == 0 or s.local is None or np.size(s.contribution_raw) != 1:
         return
     up, local, product = (float(np.asarray(a).reshape(-1)[0]) for a in (s.upstream, s.local, s.contribution_raw))
-    numbers = re.findall(r"\(?(-?[\d.]+(?:e-?\d+)?)\)?", e.arithmetic.split(" = ", 1)[1])
+    numbers = re.findall(r"\(?(-?[\d.]+(?:e-?\d+)?)\)?", e.arithmetic.replace("−", "-").split(" = ", 1)[1])
     assert [float(v) for v in numbers[:3]] == pytest.approx([up, local, up * local], rel=6e-4)
     assert product == pytest.approx(up * local, rel=1e-12)
     total = float(np.asarray(s.accumulated).reshape(-1)[0])
@@ -182,7 +182,7 @@ def test_b_minus_a_reads_correctly_for_a_student_who_named_things_a_b_out():
     assert into_b.parent == "b" and into_a.parent == "a"
     assert into_b.formula == "∂out/∂b = 1" and into_a.formula == "∂out/∂a = −1"
     assert "out = b − a, b is its left operand" in into_b.text
-    assert into_a.arithmetic == "grad out · ∂out/∂a = 1.000 · (-1.000) = -1.000  ⇒  grad a = -1.000"
+    assert into_a.arithmetic == "grad out · ∂out/∂a = 1.000 · (−1.000) = −1.000  ⇒  grad a = −1.000"
 
 
 def test_the_default_example_substitutes_names_and_numbers():
@@ -193,7 +193,7 @@ def test_the_default_example_substitutes_names_and_numbers():
     assert "Local derivative (the rule of log): ∂t14/∂t13 = 1/t13 = 1/1.490 = 0.6711" in log_step
     assert "t13 (= b*b + 1)" in log_step  # an unnamed node says what it stands for
     tanh_step = next(t for t in texts if "through tanh" in t)
-    assert "∂t7/∂t6 = 1 − tanh²(t6) = 1 − t7² = 1 − (-0.6091)² = 0.6290" in tanh_step
+    assert "∂t7/∂t6 = 1 − tanh²(t6) = 1 − t7² = 1 − (−0.6091)² = 0.6290" in tanh_step
     assert "t6 (= a*b + c**2)" in tanh_step
     assert not any(" is b" in t or " is a," in t for t in texts)
 

@@ -77,9 +77,9 @@ def test_powers_and_functions_stay_readable_with_long_names():
     out = base ** power
     out.name = "res"
     assert local_rule(out, 0, _name) == ("∂res/∂base", "power·base^(power−1)  (0 where power = 0)",
-                                         "(-2.000)·1.500^((-2.000)−1)")
+                                         "(−2.000)·1.500^((−2.000)−1)")
     assert local_rule(out, 1, _name) == ("∂res/∂power", "base^power·ln(base)  (0 where base = 0 and power ≥ 0)",
-                                         "1.500^(-2.000)·ln(1.500)")
+                                         "1.500^(−2.000)·ln(1.500)")
     y = lucid.sigmoid(base)
     y.name = "prob"
     assert local_rule(y, 0, _name)[1] == "σ(base)(1 − σ(base)) = prob·(1 − prob)"

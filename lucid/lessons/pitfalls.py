@@ -20,6 +20,7 @@ from lucid._backend.grad_mode import no_grad
 from lucid._tensor.tensor import Tensor
 from lucid.autograd.backward import backward, topological_order
 from lucid.autograd.trace import Trace, backward_trace
+from lucid.viz.explain import explain
 
 
 # ----- (a) assign instead of accumulate ----------------------------------------
@@ -65,6 +66,11 @@ class SquareDemo:
     engine: float
     graph_root: Tensor
     trace: Trace  # lucid's own backward of ``graph_root``, step by step (for drawing)
+
+    @property
+    def headline(self) -> str:
+        """The arithmetic of the last step, where the second part is added: ``… ⇒  grad x = 3.000 + 3.000 = 6.000``."""
+        return explain(self.trace, len(self.trace.steps) - 1).arithmetic
 
 
 def square_gradients(x: float = 3.0) -> SquareDemo:

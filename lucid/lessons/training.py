@@ -25,6 +25,7 @@ from lucid.nn import MLP
 from lucid.nn.reference import NumpyMLP
 from lucid.nn.scalar import ScalarMLP
 from lucid.optim import SGD, Adam, Optimizer
+from lucid.viz.numbers import format_grid
 
 OPTIMIZERS = ("SGD", "Adam")
 StepCallback = Callable[[int, float], None]
@@ -147,6 +148,37 @@ def training_step_graph(model: MLP, Z: np.ndarray, y: np.ndarray, batch: int = 4
     loss = binary_cross_entropy(twin(x), target)
     loss.name = "loss"
     return backward_trace(loss)
+
+
+def first_step_graph(n_features: int, hidden: int, seed: int, Z: np.ndarray, y: np.ndarray,
+                     batch: int = 4) -> Trace:
+    """The graph of training step 1: the network with its initial weights (``make_model`` with the seed the
+    training started from), where the gradients are large enough to read.
+
+    After training, the loss sits near a minimum where it is flat, so every gradient is close to zero
+    (``gradient_table`` shows both); a student looking at that graph would see only tiny numbers.
+    """
+    return training_step_graph(make_model(n_features, hidden, seed), Z, y, batch)
+
+
+def gradient_sizes(trace: Trace) -> dict[str, float]:
+    """mean |grad| of each parameter (the named leaves that require grad) after the trace's backward pass."""
+    final = trace.final_grads()
+    return {str(t.name): float(np.abs(final[id(t)]).mean()) for t in trace.order
+            if t._op is None and t.requires_grad and t.name and id(t) in final}
+
+
+def gradient_table(first: Trace, trained: Trace) -> list[dict[str, str]]:
+    """One row per parameter: mean |grad| at step 1 and after training, all numbers in ONE format.
+
+    The numbers go through ``format_grid`` together, so the table never shows ``0.04392`` beside
+    ``3.790e-4`` (plain decimals down to 1e-4; past that the whole table is in scientific notation).
+    """
+    early, late = gradient_sizes(first), gradient_sizes(trained)
+    names = [n for n in early if n in late]
+    texts = format_grid([early[n] for n in names] + [late[n] for n in names])
+    return [{"parameter": n, "mean |grad| at step 1": texts[i], "mean |grad| after training": texts[len(names) + i]}
+            for i, n in enumerate(names)]
 
 
 def node_count(root: Tensor) -> int:

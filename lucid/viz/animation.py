@@ -56,7 +56,8 @@ GEOMETRY = frozenset({"d", "points", "x", "y", "cx", "cy", "rx", "ry", "width", 
                       "x1", "x2", "y1", "y2"})
 
 _NODE = re.compile(r"^\s*([A-Za-z_][\w]*) \[(.*)\]\s*$", re.S)
-_EDGE = re.compile(r"^\s*([A-Za-z_][\w]*) -> ([A-Za-z_][\w]*) \[(.*)\]\s*$", re.S)
+#: An edge statement; its ends may name a port (the circuit preset's ``t3:wire:e -> op4``).
+_EDGE = re.compile(r"^\s*([A-Za-z_][\w]*)(?::\w+)* -> ([A-Za-z_][\w]*)(?::\w+)* \[(.*)\]\s*$", re.S)
 _ID = re.compile(r'(?:^| )id=("?)([A-Za-z_][\w]*)\1(?= |$)')
 _CLASS = re.compile(r'(?:^| )class="([^"]*)"\s*$')
 _POINT = re.compile(r"-?\d+(?:\.\d+)?")

@@ -18,8 +18,17 @@ of an animation therefore has the same layout.
 
 The current node gets a thick vermilion border and the node whose gradient is
 being pushed a dashed orange one; border width never changes a node's size.
-Edges carry no notes (the gradient below each wire already shows the running
-total); non-commutative ops name their input slots at the op.
+An edge carries a note only where gradients add up: out of a tensor used more than
+once (``x*x``), each edge keeps its contribution (``◀ grad += 3.000``) once it has
+flowed, so the parts are on screen beside the total below the wire; elsewhere the
+gradient below each wire already says it. Non-commutative ops name their input slots
+at the op.
+
+Constants are drawn the way CS231n draws them, never as wires named ``t0``: an unnamed
+scalar constant that feeds one arithmetic op is folded into that op's gate (``+1``,
+``1/x``, ``×2``, ``x²``, ``x−1``; ``constant_gates``), and any other unnamed constant is a
+wire labelled ``constant``. A folded constant's node and edge are simply not drawn (the
+gate has one input left, so it names no slots).
 """
 from __future__ import annotations
 
@@ -28,9 +37,10 @@ import numpy as np
 
 from lucid.autograd import Trace
 from lucid.viz import numbers as num
-from lucid.viz.labels import heatmap_table, number_columns
+from lucid.viz.labels import contribution_note, edge_text, heatmap_table, number_columns
+from lucid.viz.naming import constant_text
 from lucid.viz.opinfo import spec_of
-from lucid.viz.state import FrameState, grads_over_trace
+from lucid.viz.state import FrameState, edge_steps, grads_over_trace
 from lucid.viz.structure import GraphModel, OpNode, TensorNode
 from lucid.viz.style import (
     CIRCUIT_CONST,
@@ -44,6 +54,7 @@ from lucid.viz.style import (
     CIRCUIT_PROGRESS_STYLE,
     CIRCUIT_RULE,
     CIRCUIT_VALUE,
+    EDGE_NOTE_COLOURS,
     EDGE_STYLE,
     FONT,
     MONO,
@@ -74,18 +85,31 @@ def circuit_dot(model: GraphModel, state: FrameState, trace: Trace | None, *, sh
     current = next((k for k, p in state.progress.items() if p == "current"), None)
     current_chain = model.hidden_in.get(current) if current is not None else None
     ops = {op.index: op for op in model.ops}
+    gates, folded = constant_gates(model)
+    steps = edge_steps(model, trace) if trace is not None else {}
+    uses: dict[int, int] = {}
+    for edge in model.edges:
+        if edge.kind == "input" and edge.parent not in folded:
+            uses[edge.parent] = uses.get(edge.parent, 0) + 1
     for node in model.tensors:
+        if node.index in folded:
+            continue
         op = ops.get(node.index)
         if op is not None:
-            _add_op(g, op, node, state, current_chain == op.index)
+            _add_op(g, op, node, state, current_chain == op.index, gates.get(op.index))
         _add_tensor(g, node, state, all_grads.get(node.index, []), trace is None,
                     show_values=show_values, show_grads=show_grads, show_shapes=show_shapes, large=model.large)
     for edge in model.edges:
+        if edge.kind == "input" and edge.parent in folded:
+            continue
         edge_state = state.edge_state.get(edge.id, "static")
         attrs = dict(EDGE_STYLE[edge_state])
-        if edge.slot_name:
+        if edge.slot_name and edge.child not in gates:
             attrs["headlabel"] = f'<<FONT POINT-SIZE="8" COLOR="{CIRCUIT_NAME}">{html_text(edge.slot_name)}</FONT>>'
             attrs["labeldistance"] = "1.4"
+        if show_grads and edge.id in steps and uses.get(edge.parent, 0) > 1:  # a part of a sum: keeps its number
+            attrs["label"] = edge_text(contribution_note(steps[edge.id]), edge_state in ("flowing", "flowed"))
+            attrs["fontcolor"] = EDGE_NOTE_COLOURS.get(edge_state, EDGE_NOTE_COLOURS["flowing"])
         tail = f"{edge.tail}:{WIRE}:e" if edge.kind == "input" else edge.tail
         head = f"{edge.head}:{WIRE}:w" if edge.kind == "output" else edge.head
         classes = edge.kind if edge_state == "static" else f"{edge.kind} {edge_state}"
@@ -93,6 +117,51 @@ def circuit_dot(model: GraphModel, state: FrameState, trace: Trace | None, *, sh
     if legend:
         g.node("legend", label=legend_label(), id="legend", shape="plain", _attributes={"class": "legend"})
     return g
+
+
+#: Binary ops that take a scalar constant into their gate, and the gate's text with the constant ``c`` in
+#: slot 0 or slot 1 (``x`` is the other, drawn input).
+GATE_TEXT = {
+    "add": ("+{c}", "+{c}"), "mul": ("×{c}", "×{c}"), "sub": ("{c}−x", "x−{c}"), "div": ("{c}/x", "x/{c}"),
+    "pow": ("{c}^x", "x^{c}"),
+}
+_SQUARES = {"2": "x²", "3": "x³"}
+
+
+def constant_gates(model: GraphModel) -> tuple[dict[int, str], set[int]]:
+    """Which unnamed scalar constants fold into their op's gate: (op index -> gate text, folded tensor indices).
+
+    A constant folds when the program did not name it, it holds one number, it feeds exactly one
+    edge, and that edge goes into ``+ − × ÷ **`` whose other input is drawn (``1 / (1 + e)``: ``+1``
+    then ``1/x``, as in the CS231n notes).
+    """
+    uses: dict[int, int] = {}
+    for edge in model.edges:
+        if edge.kind == "input":
+            uses[edge.parent] = uses.get(edge.parent, 0) + 1
+    gates: dict[int, str] = {}
+    folded: set[int] = set()
+    for edge in model.edges:
+        k = edge.parent
+        if edge.kind != "input" or edge.child in gates or uses.get(k) != 1:
+            continue
+        node = model.tensor_node(k)
+        tensor = model.order[k]
+        child = model.order[edge.child]
+        spec = spec_of(child)
+        if node is None or node.kind != "const" or tensor.name or tensor.size != 1 or spec is None \
+                or spec.name not in GATE_TEXT or len(child._prev) != 2 or child._prev[0] is child._prev[1]:
+            continue
+        other = model.index_of[id(child._prev[1 - edge.slot])]
+        if other in folded or model.tensor_node(other) is None:
+            continue
+        c = constant_text(tensor)
+        text = GATE_TEXT[spec.name][edge.slot].format(c=c)
+        if spec.name == "pow" and edge.slot == 1 and c in _SQUARES:
+            text = _SQUARES[c]
+        gates[edge.child] = text.replace("-", "−")
+        folded.add(k)
+    return gates, folded
 
 
 def legend_label() -> str:
@@ -119,22 +188,24 @@ def op_width(text: str) -> float:
     return round(max(0.32, 0.14 + 0.09 * len(text)), 2)
 
 
-def _add_op(g: graphviz.Digraph, op: OpNode, node: TensorNode, state: FrameState, holds_current: bool) -> None:
+def _add_op(g: graphviz.Digraph, op: OpNode, node: TensorNode, state: FrameState, holds_current: bool,
+            gate: str | None = None) -> None:
     op_state = state.op_state.get(op.index)
+    text = gate or op.text
     classes = ["op"] + ([op_state] if op_state else []) + (["chain"] if op.is_chain else [])
     attrs = dict(CIRCUIT_OP_STYLE)
-    if op.is_chain or len(op.text) > CIRCLE_TEXT:
+    if op.is_chain or len(text) > CIRCLE_TEXT:
         attrs.update(shape="box", style="rounded,filled", fixedsize="false", height="0.32", margin="0.05,0.02",
                      fontsize="11")
     else:
-        attrs["width"] = attrs["height"] = str(op_width(op.text))
+        attrs["width"] = attrs["height"] = str(op_width(text))
     attrs.update(OP_STATE_STYLE.get(op_state or "", {}))
     if holds_current:
         classes.append("current")
         attrs.update(PROGRESS_STYLE["current"])
     spec = spec_of(node.tensor)
     tip = spec.formula if spec is not None and not op.is_chain else op.text
-    g.node(op.id, label=f"<{html_text(op.text)}>", id=op.id, _attributes={"class": " ".join(classes)},
+    g.node(op.id, label=f"<{html_text(text)}>", id=op.id, _attributes={"class": " ".join(classes)},
            tooltip=attribute_text(shorten(tip, 200)), **attrs)
 
 
@@ -145,7 +216,8 @@ def _add_tensor(g: graphviz.Digraph, node: TensorNode, state: FrameState, histor
     if static and t.grad is not None:
         history = [t.grad]
     status = state.grad_status.get(k, "nograd")
-    label = wire_label(node.label, node.kind, t.data, grad=state.grads.get(k), grad_status=status,
+    name = "constant" if node.kind == "const" and not t.name else node.label  # never a wire named t0
+    label = wire_label(name, node.kind, t.data, grad=state.grads.get(k), grad_status=status,
                        grad_history=history, has_grad=t.requires_grad, show_values=show_values,
                        show_grads=show_grads, show_shapes=show_shapes, grids=not large)
     classes = [node.kind]

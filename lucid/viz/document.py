@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from lucid.viz.numbers import format_array, format_number, is_grid, shape_text
+from lucid.viz.numbers import format_array, format_grid, is_grid, shape_text
 from lucid.viz.style import HEAT_TEXT, heat_colour
 from lucid.viz.text import visible
 
@@ -53,14 +53,16 @@ def heatmap_html(arr: np.ndarray) -> str:
     rows = a.reshape(1, -1) if a.ndim == 1 else a
     finite = np.abs(rows[np.isfinite(rows)])
     scale = float(finite.max()) if finite.size else 0.0
+    texts = iter(format_grid(rows))  # one format for the whole grid
     out = []
     for row in rows:
         cells = []
         for v in row:
             v = float(v)
+            text = next(texts)
             kind = "nan" if not np.isfinite(v) else ("zero" if v == 0 else ("pos" if v > 0 else "neg"))
             cells.append(f'<td class="lgl-{kind}" style="background:{heat_colour(v, scale)};color:{HEAT_TEXT}">'
-                         f"{html_escape(format_number(v))}</td>")
+                         f"{html_escape(text)}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
     return f'<table class="lgl-heat">{"".join(out)}</table>'
 

@@ -23,21 +23,29 @@ from collections.abc import Iterable
 from typing import Any
 
 import graphviz
-import numpy as np
 
 from lucid._tensor.tensor import Tensor
-from lucid.autograd import Trace, TraceStep
+from lucid.autograd import Trace
 from lucid.viz.circuit import circuit_dot
 from lucid.viz.collapse import CollapsedView, collapsed_dot
 from lucid.viz.errors import GraphTooLarge
-from lucid.viz.labels import LabelOptions, edge_text, number_columns, op_html, tensor_label
+from lucid.viz.labels import (  # noqa: F401  (BACK_ARROW, contribution_note: re-exported)
+    BACK_ARROW,
+    LabelOptions,
+    contribution_note,
+    edge_text,
+    number_columns,
+    op_html,
+    tensor_label,
+)
 from lucid.viz.layout_cost import LAYOUT_BUDGET
-from lucid.viz.numbers import array_lines, format_number, has_nonfinite, shape_text
+from lucid.viz.numbers import has_nonfinite, shape_text
 from lucid.viz.opinfo import spec_of
 from lucid.viz.state import FrameState, edge_steps, frame_state, grads_over_trace, validate_step
 from lucid.viz.structure import GraphModel, build_model, model_cost
 from lucid.viz.style import (
     EDGE_ATTRS,
+    EDGE_NOTE_COLOURS,
     EDGE_STYLE,
     GRAPH_ATTRS,
     KIND_STYLE,
@@ -53,9 +61,6 @@ DIRECTIONS = ("LR", "TB", "RL", "BT")
 #: Drawing styles: ``default`` (boxes with name, kind, value and gradient rows) and ``circuit``
 #: (``lucid.viz.circuit``: CS231n-style wires with the value above and the gradient below).
 PRESETS = ("default", "circuit")
-#: Points against the data flow, the way gradients travel (arrowheads stay forward: moving
-#: them would bend the edge's spline and the frames would no longer match).
-BACK_ARROW = {"LR": "◀", "RL": "▶", "TB": "▲", "BT": "▼"}
 
 
 def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = None, *, direction: str = "LR",
@@ -121,7 +126,7 @@ def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = N
     _add_nodes(g, clusters, model, state, options, trace, node_cache)
     for c in clusters:
         g.subgraph(c)
-    _add_edges(g, model, state, trace, direction, node_cache)
+    _add_edges(g, model, state, trace if show_grads else None, direction, node_cache)
     if legend:
         box = graphviz.Digraph(name="cluster_legend", graph_attr={
             "label": "Legend", "style": "rounded", "color": "#BBBBBB", "id": "legend", "class": "legend"})
@@ -200,21 +205,6 @@ def _add_nodes(g: graphviz.Digraph, clusters: list[graphviz.Digraph], model: Gra
             cache[key] = target.body[first_line:]
 
 
-def contribution_note(step: TraceStep, direction: str = "LR") -> str:
-    """The short text on a flowing edge: ``◀ ∂ += 3.000`` (and the summed axes, if any)."""
-    c = np.asarray(step.contribution, dtype=np.float64)
-    if c.ndim == 0:
-        body = format_number(c)
-    elif c.size <= 3 and c.ndim == 1:
-        body = array_lines(c)[0]
-    else:
-        body = f"{shape_text(c.shape)}, mean {format_number(c.mean()) if c.size else '-'}"
-    note = f"{BACK_ARROW.get(direction, '◀')} ∂ += {body}"
-    if step.summed_axes:
-        note += f"  (Σ axis {','.join(str(a) for a in step.summed_axes)})"
-    return note
-
-
 def _add_edges(g: graphviz.Digraph, model: GraphModel, state: FrameState, trace: Trace | None,
                direction: str, cache: dict | None = None) -> None:
     steps = edge_steps(model, trace) if trace is not None else {}
@@ -228,8 +218,11 @@ def _add_edges(g: graphviz.Digraph, model: GraphModel, state: FrameState, trace:
         if edge.slot_name:
             attrs["headlabel"] = f'<<FONT POINT-SIZE="9" COLOR="#555555">{html_text(edge.slot_name)}</FONT>>'
         if edge.id in steps:
-            attrs["label"] = edge_text(contribution_note(steps[edge.id], direction), edge_state == "flowing")
-            attrs["fontcolor"] = EDGE_STYLE["flowing"]["color"]
+            # the contribution stays on the edge once it has flowed (calmer), so every part added into a
+            # node used more than once is on screen together; the label's room never changes
+            attrs["label"] = edge_text(contribution_note(steps[edge.id], direction),
+                                       edge_state in ("flowing", "flowed"))
+            attrs["fontcolor"] = EDGE_NOTE_COLOURS.get(edge_state, EDGE_NOTE_COLOURS["flowing"])
         classes = edge.kind if edge_state == "static" else f"{edge.kind} {edge_state}"
         g.edge(edge.tail, edge.head, id=edge.id, _attributes={"class": classes}, **attrs)
         if cache is not None:

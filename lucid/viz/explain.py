@@ -7,8 +7,9 @@ Notation, chosen so a step can never read as circular:
 - ``∂c/∂a`` is the **local** derivative of the one op that made ``c``.
 
 So each step reads ``grad a += grad c · ∂c/∂a``. Every step leads with one
-arithmetic line (upstream × local = contribution, then the running total:
-``grad c · ∂c/∂a = 1.000 · (-3.000) = -3.000  ⇒  grad a += -3.000 → -2.000``);
+arithmetic line (upstream × local = contribution, then the running total, written as the sum
+when a second path adds to it: ``grad c · ∂c/∂a = 1.000 · (−3.000) = −3.000  ⇒  grad a = 1.000 +
+(−3.000) = −2.000``);
 the prose below it names the op's forward formula and its local rule with the
 registry's generic names replaced by the program's (``∂t14/∂t13 = 1/t13 =
 1/1.490``), the arrays (heatmaps in HTML), any broadcasting sum, and whether
@@ -28,7 +29,7 @@ from lucid.autograd import Trace, TraceStep
 from lucid.viz.document import B, C, Doc, N, U, md_escape
 from lucid.viz.formulas import forward_rule, local_rule
 from lucid.viz.naming import constant_text, display_names, expression_of
-from lucid.viz.numbers import array_lines, format_number, shape_text
+from lucid.viz.numbers import MINUS, array_lines, format_number, shape_text
 from lucid.viz.opinfo import COMMUTATIVE, op_label, slot_word, spec_of
 from lucid.viz.state import validate_step
 from lucid.viz.text import visible
@@ -115,9 +116,9 @@ def _num(a: np.ndarray) -> str:
 
 
 def _operand(a: np.ndarray) -> str:
-    """A number written after ``·`` or ``+``: negatives in parentheses, as on a blackboard."""
+    """A number written after ``·`` or ``+``: negatives (and powers of ten) in parentheses, as on a blackboard."""
     text = _num(a)
-    return f"({text})" if text.startswith("-") else text
+    return f"({text})" if text.startswith(("-", MINUS)) or " × " in text else text
 
 
 def _is_scalarish(*arrays: np.ndarray | None) -> bool:
@@ -271,10 +272,7 @@ def _explain_edge(trace: Trace, s: TraceStep) -> StepExplanation:
         lead = [U(rhs), f": {shape_text(np.shape(up))} → {shape_text(product.shape)}"]
     if s.summed_axes:
         lead.append(f", Σ over axis {', '.join(map(str, s.summed_axes))} → {shape_text(s.contribution.shape)}")
-    if before is None:
-        tail = ["  ⇒  grad ", U(p), f" = {_inline(s.accumulated)}"]
-    else:
-        tail = ["  ⇒  grad ", U(p), f" += {_inline(s.contribution)} → {_inline(s.accumulated)}"]
+    tail = _total_tail(p, before, s.contribution, s.accumulated)
     doc.arith(*lead, *tail)
 
     # 2. what happens, in words
@@ -392,6 +390,23 @@ def _explain_edge(trace: Trace, s: TraceStep) -> StepExplanation:
                            formula, up, local, product, s.contribution, s.accumulated, tuple(s.summed_axes),
                            s.is_final, step_title(trace, s.index, markdown=True), htm,
                            "".join(visible(x) for x in (*lead, *tail)))
+
+
+def _total_tail(p: str, before: np.ndarray | None, contribution: np.ndarray, total: np.ndarray) -> list[str]:
+    """The end of the arithmetic line: the gradient of ``p`` after this step, as a sum when it accumulates.
+
+    First contribution: ``⇒  grad x = 3.000``. A later one writes the addition out, so the
+    accumulation is the headline: ``⇒  grad x = 1.000 + (−2.000) = −1.000`` (short vectors the same
+    way); arrays too big to write inline keep ``⇒  grad x += (3×4) → (3×4)``.
+    """
+    if before is None:
+        return ["  ⇒  grad ", U(p), f" = {_inline(total)}"]
+    if _is_scalarish(before, contribution, total):
+        return ["  ⇒  grad ", U(p), f" = {_num(before)} + {_operand(contribution)} = {_num(total)}"]
+    inline = [_inline(a) for a in (before, contribution, total)]
+    if not any(text.startswith("(") for text in inline):
+        return ["  ⇒  grad ", U(p), f" = {inline[0]} + {inline[1]} = {inline[2]}"]
+    return ["  ⇒  grad ", U(p), f" += {inline[1]} → {inline[2]}"]
 
 
 def _reduced_axes(node: Tensor, up: np.ndarray | None, local: np.ndarray) -> tuple[int, ...]:

@@ -23,7 +23,7 @@ from collections.abc import Callable
 import numpy as np
 
 from lucid._tensor.tensor import Tensor
-from lucid.viz.numbers import format_number
+from lucid.viz.numbers import MINUS, format_number
 from lucid.viz.opinfo import derivative_text, input_names, output_symbol, spec_of
 
 _SUPER = dict(zip("ᵃᵇ⁻¹²³⁰⁴⁵⁶⁷⁸⁹ⁱⁿ", "ab−1230456789in"))
@@ -121,7 +121,7 @@ class Substitution:
 
 def _operand(v: float) -> str:
     text = format_number(v)
-    return f"({text})" if text.startswith("-") else text
+    return f"({text})" if text.startswith(("-", MINUS)) or " × " in text else text
 
 
 def _count(kind: str, prev: list[Tensor], node: Tensor) -> int | None:

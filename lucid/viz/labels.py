@@ -18,10 +18,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lucid.autograd import TraceStep
 from lucid.viz import numbers as num
 from lucid.viz.style import GRAD_COLOURS, HEAT_TEXT, KIND_WORD, MONO, RED, heat_colour
 from lucid.viz.text import NBSP, html_text
 
+#: Points against the data flow, the way gradients travel (arrowheads stay forward: moving
+#: them would bend the edge's spline and the frames would no longer match).
+BACK_ARROW = {"LR": "◀", "RL": "▶", "TB": "▲", "BT": "▼"}
 STATUS_WORDS = {"partial": "partial", "final": "final", "nograd": "pending"}
 STATUS_WIDTH = max(len(w) for w in STATUS_WORDS.values())
 #: Summary numbers (min/mean/max) are padded to this width so they keep their size.
@@ -81,6 +85,7 @@ def heatmap_table(arr: np.ndarray | None, shape: tuple[int, ...], width: int, *,
     """
     rows, cols = (1, shape[0]) if len(shape) == 1 else shape
     values = None if arr is None else np.asarray(arr, dtype=np.float64).reshape(rows, cols)
+    texts = [] if values is None else num.format_grid(values)  # one format for the whole grid
     scale = 0.0
     if values is not None:
         finite = np.abs(values[np.isfinite(values)])
@@ -96,7 +101,7 @@ def heatmap_table(arr: np.ndarray | None, shape: tuple[int, ...], width: int, *,
                 continue
             v = float(values[i, j])
             colour = HEAT_TEXT if np.isfinite(v) else RED
-            text = html_text(num.format_number(v).rjust(width), keep_spaces=True)
+            text = html_text(texts[i * cols + j].rjust(width), keep_spaces=True)
             cells.append(f'<TD BGCOLOR="{heat_colour(v, scale)}"><FONT FACE="{MONO}" POINT-SIZE="{size}" '
                          f'COLOR="{colour}">{text}</FONT></TD>')
         out.append("<TR>" + "".join(cells) + "</TR>")
@@ -174,3 +179,22 @@ def edge_text(text: str, visible: bool) -> str:
     """An edge's fixed-width note: the text, or as many blanks when it is not this edge's turn."""
     shown = text if visible else NBSP * len(text)
     return f'<<FONT FACE="{MONO}" POINT-SIZE="10">{html_text(shown, keep_spaces=True)}</FONT>>'
+
+
+def contribution_note(step: TraceStep, direction: str = "LR") -> str:
+    """The short text on an edge once its gradient contribution has flowed: ``◀ grad += 3.000``.
+
+    It names what travels along the edge: a part of the input's total gradient (``grad``, the
+    explanations' word), not a local derivative ``∂``; the summed broadcast axes follow, if any.
+    """
+    c = np.asarray(step.contribution, dtype=np.float64)
+    if c.ndim == 0:
+        body = num.format_number(c)
+    elif c.size <= 3 and c.ndim == 1:
+        body = num.array_lines(c)[0]
+    else:
+        body = f"{num.shape_text(c.shape)}, mean {num.format_number(c.mean()) if c.size else '-'}"
+    note = f"{BACK_ARROW.get(direction, '◀')} grad += {body}"
+    if step.summed_axes:
+        note += f"  (Σ axis {','.join(str(a) for a in step.summed_axes)})"
+    return note

@@ -18,6 +18,7 @@ from lucid.viz.opinfo import spec_of
 from lucid.viz.text import shorten
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+_SUPERSCRIPT_POWER = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 #: Longest expression shown for an unnamed node before deeper parts are replaced by their ids.
 EXPRESSION_LIMIT = 48
 
@@ -57,14 +58,19 @@ def display_names(order: list[Tensor], root: Tensor, limit: int | None = None) -
 
 
 def _number(value: np.ndarray) -> str:
+    """A constant as the program wrote it (``2``, ``0.5``); past 1e-4..1e5 as a blackboard writes it, ``1 × 10⁻⁸``."""
     v = float(np.asarray(value).reshape(-1)[0])
-    return f"{v:g}" if abs(v) >= 1e-4 or v == 0 else f"{v:.3g}"
+    if v == 0 or not np.isfinite(v) or 1e-4 <= abs(v) < 1e5:
+        return f"{v:g}"
+    mantissa, power = f"{v:.5e}".split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa} × 10{str(int(power)).translate(_SUPERSCRIPT_POWER)}"
 
 
 def constant_text(t: Tensor) -> str:
     """An unnamed scalar constant as the program wrote it (``2``, ``0.5``), negatives in parentheses."""
     text = _number(t.data)
-    return f"({text})" if text.startswith("-") else text
+    return f"({text})" if text.startswith("-") or " × " in text else text
 
 
 def expression_of(tensor: Tensor, name_of: Callable[[Tensor], tuple[str, bool]], depth: int = 6) -> str:
@@ -88,8 +94,8 @@ def _expr(t: Tensor, name_of: Callable[[Tensor], tuple[str, bool]], depth: int,
         return label, _ATOM
     if t._op is None:
         if t.size == 1:
-            text = _number(t.data)
-            return text, (_ATOM if not text.startswith("-") else 3)
+            text = _number(t.data)  # 1 × 10⁻⁸ binds like a product, a negative like unary minus
+            return text, (3 if text.startswith("-") else 2 if " × " in text else _ATOM)
         return f"const({'×'.join(map(str, t.shape))})", _ATOM
     if depth <= 0:
         return label, _ATOM

@@ -3,6 +3,16 @@
 Every number gets 4 significant digits in a form whose length depends only on its
 magnitude class, never on the digits, so a label keeps its size while the gradient
 it shows changes from frame to frame of an animation (the layout must not jump).
+
+Written for first-year students:
+
+- plain decimals from 1e-4 up to 1e5 (``0.0001235``, ``0.4622``, ``12346``), the form people
+  read without thinking; scientific notation only outside that range, and then as a
+  blackboard writes it, ``2.200 × 10⁻⁷``, never ``2.2e-07``;
+- a true minus sign (``−2.000``, U+2212), as wide as a digit and unmistakable on a projector;
+- one format per grid: an array (or a min/mean/max summary) whose numbers do not all fit the
+  plain range is written entirely in scientific notation (``format_grid``), so ``0.4622``
+  never stands beside ``6.015 × 10⁻⁷`` in one table.
 """
 from __future__ import annotations
 
@@ -15,26 +25,80 @@ import numpy as np
 GRID_MAX_ROWS = 8
 GRID_MAX_COLUMNS = 8
 GRID_MAX_ELEMENTS = GRID_MAX_ROWS * GRID_MAX_COLUMNS
+#: Powers of ten (after rounding to 4 significant digits) written as plain decimals: 1e-4 <= |x| < 1e5.
+PLAIN_EXPONENTS = range(-4, 5)
+MINUS = "\u2212"
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
-def format_number(x: Any) -> str:
-    """One number with 4 significant digits: ``3.000``, ``-0.01235``, ``1.235e5``, ``nan``.
+def _exponent(x: float) -> int:
+    """The power of ten of ``x`` after rounding it to 4 significant digits (9999.7 -> 4)."""
+    return int(f"{x:.3e}".split("e")[1])
 
-    Fixed notation between 0.01 and 9999.5 (what people read fastest), otherwise
-    a short scientific form without ``+`` or leading exponent zeros.
-    """
-    x = float(x)
+
+def _minus(text: str) -> str:
+    return MINUS + text[1:] if text.startswith("-") else text
+
+
+def _special(x: float) -> str | None:
     if math.isnan(x):
         return "nan"
     if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
+        return "inf" if x > 0 else MINUS + "inf"
     if x == 0:
         return "0"
+    return None
+
+
+def scientific(x: Any) -> str:
+    """``x`` in scientific notation with 4 significant digits, as written by hand: ``−2.200 × 10⁻⁷``."""
+    x = float(x)
+    special = _special(x)
+    if special is not None:
+        return special
     mantissa, exponent = f"{x:.3e}".split("e")
-    exp = int(exponent)  # exponent after rounding to 4 significant digits
-    if -2 <= exp <= 3:
-        return f"{x:.{3 - exp}f}"
-    return f"{mantissa}e{exp}"
+    return f"{_minus(mantissa)} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
+def is_plain(x: Any) -> bool:
+    """True when ``x`` is written as a plain decimal (0, nan, inf, or 1e-4 <= |x| < 1e5 once rounded)."""
+    x = float(x)
+    return _special(x) is not None or _exponent(x) in PLAIN_EXPONENTS
+
+
+def format_number(x: Any) -> str:
+    """One number with 4 significant digits: ``3.000``, ``−0.01235``, ``12346``, ``1.235 × 10⁵``, ``nan``.
+
+    Plain decimals between 1e-4 and 1e5 (what people read fastest), otherwise
+    scientific notation written ``1.235 × 10⁵``; negatives carry a true minus sign.
+    """
+    x = float(x)
+    special = _special(x)
+    if special is not None:
+        return special
+    exp = _exponent(x)
+    if exp in PLAIN_EXPONENTS:
+        return _minus(f"{x:.{max(0, 3 - exp)}f}")
+    return scientific(x)
+
+
+def format_grid(values: Any) -> list[str]:
+    """Every number of ``values`` (flattened), all in ONE format: plain decimals if each one is plain, else
+    every nonzero finite number in scientific notation."""
+    flat = [float(v) for v in np.asarray(values, dtype=np.float64).reshape(-1)]
+    if all(is_plain(v) for v in flat):
+        return [format_number(v) for v in flat]
+    return [scientific(v) for v in flat]
+
+
+def parse_number(text: str) -> float:
+    """The value a displayed number stands for (``−2.200 × 10⁻⁷`` -> -2.2e-07): for tests and round trips."""
+    text = text.strip().replace(MINUS, "-")
+    if " × 10" in text:
+        mantissa, power = text.split(" × 10")
+        digits = power.translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789"))
+        return float(mantissa) * 10.0 ** int(digits)
+    return float(text)
 
 
 def number_width(values: np.ndarray) -> int:
@@ -44,7 +108,7 @@ def number_width(values: np.ndarray) -> int:
     the three summary numbers (computed with NumPy reductions), so this costs the
     same for a 1000×1000 array as for a 3×3 one.
     """
-    return max((len(format_number(v)) for v in shown_numbers(values)), default=1)
+    return max((len(t) for t in format_grid(shown_numbers(values))), default=1)
 
 
 def is_grid(shape: tuple[int, ...]) -> bool:
@@ -104,23 +168,24 @@ def array_lines(arr: Any, width: int | None = None) -> list[str]:
         return [f"({shape_text(a.shape)}) empty"]
     if not is_grid(a.shape):
         return [summary_text(a, width)]
-    w = max(width or 0, number_width(a))
-    cell = lambda v: format_number(v).rjust(w)  # noqa: E731
+    texts = format_grid(a)
+    w = max(width or 0, max(len(t) for t in texts))
+    cells = [t.rjust(w) for t in texts]
     if a.ndim == 1:
-        return ["[" + " ".join(cell(v) for v in a) + "]"]
-    rows = [" ".join(cell(v) for v in row) for row in a]
+        return ["[" + " ".join(cells) + "]"]
+    n = a.shape[1]
+    rows = [" ".join(cells[i * n:(i + 1) * n]) for i in range(a.shape[0])]
     return ["[[" + rows[0] + "]"] + [" [" + r + "]" for r in rows[1:-1]] + [" [" + rows[-1] + "]]"] \
         if len(rows) > 1 else ["[[" + rows[0] + "]]"]
 
 
 def summary_text(a: np.ndarray, width: int | None = None) -> str:
-    """``min -1.235  mean 0.1200  max 2.000`` (+ the count of NaN/inf when there are any)."""
+    """``min −1.235  mean 0.1200  max 2.000`` (+ the count of NaN/inf when there are any), in one format."""
     w = width or 0
     summary = summary_numbers(a)
     if summary is not None:
-        low, mean, high = summary
-        parts = [f"min {format_number(low).rjust(w)}", f"mean {format_number(mean).rjust(w)}",
-                 f"max {format_number(high).rjust(w)}"]
+        low, mean, high = format_grid(summary)
+        parts = [f"min {low.rjust(w)}", f"mean {mean.rjust(w)}", f"max {high.rjust(w)}"]
     else:
         parts = ["no finite values"]
     nan = int(np.isnan(a).sum()) if a.dtype.kind == "f" else 0
@@ -135,7 +200,7 @@ def summary_text(a: np.ndarray, width: int | None = None) -> str:
 def format_array(arr: Any, *, width: int | None = None, shape: bool = True) -> str:
     """Compact text of a value or gradient: the fixed-width format shared by graph and tables.
 
-    - scalars: ``3.000`` (4 significant digits);
+    - scalars: ``3.000`` (4 significant digits; ``format_number``);
     - small tensors (≤ 2 axes, up to 8×8): a grid like NumPy's, one line per row;
     - anything larger: ``shape 9×3: min … mean … max …`` (``shape=False`` drops the prefix).
     """

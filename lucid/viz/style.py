@@ -92,6 +92,8 @@ EDGE_STYLE = {
     "nograd": {"color": "#B5B5B5", "penwidth": "1", "style": "dotted"},
     "static": {"color": "#555555", "penwidth": "1.2", "style": "solid"},
 }
+#: The note on an edge (its gradient contribution): loud while it flows, calm once it has flowed.
+EDGE_NOTE_COLOURS = {"flowing": VERMILLION, "flowed": "#35607F"}
 
 GRAPH_ATTRS = {"bgcolor": "white", "fontname": FONT, "nodesep": "0.3", "ranksep": "0.35",
                "forcelabels": "true", "outputorder": "edgesfirst", "class": "lucid-graph"}
@@ -138,7 +140,8 @@ def add_legend(g: graphviz.Digraph, prefix: str) -> None:
     g.subgraph(column)
     tails = graphviz.Digraph(name=f"{prefix}_tails", graph_attr={"rank": "same"})
     heads = graphviz.Digraph(name=f"{prefix}_heads", graph_attr={"rank": "same"})
-    edges = [("flowing", "◀ ∂ gradient flowing now (thick, labelled)"), ("flowed", "gradient has flowed (solid)"),
+    edges = [("flowing", "◀ grad += gradient flowing now (thick)"),
+             ("flowed", "gradient has flowed (solid, keeps its number)"),
              ("pending", "gradient not here yet (dashed)"), ("nograd", "no gradient: into a constant (dotted)")]
     previous = None
     for key, text in edges:
