@@ -30,10 +30,12 @@ more (elementwise ops keep about 3 arrays of the output's size per input, predic
 
 
 def kept_elements(trace) -> int:
-    """Elements of the distinct arrays a trace keeps (a shared array counts once)."""
+    """Elements of the distinct arrays a trace keeps (a shared array counts once, a view counts its base)."""
     seen: dict[int, int] = {}
     for s in trace.steps:
         for arr in (s.upstream, s.local, s.contribution_raw, s.contribution, s.accumulated):
+            while isinstance(arr, np.ndarray) and arr.base is not None:
+                arr = arr.base
             if isinstance(arr, np.ndarray):
                 seen[id(arr)] = arr.size
     return sum(seen.values())
@@ -91,7 +93,7 @@ def test_a_shared_upstream_gradient_gives_every_edge_the_same_numbers():
 
 def test_the_checker_refuses_a_program_whose_backward_record_would_pass_the_trace_limit():
     with pytest.raises(ExprError) as err:
-        run(f"a = randn(100)\ny = stack({stack_of('a', 50)})\ny.sum()", limits=Limits(max_trace_elements=15_000))
+        run(f"a = randn(100)\ny = stack({stack_of('a', 50)})\ny.sum()", limits=Limits(max_trace_elements=14_000))
     assert err.value.kind == "limit"
     assert "trace limit" in err.value.message
     assert err.value.line == 2  # at the stack, where the record passes the limit
@@ -148,7 +150,7 @@ def test_the_predicted_backward_record_bounds_what_is_kept_within_the_stated_fac
     try:
         program = run(source)
     except ExprError as err:
-        assert err.kind == "limit"  # only the limits may refuse these programs
+        assert err.kind in ("limit", "numeric")  # only the limits (or an overflow like exp(exp(x))) refuse these
         return
     trace = backward_trace(program.output, max_elements=program.limits.max_trace_elements)
     kept = kept_elements(trace)

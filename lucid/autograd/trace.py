@@ -91,11 +91,33 @@ class TraceTooLarge(MemoryError):
         self.limit = limit
 
 
+def _compact(array: Any) -> np.ndarray:
+    """The smallest block of ``array`` that holds all its values when it is a broadcast view (zero strides).
+
+    A reduction's raw gradient or a broadcast operand's local derivative is often ``np.broadcast_to`` of
+    something small: the record keeps that small block and broadcasts it again (a read-only view).
+    """
+    a = np.asarray(array)
+    if a.ndim and a.size > 1 and 0 in a.strides:
+        return a[tuple(slice(0, 1) if step == 0 else slice(None) for step in a.strides)]
+    return a
+
+
 def _kept(array: Any, dtype: Any = None) -> np.ndarray:
-    """A read-only copy of ``array`` (in ``dtype`` when given): what the record keeps of an engine array."""
-    kept = np.array(array, dtype=dtype, copy=True)
+    """A read-only copy of ``array`` (in ``dtype`` when given): what the record keeps of an engine array.
+
+    A broadcast view is kept as its compact block broadcast again, so it costs what it holds.
+    """
+    a = np.asarray(array)
+    block = _compact(a)
+    kept = np.array(block, dtype=dtype, copy=True)
     kept.flags.writeable = False
-    return kept
+    return kept if block is a else np.broadcast_to(kept, a.shape)
+
+
+def kept_size(array: np.ndarray) -> int:
+    """Elements an array kept by the record really holds (a broadcast view: its compact block)."""
+    return int(_compact(array).size)
 
 
 def backward_trace(root: Tensor, grad: Any = None, *, max_elements: int | None = None) -> Trace:
@@ -112,7 +134,7 @@ def backward_trace(root: Tensor, grad: Any = None, *, max_elements: int | None =
 
     def keep(array: Any, dtype: Any = None) -> np.ndarray:
         nonlocal kept
-        kept += int(np.size(array))
+        kept += kept_size(np.asarray(array))
         if max_elements is not None and kept > max_elements:
             raise TraceTooLarge(max_elements)
         return _kept(array, dtype)

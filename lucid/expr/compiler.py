@@ -105,10 +105,11 @@ class Value:
 def backward_record_elements(group: str, name: str, grad_inputs: list[Shape], out: Shape) -> int:
     """Elements ``backward_trace`` keeps for one op, predicted from shapes alone (an upper bound).
 
-    The op's upstream gradient once, and for every input that receives a gradient: the raw
-    gradient (output-sized for elementwise ops, input-sized for shape ops and indexing, batch ×
-    matrix for a broadcast matrix product), the local derivative (elementwise and reductions), the
-    contribution unbroadcast to the input and the input's running total.
+    The op's upstream gradient once, and for every input that receives a gradient: the raw gradient
+    (output-sized for elementwise ops, input-sized for shape ops, indexing and reductions, batch ×
+    matrix for a broadcast matrix product), the local derivative (elementwise ops and reductions), the
+    contribution unbroadcast to the input (kept apart only when the raw gradient has another size: the
+    record shares it otherwise) and the input's running total.
     """
     n_out = sh.size(out)
     total = n_out
@@ -116,11 +117,13 @@ def backward_record_elements(group: str, name: str, grad_inputs: list[Shape], ou
         n_in = sh.size(shape)
         if group == "shape" or name == "getitem":
             raw, local = n_in, 0
+        elif group == "reduction":
+            raw = local = n_in
         elif name == "matmul":
             raw, local = max(n_in, n_out, sh.size(out[:-2]) * sh.size(shape[-2:])), 0
         else:
             raw = local = max(n_in, n_out)
-        total += raw + local + 2 * n_in
+        total += raw + local + (n_in if raw != n_in else 0) + n_in
     return total
 
 

@@ -40,8 +40,8 @@ class Limits:
     gradient even though its output is one number)."""
     max_ndim: int = 32
     """Dimensions of any one tensor (NumPy's matmul handles at most 32; arrays at most 64)."""
-    max_trace_elements: int = 12_000_000
-    """Elements the step-by-step record of the backward pass keeps (96 MB of float64), predicted per op from
+    max_trace_elements: int = 16_000_000
+    """Elements the step-by-step record of the backward pass keeps (128 MB of float64), predicted per op from
     shapes before anything runs (``compiler.backward_record_elements``) and enforced again while the record is
     made (``backward_trace(max_elements=...)``). ``stack`` of one tensor repeated n times costs n inputs'
     worth here, not n² as a record that copied the upstream gradient per edge did."""

@@ -92,8 +92,10 @@ def analysis_bytes(analysis: Analysis) -> int:
     seen: dict[int, int] = {}
 
     def add(arr: object) -> None:
+        while isinstance(arr, np.ndarray) and arr.base is not None:  # a view keeps its base (once) alive
+            arr = arr.base
         if isinstance(arr, np.ndarray) and id(arr) not in seen:
-            seen[id(arr)] = arr.nbytes if arr.base is None else 0
+            seen[id(arr)] = arr.nbytes
     for t in analysis.order:
         add(t.data)
         add(t.grad)
