@@ -51,7 +51,7 @@ def test_a_step_of_thousands_of_digits_is_refused_with_a_one_line_message():
 
 
 @pytest.mark.parametrize("node", ["t" + "9" * 5000, "t" + "1" * 11, "x3", "t", "op", "t-1", "t3 ", " t3", "t٣",
-                                  "g3\n", "<svg>", "", "T3"])
+                                  "g3\n", "<svg>", "", "T3"], ids=lambda node: repr(node[:14]))
 def test_a_node_id_the_player_never_sends_is_refused_before_any_digit_is_read(node):
     message = refused(click(node=node))
     assert "not a node id" in message and len(message) < 80
@@ -123,3 +123,37 @@ def test_values_parsed_from_browser_json_with_nan_and_infinity_are_refused():
 def test_the_module_does_not_import_streamlit():
     source = open(browser_events.__file__, encoding="utf-8").read()
     assert "import streamlit" not in source and "from streamlit" not in source
+
+
+@pytest.mark.parametrize("text", ['[{"event":"node","value":{"node":"t3","step":2,"program":"k"}}]', "[]", "{}",
+                                  '"' + "[" * 1000 + '"', '{"a": "' + "9" * 5000 + '"}', "[1.5e-300, -2]"],
+                         ids=["click", "empty list", "empty object", "brackets in a string", "digits in a string",
+                              "small numbers"])
+def test_json_text_a_click_could_be_goes_to_the_parser(text):
+    assert browser_events.json_text_problem(text) is None
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    ("[" * 1_000 + "]" * 1_000, "nested more than 16 levels"),
+    ('{"a":' * 17 + "1" + "}" * 17, "nested more than 16 levels"),
+    ("[" + "9" * 5000 + "]", "a number longer than 32"),
+    ('{"step": 1' + "0" * 40 + "}", "a number longer than 32"),
+    ("[" + "0," * 40_000 + "0]", "characters of JSON"),
+    ("[" * 100_000 + "]" * 100_000, "characters of JSON"),
+], ids=["1,000 deep", "17 deep", "5,000 digits", "41 digits", "80,000 characters", "100,000 deep"])
+def test_json_text_that_would_make_the_parser_raise_or_work_is_refused_unparsed(text, problem):
+    assert problem in browser_events.json_text_problem(text)
+
+
+def test_a_batch_of_events_keeps_the_last_event_of_each_name_in_order():
+    batch = [{"event": "node", "value": 1}, {"event": "other", "value": 2}, 7, {"event": 3},
+             {"event": "node", "value": 3}]
+    assert browser_events.last_of_each_event(batch) == [{"event": "other", "value": 2}, {"event": "node", "value": 3}]
+    assert browser_events.last_of_each_event({"event": "node", "value": 1}) == [{"event": "node", "value": 1}]
+    assert browser_events.last_of_each_event([]) == []
+
+
+@pytest.mark.parametrize("batch", ["node", 3, None, [{"event": "node"}] * (browser_events.MAX_EVENTS + 1)],
+                         ids=["text", "number", "null", "too many events"])
+def test_a_batch_that_is_not_a_list_of_events_or_too_long_is_dropped(batch):
+    assert browser_events.last_of_each_event(batch) is None

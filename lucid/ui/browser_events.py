@@ -15,6 +15,12 @@ The limits are part of the server's budget:
   cannot be ours.
 - ``MAX_STEP``: a step is a whole number in ``0 .. n_steps - 1``, and never above this bound whatever the
   program (finite, not a bool, not a float with a fraction).
+- ``MAX_JSON_CHARS``, ``MAX_JSON_DEPTH``, ``MAX_NUMBER_CHARS``: JSON text from the browser (a component's
+  events or state) is looked at before any parser sees it: longer, deeper or with a longer number than
+  these, it is dropped whole (Python's parser raises on 100,000 levels or a 5,000-digit number, and
+  parsing megabytes is work nobody asked for).
+- ``MAX_EVENTS``: a batch of component events keeps only the last event of each name (what a page
+  reads anyway); a batch of more events than this is not even sorted, it is dropped.
 """
 from __future__ import annotations
 
@@ -32,7 +38,19 @@ MAX_STEP = 10_000_000
 NODE_ID = re.compile(r"(?:t|op|g)[0-9]{1,10}")
 """The ids the player puts on clickable nodes: tensor ``t<k>``, its op ``op<k>``, a collapsed graph's box ``g<k>``."""
 
+MAX_JSON_CHARS = 64 * 1024
+"""A click is under 100 characters; the player keeps no component state."""
+MAX_JSON_DEPTH = 16
+"""A batch of clicks is three levels deep (list, event, value)."""
+MAX_NUMBER_CHARS = 32
+"""More digits than any step, index or float the app sends (``-1.2345678901234567e-308`` is 24)."""
+MAX_EVENTS = 10_000
+"""Events in one batch: more are refused without looking at them (the browser sends one per click)."""
+
 _CLICK_FIELDS = frozenset({"node", "step", "program"})
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_LONG_NUMBER = re.compile(rf"[-+0-9.eE]{{{MAX_NUMBER_CHARS + 1},}}")
+_BRACKET = re.compile(r"[\[\]{}]")
 
 
 class BadBrowserValue(ValueError):
@@ -100,3 +118,41 @@ def node_click(value: object, *, program_key: str, n_steps: int) -> NodeClick:
     node = node_id(value.get("node"))
     step = whole_number(value.get("step"), low=0, high=min(max(n_steps - 1, 0), MAX_STEP), what="the step")
     return NodeClick(node, step)
+
+
+def json_text_problem(text: str, *, max_chars: int = MAX_JSON_CHARS, max_depth: int = MAX_JSON_DEPTH) -> str | None:
+    """Why ``text`` must not reach a JSON parser (too long, too deep, a number too long), or None.
+
+    A linear scan, no parsing: string literals are set aside, then brackets are counted and runs of
+    number characters measured. Text that passes may still be invalid JSON; the parser then says so.
+    """
+    if len(text) > max_chars:
+        return f"{len(text):,} characters of JSON (the limit is {max_chars:,})"
+    bare = _JSON_STRING.sub('""', text)
+    if _LONG_NUMBER.search(bare):
+        return f"a number longer than {MAX_NUMBER_CHARS} characters"
+    depth = 0
+    for bracket in _BRACKET.finditer(bare):
+        depth += 1 if bracket.group() in "[{" else -1
+        if depth > max_depth:
+            return f"JSON nested more than {max_depth} levels deep"
+    return None
+
+
+def last_of_each_event(payloads: object) -> list[object] | None:
+    """A batch of component events (``[{"event": name, "value": ...}, ...]``) cut to the last event of each name.
+
+    A page reads only the last value of each event, and a click is idempotent, so the rest is work an
+    attacker chose. None when the batch is not a list of at most ``MAX_EVENTS`` items (drop it whole);
+    items that are not events are dropped.
+    """
+    if isinstance(payloads, dict):
+        payloads = [payloads]
+    if not isinstance(payloads, list) or len(payloads) > MAX_EVENTS:
+        return None
+    last: dict[str, object] = {}
+    for payload in payloads:
+        if isinstance(payload, dict) and isinstance(payload.get("event"), str):
+            last.pop(payload["event"], None)
+            last[payload["event"]] = payload
+    return list(last.values())
