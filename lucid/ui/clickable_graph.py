@@ -11,10 +11,11 @@ one thing that goes back to the server: it reports ``{node, step, program}`` for
 node inspector, and the page reads it with ``take_click`` before it draws anything.
 
 What comes back is treated as untrusted (``lucid.ui.browser_events`` checks every
-field): one websocket message can carry thousands of click events, Streamlit calls
-the component's event callback once per event, so the callback does nothing and the
-script run reads the batch once, keeping only its last click (a click is idempotent),
-and only if it was made on the program now on screen (the program key it carries).
+field): one websocket message can carry thousands of click events and Streamlit calls
+the component's event callback once per event, so ``lucid.ui.browser_gate`` cuts a
+batch to its last event before Streamlit sees it, the callback does nothing, and the
+script run reads the click once (a click is idempotent), acting on it only if it was
+made on the program now on screen (the program key it carries).
 
 Everything placed in the page is SVG that went through an XML serializer on the
 server and explanation HTML that escapes user text (see ``lucid.viz.animation``).
