@@ -55,20 +55,42 @@ def clicks(program: str, n: int, last: dict) -> str:
     return events(*batch, {**last, "program": program})
 
 
-def test_a_message_of_30000_clicks_is_dropped_whole_and_the_tab_goes_on(port):
+def test_a_message_of_30000_clicks_closes_its_connection_and_the_server_serves_the_others(port):
+    """Over ``server.maxWidgetStateSize`` (1 MB) a message is refused before it is parsed."""
+    import websockets
+
+    async def attack():
+        async with session(port, timeout=TIMEOUT) as s:
+            await s.run(timeout=TIMEOUT)
+            payload = clicks(s.player_data()["program_id"], FLOOD, {"node": "t2", "step": 5})
+            await s.rerun(s.events(payload))
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                await s.finish(TIMEOUT)
+        async with session(port, timeout=TIMEOUT) as other:
+            fresh = await other.run(timeout=TIMEOUT)
+            calm = await other.run(other.click("t0", 1), timeout=TIMEOUT)
+            return len(payload), closed.value.rcvd.code, fresh, calm, heading(other)
+
+    size, code, fresh, calm, after_click = run(attack())
+    assert size > 1_000_000 and code == 1009
+    assert fresh.player is not None and fresh.exceptions == [] and calm.exceptions == []
+    assert after_click.startswith("**t0 · ")
+
+
+def test_a_batch_of_clicks_over_the_json_limit_is_dropped_whole_and_the_tab_goes_on(port):
     """Past ``MAX_JSON_CHARS`` a batch is not parsed at all: as if nothing had been clicked."""
     async def attack():
         async with session(port, timeout=TIMEOUT) as s:
             await s.run(timeout=TIMEOUT)
             before = heading(s)
-            payload = clicks(s.player_data()["program_id"], FLOOD, {"node": "t2", "step": 5})
-            assert len(payload) > browser_events.MAX_JSON_CHARS
+            payload = clicks(s.player_data()["program_id"], 8_000, {"node": "t2", "step": 5})
             flooded = await s.run(s.events(payload), timeout=TIMEOUT)
             after_flood = heading(s)
             calm = await s.run(s.click("t0", 1), timeout=TIMEOUT)  # the same tab goes on working
-            return before, flooded, after_flood, calm, heading(s)
+            return len(payload), before, flooded, after_flood, calm, heading(s)
 
-    before, flooded, after_flood, calm, after_click = run(attack())
+    size, before, flooded, after_flood, calm, after_click = run(attack())
+    assert browser_events.MAX_JSON_CHARS < size < 1_000_000
     assert flooded.exceptions == [] and calm.exceptions == []
     assert after_flood == before
     assert after_click.startswith("**t0 · ")
