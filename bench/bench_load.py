@@ -7,7 +7,10 @@ Each simulated student connects to ``/_stcore/stream`` like the browser does
 2. runs a program (sends the editor's text as the browser would) and waits for its graph;
 3. steps through the whole backward pass: this happens in the browser and sends nothing,
    so the simulated student sends nothing either (the table counts messages to prove it);
-4. clicks a node (the component's trigger, as the player sends it) and waits for the run to end.
+4. clicks a node (the component's trigger, exactly as the player's JavaScript sends it) and waits for
+   the run to end; the click counts only if the node inspector then shows that node.
+
+The messages are the browser's own (``bench.streamlit_client``, read off a real Chromium session).
 
 The benchmark starts its own ``streamlit run app.py`` on a free loopback port for each N
 (a cold server, as at the start of a class), reads the server's CPU time (its own and
@@ -24,12 +27,8 @@ import argparse
 import asyncio
 import concurrent.futures
 import contextlib
-import json
 import os
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import time
 import urllib.parse
@@ -40,6 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.streamlit_client import server, session  # noqa: E402
 from lucid import gallery  # noqa: E402
 from lucid.ui import share  # noqa: E402
 
@@ -47,6 +47,15 @@ LESSON = gallery.by_slug("mlp").source
 """The teacher's link: the 2-layer MLP lesson."""
 EXERCISE = "a = 1.5\nb = -2.0\nc = a * b + tanh(a)\nout = c * c + b\n"
 """What every student types next (``--distinct`` adds a different constant per student)."""
+
+
+CLICKED_NODE, CLICKED_STEP = "t0", 2
+"""The click every student makes: the exercise's first input, at trace step 2."""
+
+
+def inspector_shows(markdown: list[str], node: str) -> bool:
+    """Whether the node inspector's heading (``**t0 · a** — …``) names ``node``."""
+    return any(text.startswith(f"**{node} · ") for text in markdown)
 
 
 @dataclass
@@ -68,12 +77,6 @@ class Row:
     wall: float = 0.0
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _proc_cpu_seconds(pid: int) -> float:
     """User + system CPU of ``pid`` and of its children it has waited for (the ``dot`` runs)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -93,102 +96,6 @@ def _proc_rss_mb(pid: int) -> tuple[float, float]:
     return now, peak
 
 
-@contextlib.contextmanager
-def server(start_timeout: float = 120.0):
-    """``streamlit run app.py`` on a free loopback port, in its own process group; always stopped."""
-    port = _free_port()
-    proc = subprocess.Popen(  # noqa: S603 - our own interpreter and app
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
-        deadline = time.monotonic() + start_timeout
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:  # noqa: S310
-                    if r.read() == b"ok":
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the Streamlit server did not start")
-            time.sleep(0.2)
-        yield port, proc.pid
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-
-
-class Session:
-    """One browser tab, reduced to the messages it exchanges with the server."""
-
-    def __init__(self, ws) -> None:
-        from streamlit.proto.BackMsg_pb2 import BackMsg
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-        self.ws = ws
-        self.BackMsg, self.ForwardMsg = BackMsg, ForwardMsg
-        self.widgets: dict[str, object] = {}  # widget id -> WidgetState we keep sending (like the browser)
-        self.editor_id: str | None = None
-        self.player_id: str | None = None
-        self.query = ""
-
-    async def rerun(self, extra=None) -> None:
-        msg = self.BackMsg()
-        rerun = msg.rerun_script
-        rerun.query_string = self.query
-        rerun.page_script_hash = ""
-        rerun.page_name = "playground"  # what the browser sends for /playground (the root only redirects there)
-        for state in self.widgets.values():
-            rerun.widget_states.widgets.append(state)
-        if extra is not None:
-            rerun.widget_states.widgets.append(extra)
-        await self.ws.send(msg.SerializeToString())
-
-    async def until_finished(self, timeout: float) -> float | None:
-        """Read messages until the script run ends; the time the graph (player component) arrived."""
-        start = time.perf_counter()
-        graph_at = None
-        while True:
-            raw = await asyncio.wait_for(self.ws.recv(), timeout=timeout)
-            msg = self.ForwardMsg.FromString(raw)
-            kind = msg.WhichOneof("type")
-            if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
-                element = msg.delta.new_element
-                what = element.WhichOneof("type")
-                if what == "bidi_component" and element.bidi_component.component_name == "lucid_animation_player":
-                    graph_at = time.perf_counter() - start
-                    self.player_id = element.bidi_component.id
-                elif what == "text_area" and element.text_area.label == "Program":
-                    self.editor_id = element.text_area.id
-            elif kind == "page_info_changed":
-                self.query = msg.page_info_changed.query_string
-            elif kind == "script_finished" and msg.script_finished != self.ForwardMsg.FINISHED_EARLY_FOR_RERUN:
-                return graph_at  # (a run that stops early for a rerun is followed by that rerun)
-
-    def text(self, widget_id: str, value: str):
-        from streamlit.proto.WidgetStates_pb2 import WidgetState
-
-        state = WidgetState(id=widget_id, string_value=value)
-        self.widgets[widget_id] = state
-        return state
-
-    def click(self, node: str, step: int):
-        from streamlit.proto.WidgetStates_pb2 import WidgetState
-        from streamlit.runtime.state.session_state import STREAMLIT_INTERNAL_KEY_PREFIX
-
-        events = [{"event": "node", "value": {"node": node, "step": step}}]
-        return WidgetState(id=f"{STREAMLIT_INTERNAL_KEY_PREFIX}_{self.player_id}__events",
-                           json_trigger_value=json.dumps(events))
-
-
 async def _together(barrier: asyncio.Barrier | None, timeout: float) -> None:
     if barrier is not None:
         with contextlib.suppress(asyncio.BrokenBarrierError, TimeoutError):
@@ -199,30 +106,24 @@ async def student(port: int, index: int, *, link: bool, distinct: bool, timeout:
                   barrier: asyncio.Barrier | None = None) -> Student:
     """One student's lesson. With ``barrier`` the class moves together (the teacher says "now run this"),
     so each phase's times are measured with everyone doing the same thing at once."""
-    import websockets
-
     result = Student()
     query = urllib.parse.urlencode(share.encode(LESSON)) if link else ""
     try:
-        async with websockets.connect(f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"],
-                                      max_size=None, open_timeout=timeout, ping_interval=None) as ws:
-            s = Session(ws)
-            s.query = query
-            await s.rerun()
-            result.time_to_graph = await s.until_finished(timeout)  # from the request to the graph's arrival
-            if s.editor_id is None:
-                raise RuntimeError("no editor on the page")
+        async with session(port, query=query, timeout=timeout) as s:
+            first = await s.run(timeout=timeout)
+            result.time_to_graph = first.graph_at  # from the request to the graph's arrival
+            editor = s.widget_id("text_area", "Program")
             await _together(barrier, timeout)
             program = EXERCISE + (f"out2 = out + {index}\n" if distinct else "")
-            await s.rerun(s.text(s.editor_id, program))
-            result.time_to_run = await s.until_finished(timeout)
+            result.time_to_run = (await s.run(s.set_text(editor, program), timeout=timeout)).graph_at
             # Stepping through the pass runs in the browser: nothing is sent.
             result.sent_while_stepping = 0
             await _together(barrier, timeout)
             t0 = time.perf_counter()
-            await s.rerun(s.click("t0", 2))
-            await s.until_finished(timeout)
+            clicked = await s.run(s.click(CLICKED_NODE, CLICKED_STEP), timeout=timeout)
             result.time_to_inspect = time.perf_counter() - t0
+            if not inspector_shows(clicked.markdown, CLICKED_NODE):
+                raise RuntimeError(f"the click on {CLICKED_NODE} did not reach the node inspector")
     except Exception as err:  # noqa: BLE001 - one student's failure is reported in the table
         result.error = f"{type(err).__name__}: {err}"[:200]
         if barrier is not None:

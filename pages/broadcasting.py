@@ -30,7 +30,10 @@ PRESETS = {
 
 
 def apply_preset() -> None:
-    shape_a, shape_b = PRESETS[st.session_state["bc_preset"]]
+    preset = PRESETS.get(st.session_state.get("bc_preset"))
+    if preset is None:  # a value the picker never offers (only a crafted message sends one): keep the shapes
+        return
+    shape_a, shape_b = preset
     st.session_state["bc_shape_a"] = shape_a
     st.session_state["bc_shape_b"] = shape_b
 

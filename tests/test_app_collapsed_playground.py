@@ -1,7 +1,8 @@
 """The Playground with a graph past the node cap: drawn collapsed, played box by box, boxes opened by a click.
 
 Driven by Streamlit's AppTest (no browser). A click in the player is what the browser sends
-for it: the component's ``node`` event with ``{node, step}`` (steps of the backward trace).
+for it: the component's ``node`` event with ``{node, step, program}`` (steps of the backward trace, and the
+program key the page gave the player).
 """
 import json
 import shutil
@@ -44,7 +45,8 @@ def click(at: AppTest, node: str, step: int) -> AppTest:
     states: WidgetStates = at._tree.get_widget_states()
     trigger = states.widgets.add()
     trigger.id = _make_trigger_id(component.proto.id, "events")
-    trigger.json_trigger_value = json.dumps([{"event": "node", "value": {"node": node, "step": step}}])
+    value = {"node": node, "step": step, "program": player(at)["program_id"]}
+    trigger.json_trigger_value = json.dumps([{"event": "node", "value": value}])
     return at._run(states)
 
 

@@ -7,8 +7,15 @@ presenter's clicker sends (→/PageDown, ←/PageUp, Home/End, Space) and Play/P
 (scheduled against a start time, so steps are evenly spaced) only swap the
 looks of the few nodes and edges a step changes. The step is mirrored into the
 page's URL (``?step=``) with ``history.replaceState``. A click on a node is the
-one thing that goes back to the server: it reports ``{node, step}`` for the node
-inspector.
+one thing that goes back to the server: it reports ``{node, step, program}`` for the
+node inspector, and the page reads it with ``take_click`` before it draws anything.
+
+What comes back is treated as untrusted (``lucid.ui.browser_events`` checks every
+field): one websocket message can carry thousands of click events and Streamlit calls
+the component's event callback once per event, so ``lucid.ui.browser_gate`` cuts a
+batch to its last event before Streamlit sees it, the callback does nothing, and the
+script run reads the click once (a click is idempotent), acting on it only if it was
+made on the program now on screen (the program key it carries).
 
 Everything placed in the page is SVG that went through an XML serializer on the
 server and explanation HTML that escapes user text (see ``lucid.viz.animation``).
@@ -21,11 +28,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
+from lucid.ui.browser_events import BadBrowserValue, NodeClick, node_click
 from lucid.viz.animation import Animation
 
 try:  # the explanation fragment's own look (lucid.viz builds the HTML; the page adds the CSS)
@@ -217,7 +224,9 @@ function load(ui, p, data) {
     // t<k>/op<k>: a tensor or its op (the inspector); g<n>: a box or an open group's header (open/close it).
     if (/^(t|op)[0-9]+$/.test(node.id) || (p.collapsed && /^g[0-9]+$/.test(node.id))) {
       node.style.cursor = 'pointer';
-      node.addEventListener('click', () => p.trigger('node', { node: node.id, step: traceOf(p, p.step) }));
+      // The click names the program it was made on: the server drops clicks on a drawing no longer shown.
+      node.addEventListener('click',
+        () => p.trigger('node', { node: node.id, step: traceOf(p, p.step), program: p.programId }));
     }
   });
   ui.slider.max = String(Math.max(p.n - 1, 0));
@@ -471,11 +480,43 @@ def animation_id(anim: Animation) -> str:
     return digest.hexdigest()
 
 
-def animation_player(anim: Animation, *, key: str, step: int, on_node: Callable[[str, int], None], program_id: str,
+def program_key(seed: object, source: str) -> str:
+    """The key of a program on screen: the player sends it back with a click, so clicks made on another
+    program's drawing (still in flight when a new program ran) are told apart and dropped."""
+    return hashlib.blake2b(f"{seed}\n{source}".encode(), digest_size=8).hexdigest()
+
+
+def _ignore_event() -> None:
+    """The player's event callback. Streamlit calls it once per event of a message, and a crafted message
+    can hold tens of thousands: it does nothing, and ``take_click`` reads the batch once per run."""
+
+
+def take_click(key: str, *, program_id: str, n_steps: int) -> NodeClick | None:
+    """The node click that started this run, checked, or None (no click, or one the app will not act on).
+
+    Call it in the script body before the page uses the step or the inspector, and before the player
+    ``key`` is drawn. Streamlit keeps only the last event of each name in a batch, which is the one that
+    counts (a click is idempotent). A click on another program's drawing, or with a step, node id or
+    shape the player never sends (``lucid.ui.browser_events``), is dropped without a word: the person who
+    sent it sees the page as it was.
+    """
+    try:
+        state = st.session_state.get(key)
+    except (RecursionError, ValueError, TypeError):  # a crafted component state Streamlit cannot read
+        return None
+    if not isinstance(state, dict):
+        return None
+    try:
+        return node_click(state.get("node"), program_key=program_id, n_steps=n_steps)
+    except BadBrowserValue:
+        return None
+
+
+def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
                      seconds: float, classroom: bool = False, zoom: str | float = "screen",
                      beside: bool = True, follow_first: bool = False, share_url: bool = True,
                      top: int = 60) -> None:
-    """Play ``anim`` in the browser, starting at ``step``; ``on_node(node_id, step)`` runs when a node is clicked.
+    """Play ``anim`` in the browser, starting at ``step``; a click on a node is read back with ``take_click``.
 
     Steps in and out (``step``, the ``step`` of a click, the URL's ``step=``) are steps of the backward
     trace; a collapsed animation (``anim.trace_steps``) plays one box step at a time and maps them.
@@ -484,18 +525,12 @@ def animation_player(anim: Animation, *, key: str, step: int, on_node: Callable[
     ``seconds`` per step for Play; ``beside`` puts the explanation beside the graph (else below);
     ``follow_first`` scrolls to the current node on the first picture too (a link that opens at a later step);
     ``top`` is the height of the page's top bar, under which the control bar sticks;
-    ``program_id`` names the program: a new drawing of the same program keeps the step on screen.
+    ``program_id`` names the program (``program_key``): a new drawing of the same program keeps the step on
+    screen, and clicks carry it back.
     """
-    def clicked() -> None:
-        state = st.session_state.get(key)
-        value = None if state is None else state.get("node")
-        if isinstance(value, dict) and value.get("node"):
-            raw_step = value.get("step", step)
-            on_node(str(value["node"]), int(raw_step) if isinstance(raw_step, int | float) else step)
-
     data: dict[str, Any] = {"anim": anim.to_json(), "anim_id": animation_id(anim), "step": int(step),
                             "program_id": program_id,
                             "seconds": float(seconds), "classroom": classroom, "zoom": zoom, "beside": beside,
                             "follow_first": follow_first, "share_url": share_url, "top": top,
                             "keys_help": KEYS_HELP, **sizing(classroom)}
-    _player_component()(key=key, data=data, on_node_change=clicked)
+    _player_component()(key=key, data=data, on_node_change=_ignore_event)

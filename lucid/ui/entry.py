@@ -10,11 +10,18 @@ from __future__ import annotations
 
 import streamlit as st
 
+from lucid.ui import browser_gate
+
 
 def ensure_navigation() -> None:
-    """Call first in every page file; a no-op when the page was reached through ``st.navigation``."""
+    """Call first in every page file; a no-op when the page was reached through ``st.navigation``.
+
+    It also puts ``browser_gate`` in front of the session state (once per process), so every value a
+    browser sends is checked before Streamlit reads it.
+    """
     from streamlit.runtime.pages_manager import PagesManager
 
+    browser_gate.install()
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False
         st.rerun()

@@ -14,7 +14,6 @@ keys, reset for a new program) and are part of the shared animation's key.
 """
 from __future__ import annotations
 
-import hashlib
 import re
 
 import streamlit as st
@@ -23,7 +22,7 @@ from lucid import viz
 from lucid.ui import graph_view, stepper
 from lucid.ui.analysis import Analysis, hierarchy_of, shared_animation
 from lucid.ui.classroom import TOP_BAR
-from lucid.ui.clickable_graph import animation_player
+from lucid.ui.clickable_graph import animation_player, program_key, take_click
 from lucid.ui.graph_view import export_buttons, show_legend, static_frame
 from lucid.ui.inspector_view import inspect_clicked, node_inspector
 from lucid.ui.options import DrawOptions
@@ -112,17 +111,18 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
     """The player for ``analysis`` and what goes with it (session keys prefixed with ``key``)."""
     step_key = f"{key}_step"
     n = analysis.n_steps
-    step = st.session_state[step_key] = stepper.clamp(st.session_state.get(step_key, 0), n)
-
+    program_id = program_key(analysis.seed, analysis.source)
     expanded = expanded_groups(key, analysis)
-
-    def on_node(node_id: str, at_step: int) -> None:
-        st.session_state[step_key] = stepper.clamp(at_step, n)
+    click = take_click(f"{key}_player", program_id=program_id, n_steps=n)
+    if click is not None:  # a node clicked in the player: before anything reads the step or the boxes
+        st.session_state[step_key] = click.step
         if share_url:  # the server's copy of the URL follows, so a later rewrite keeps this step
-            st.query_params["step"] = str(st.session_state[step_key])
-        if _BOX_ID.match(node_id):  # a box of a collapsed drawing: open it (or close an open group)
-            toggle_box(key, analysis, node_id)
-        inspect_clicked(key, analysis, node_id)
+            st.query_params["step"] = str(click.step)
+        if _BOX_ID.match(click.node):  # a box of a collapsed drawing: open it (or close an open group)
+            toggle_box(key, analysis, click.node)
+            expanded = expanded_groups(key, analysis)
+        inspect_clicked(key, analysis, click.node)
+    step = st.session_state[step_key] = stepper.clamp(st.session_state.get(step_key, 0), n)
 
     collapsed = False
     with st.container(key=f"{key}_graph"):
@@ -140,8 +140,7 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
                 if anim.trace_steps:  # the picture shows the end of the box step that holds this step
                     step = st.session_state[step_key] = anim.trace_step(anim.step_for_trace(step))
                 _collapsed_bar(key, anim, analysis, expanded)
-            program_id = hashlib.blake2b(f"{analysis.seed}\n{analysis.source}".encode(), digest_size=8).hexdigest()
-            animation_player(anim, key=f"{key}_player", step=step, on_node=on_node, program_id=program_id,
+            animation_player(anim, key=f"{key}_player", step=step, program_id=program_id,
                              seconds=seconds, classroom=classroom, zoom=zoom, beside=analysis.trace is not None,
                              follow_first=step > 0, share_url=share_url, top=TOP_BAR)
         else:

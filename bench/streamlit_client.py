@@ -1,0 +1,248 @@
+"""Speak Streamlit's websocket protocol the way the browser does: a real server, sessions, reruns, component events.
+
+The load benchmark, the real-server tests and the hostile-class test all need the same few moves, and
+each must be exactly what a browser tab sends, or the server silently does something else (a rerun
+that names its page by ``page_name`` instead of the ``page_script_hash`` the server gave the tab loses
+the player's state, and the click it carries does nothing). What a tab sends was read off a real
+Chromium session of this app:
+
+- the first ``rerun_script`` names the page (``page_name``) and carries the query string, no widgets;
+- every later one carries the ``page_script_hash`` of the page ``st.navigation`` ran (its ``navigation``
+  message; a ``new_session`` may name the ``pages/`` file's own hash, and a rerun under that one is
+  sent round through ``st.navigation`` again, losing the widgets' values), the query string the server
+  last set (``page_info_changed``) and the widgets' values;
+- the player writes the step on screen into the address bar (``?step=``) as soon as it is drawn, so the
+  next rerun's query string carries it;
+- a click in a component (Streamlit's v2 components) is one more widget state: the component's trigger
+  id (``<internal prefix>_<component id>__events``) with ``json_trigger_value`` = a JSON list of
+  ``{"event": name, "value": ...}``.
+
+``server()`` starts ``streamlit run app.py`` on a free loopback port (its own process group, always
+stopped); ``Session`` is one tab. Every wait is bounded.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAYER = "lucid_animation_player"
+"""The player component's name (``lucid.ui.clickable_graph``)."""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def healthy(port: int) -> bool:
+    """Whether the server on ``port`` answers its health check."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:  # noqa: S310
+            return r.read() == b"ok"
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def server(start_timeout: float = 120.0, *, log: Path | None = None,
+           extra_args: tuple[str, ...] = ()) -> Iterator[tuple[int, int]]:
+    """``streamlit run app.py`` on a free loopback port, in its own process group; yields ``(port, pid)``.
+
+    Always stopped: SIGTERM to the group, SIGKILL after 15 s. ``log`` keeps the server's output
+    (its tracebacks, if any); ``extra_args`` are more ``--option value`` pairs for ``streamlit run``.
+    """
+    port = free_port()
+    out = open(log, "wb") if log is not None else subprocess.DEVNULL  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(  # noqa: S603 - our own interpreter and app
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none", *extra_args],
+        cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + start_timeout
+        while not healthy(port):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the Streamlit server did not start")
+            time.sleep(0.2)
+        yield port, proc.pid
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        if log is not None:
+            out.close()
+
+
+@dataclass
+class Run:
+    """What the server sent for one script run."""
+
+    elements: list[Any] = field(default_factory=list)  # every new element (Element protos), in order
+    graph_at: float | None = None  # seconds from the request to the player's arrival
+    seconds: float = 0.0  # from the request to the end of the run
+
+    def of_type(self, kind: str) -> list[Any]:
+        return [getattr(e, kind) for e in self.elements if e.WhichOneof("type") == kind]
+
+    @property
+    def exceptions(self) -> list[str]:
+        """Tracebacks the page showed (``st.exception`` / an uncaught error): there must be none."""
+        return [f"{e.type}: {e.message}" for e in self.of_type("exception")]
+
+    @property
+    def markdown(self) -> list[str]:
+        return [m.body for m in self.of_type("markdown")]
+
+    @property
+    def player(self) -> Any | None:
+        """The player component's proto, if the run drew it."""
+        found = [c for c in self.of_type("bidi_component") if c.component_name == PLAYER]
+        return found[-1] if found else None
+
+
+class Session:
+    """One browser tab, reduced to the messages it exchanges with the server."""
+
+    def __init__(self, ws: Any, *, page: str = "playground", query: str = "") -> None:
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        self.ws = ws
+        self.BackMsg, self.ForwardMsg = BackMsg, ForwardMsg
+        self.page = page
+        self.query = query
+        self.page_script_hash = ""  # from the server's new_session message, as the browser keeps it
+        self.widgets: dict[str, Any] = {}  # widget id -> WidgetState sent with every rerun (like the browser)
+        self.last: Run | None = None
+
+    def rerun_message(self, *extra: Any) -> bytes:
+        """The ``rerun_script`` BackMsg the browser would send now, with ``extra`` widget states added."""
+        msg = self.BackMsg()
+        rerun = msg.rerun_script
+        rerun.query_string = self.query
+        if self.page_script_hash:
+            rerun.page_script_hash = self.page_script_hash
+        else:  # the first request of a tab names its page (the root only redirects to the Playground)
+            rerun.page_name = self.page
+        for state in self.widgets.values():
+            rerun.widget_states.widgets.append(state)
+        for state in extra:
+            rerun.widget_states.widgets.append(state)
+        return msg.SerializeToString()
+
+    async def rerun(self, *extra: Any) -> None:
+        await self.ws.send(self.rerun_message(*extra))
+
+    async def run(self, *extra: Any, timeout: float = 120.0) -> Run:
+        """Send a rerun and read the server's answer until that run ends."""
+        await self.rerun(*extra)
+        return await self.finish(timeout)
+
+    async def finish(self, timeout: float = 120.0) -> Run:
+        """Read messages until the script run ends (a run stopped early for a rerun is followed by that rerun)."""
+        start = time.perf_counter()
+        run = Run()
+        while True:
+            raw = await asyncio.wait_for(self.ws.recv(), timeout=timeout)
+            msg = self.ForwardMsg.FromString(raw)
+            kind = msg.WhichOneof("type")
+            if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+                element = msg.delta.new_element
+                run.elements.append(element)
+                if (run.graph_at is None and element.WhichOneof("type") == "bidi_component"
+                        and element.bidi_component.component_name == PLAYER):
+                    run.graph_at = time.perf_counter() - start
+            elif kind == "new_session":
+                self.page_script_hash = msg.new_session.page_script_hash or self.page_script_hash
+            elif kind == "navigation":  # st.navigation names the page it ran: the browser keeps that hash
+                self.page_script_hash = msg.navigation.page_script_hash or self.page_script_hash
+            elif kind == "page_info_changed":
+                self.query = msg.page_info_changed.query_string
+            elif kind == "script_finished":
+                if msg.script_finished == self.ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    run.elements.clear()  # the rerun that follows draws the page again (widget ids may differ)
+                    continue
+                run.seconds = time.perf_counter() - start
+                self.last = run
+                self._mirror_player_step(run)
+                return run
+
+    def _mirror_player_step(self, run: Run) -> None:
+        """The player writes the step on screen into the address bar (``?step=``, ``history.replaceState``)
+        as soon as it is drawn, so the browser's next rerun carries it: do the same."""
+        if run.player is None:
+            return
+        data = json.loads(run.player.json)
+        if not data.get("share_url"):
+            return
+        pairs = [(k, v) for k, v in urllib.parse.parse_qsl(self.query, keep_blank_values=True) if k != "step"]
+        self.query = urllib.parse.urlencode([*pairs, ("step", str(data.get("step", 0)))])
+
+    def widget_id(self, kind: str, label: str) -> str:
+        """The id of the widget of type ``kind`` (``text_area``, ``selectbox``…) labelled ``label`` in the last run."""
+        assert self.last is not None, "no run yet"
+        found = [proto.id for proto in self.last.of_type(kind) if proto.label == label]
+        if not found:
+            raise LookupError(f"no {kind} labelled {label!r} on the page")
+        return found[-1]
+
+    def set_text(self, widget_id: str, value: str) -> Any:
+        """Type ``value`` into a text widget: kept and sent with every later rerun, like the browser does."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        state = WidgetState(id=widget_id, string_value=value)
+        self.widgets[widget_id] = state
+        return state
+
+    def player_id(self) -> str:
+        assert self.last is not None and self.last.player is not None, "the last run drew no player"
+        return self.last.player.id
+
+    def player_data(self) -> dict[str, Any]:
+        """What the page gave the player (its JSON ``data``)."""
+        assert self.last is not None and self.last.player is not None, "the last run drew no player"
+        return json.loads(self.last.player.json)
+
+    def events(self, payload: str, component_id: str | None = None) -> Any:
+        """The component trigger carrying ``payload`` (raw JSON text, as the browser would send it)."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+        from streamlit.runtime.state.session_state import STREAMLIT_INTERNAL_KEY_PREFIX
+
+        cid = component_id or self.player_id()
+        return WidgetState(id=f"{STREAMLIT_INTERNAL_KEY_PREFIX}_{cid}__events", json_trigger_value=payload)
+
+    def click(self, node: str, step: int, *, program: str | None = None) -> Any:
+        """A click on ``node`` at trace step ``step`` in the player, exactly as its JavaScript reports it."""
+        value = {"node": node, "step": step, "program": program or self.player_data()["program_id"]}
+        return self.events(json.dumps([{"event": "node", "value": value}], separators=(",", ":")))
+
+
+@contextlib.asynccontextmanager
+async def session(port: int, *, query: str = "", page: str = "playground",
+                  timeout: float = 120.0) -> AsyncIterator[Session]:
+    """A tab's websocket to the server on ``port`` (no message sent yet)."""
+    import websockets
+
+    async with websockets.connect(f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"],
+                                  max_size=None, open_timeout=timeout, ping_interval=None) as ws:
+        yield Session(ws, page=page, query=query)
