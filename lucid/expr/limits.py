@@ -8,6 +8,11 @@ Budgets beside these limits, each predicted before the work it bounds is started
   cheap slots, one expensive slot), so a heavy program never makes a light one wait.
 - ``lucid.autograd.gradcheck`` / ``lucid.ui.inputs_table``: the finite-difference work of the inputs table
   (``OP_OVERHEAD_ELEMENTS`` and ``BATCH_ELEMENTS`` below).
+- ``lucid.ui.analysis``: concurrent work in total: two programs analysed at once, two input tables, two
+  cheap and one expensive animation build; one session runs one script at a time (Streamlit), so a
+  session's own concurrent work is one of these.
+- ``lucid.ui.browser_events``: what the browser may send back: the event batch (only the last click of a
+  batch counts, batches over 64 KB are dropped), node ids, steps, JSON depth and number length.
 
 The defaults suit a classroom server shared by dozens of people at once: a
 program gets well under a second of CPU and a few tens of megabytes, and its
