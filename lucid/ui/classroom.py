@@ -38,7 +38,7 @@ STICKY_CSS = """
 CLASSROOM_CSS = """
 <style>
 html { font-size: 20px; }
-[data-testid="stMainBlockContainer"] { padding-top: 2.6rem; }
+[data-testid="stMainBlockContainer"] { padding-top: 66px; }
 SVG { width: 100%; height: auto; max-height: calc(100vh - 300px); min-height: 360px; }
 </style>
 """

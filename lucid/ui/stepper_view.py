@@ -143,7 +143,9 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
             program_id = hashlib.blake2b(f"{analysis.seed}\n{analysis.source}".encode(), digest_size=8).hexdigest()
             animation_player(anim, key=f"{key}_player", step=step, on_node=on_node, program_id=program_id,
                              seconds=seconds, classroom=classroom, zoom=zoom, beside=analysis.trace is not None,
-                             follow_first=step > 0, share_url=share_url, top=TOP_BAR)
+                             follow_first=step > 0, share_url=share_url, top=TOP_BAR,
+                             speeds=stepper.SPEEDS, speed=st.session_state.get(f"{key}_speed"),
+                             on_speed=lambda label: st.session_state.__setitem__(f"{key}_speed", label))
         else:
             try:
                 static_frame(analysis, step if n else None, options)
