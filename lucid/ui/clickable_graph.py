@@ -135,11 +135,21 @@ function fit(ui, p) {
   const w = parseFloat(svg.getAttribute('width')) * 4 / 3;
   const h = parseFloat(svg.getAttribute('height')) * 4 / 3;
   if (!(w > 0 && h > 0)) return;
-  const width = ui.host.clientWidth || 800;
+  let width = ui.host.clientWidth || 800;
+  const whole = data.whole_graph && data.zoom === 'screen';
+  const body = ui.root.querySelector('.lucid-body');
+  const shared = whole && data.beside && body.clientWidth > 0;
+  let total = 0;
+  if (shared) {
+    // Beside the explanation the graph gets up to its usual share of the row; a graph that the screen's
+    // height already limits takes only the width it needs and leaves the rest to the explanation and lens.
+    total = body.clientWidth - (parseFloat(getComputedStyle(body).columnGap) || 16);
+    width = Math.round(total * data.graph_share);
+  }
   let scale;
   if (typeof data.zoom === 'number') scale = data.zoom;
   else if (data.zoom === 'width') scale = Math.min(width / w, data.max_scale);
-  else if (data.whole_graph) {
+  else if (whole) {
     const height = Math.max(data.min_height, window.innerHeight - pageTop(ui.host) - data.margin);
     scale = Math.min(width / w, height / h, data.max_scale);
   } else {
@@ -148,6 +158,8 @@ function fit(ui, p) {
   }
   svg.style.width = Math.round(w * scale) + 'px';
   svg.style.height = Math.round(h * scale) + 'px';
+  ui.host.style.flex = shared ? `0 0 ${Math.min(width, Math.max(Math.round(w * scale) + 4,
+                                                                  Math.round(total * data.min_graph_share)))}px` : '';
   p.scale = scale;
   lens(ui, p);
 }
@@ -196,15 +208,19 @@ function lens(ui, p) {
                top: Math.min(region.top, e.top), bottom: Math.max(region.bottom, e.bottom) };
   }
   const width = Math.max(120, ui.lens.clientWidth || ui.expl.clientWidth - 32);
-  const maxH = Math.max(140, Math.round(window.innerHeight * data.lens_height));
+  // The lens takes lens_height of the screen, more for a node that needs it (a heatmap), but always leaves
+  // lens_keep px of the explanation column for the step's title and arithmetic line.
+  const room = window.innerHeight - Math.max(0, ui.expl.getBoundingClientRect().top) - data.lens_keep;
+  const prefH = Math.max(140, Math.round(window.innerHeight * data.lens_height));
+  const maxH = Math.max(prefH, room);
   // px per graph unit: the node and its edge as large as the room allows, text at least lens_text_px and
-  // at most lens_max_px high. What does not fit at lens_text_px (a tall heatmap node, a long edge)
+  // at most lens_max_px high. What does not fit at lens_text_px (a big heatmap node, a long edge)
   // scrolls inside the lens, which opens on the node's name.
   const kMin = data.lens_text_px / p.minFont;
   const kMax = data.lens_max_px / p.minFont;
   const rw0 = region.right - region.left + 2 * pad;
   const rh0 = region.bottom - region.top + 2 * pad;
-  const k = Math.max(kMin, Math.min(width / rw0, maxH / rh0, kMax));
+  const k = Math.max(kMin, Math.min(width / rw0, prefH / rh0, kMax));
   // No more of a long edge than a lens-full beyond the node on each side.
   const left = Math.max(region.left, node.left - width / k) - pad;
   const right = Math.min(region.right, node.right + width / k) + pad;
@@ -290,7 +306,7 @@ function load(ui, p, data) {
   p.collapsed = !!anim.collapsed;
   ui.host.innerHTML = anim.svg;
   const svg = ui.host.querySelector('svg');
-  if (svg) svg.style.display = 'inline-block';
+  if (svg) svg.style.display = 'block';
   // The lens shows the graph group itself (an SVG <use>): give it an id no other player on the page has.
   const graph = svg && svg.querySelector('g.graph');
   p.graphId = null;
@@ -555,16 +571,18 @@ _CSS = """
   border: 1px solid rgba(49, 51, 63, 0.2); border-radius: 0.5rem; padding: 0.25rem 0.4rem;
 }
 .lucid-player .lucid-lens {
-  margin: -0.25rem 0 0.6rem 0; border-bottom: 1px solid #E6E6E6; overflow: auto; line-height: 0;
+  margin: -0.75rem -1rem 0.6rem -1rem; border-bottom: 1px solid #E6E6E6; overflow: auto; line-height: 0;
 }
 .lucid-player .lucid-lens > svg { display: block; }
 .lucid-player .lucid-body { display: flex; flex-direction: column; gap: 1rem; align-items: flex-start; }
 .lucid-player.lucid-beside .lucid-body { flex-direction: row; }
-.lucid-player .lucid-svg-host { width: 100%; overflow-x: auto; text-align: center; }
+.lucid-player .lucid-svg-host { width: 100%; overflow-x: auto; }
 .lucid-player.lucid-beside .lucid-svg-host { flex: 3 1 0; min-width: 0; }
 .lucid-player.lucid-beside.lucid-classroom .lucid-svg-host { flex: 2 1 0; }
 .lucid-player.lucid-beside.lucid-classroom .lucid-expl { flex: 1 1 0; }
-.lucid-player .lucid-svg-host > svg { display: inline-block; }
+/* Centred by its margins, not text-align: a graph wider than its column overflows to the right only, where
+   the column scrolls, and is never cut off on the left. */
+.lucid-player .lucid-svg-host > svg { display: block; margin: 0 auto; }
 .lucid-player .lucid-svg-host g.node:hover polygon, .lucid-player .lucid-svg-host g.node:hover path,
 .lucid-player .lucid-svg-host g.node:hover ellipse { stroke-width: 3; }
 .lucid-player .lucid-expl {
@@ -596,11 +614,15 @@ def sizing(classroom: bool) -> dict[str, float | bool]:
     graph into the screen below the controls (``margin`` px left under it, never less than ``min_height``
     px tall), so a class sees every node at once; when that makes node text smaller than ``min_text_px``
     on screen, a lens above the explanation shows the step's node and edge with text ``lens_text_px`` to
-    ``lens_max_px`` high, in at most ``lens_height`` of the screen height.
+    ``lens_max_px`` high, in ``lens_height`` of the screen height (more for a big node, as long as
+    ``lens_keep`` px of the explanation's column stay for the step's title and arithmetic line). Beside the
+    explanation the graph takes up to ``graph_share`` of the row, and no more than it needs (down to
+    ``min_graph_share``): the explanation and its lens get the rest.
     """
     if classroom:
         return {"min_scale": 0.0, "max_scale": 1.8, "reserve": 0, "min_text_px": 18, "whole_graph": True,
-                "margin": 12, "min_height": 200, "lens_text_px": 20, "lens_max_px": 30, "lens_height": 0.4}
+                "margin": 12, "min_height": 200, "lens_text_px": 18.5, "lens_max_px": 30, "lens_height": 0.4,
+                "lens_keep": 170, "graph_share": 0.64, "min_graph_share": 0.5}
     return {"min_scale": 0.7, "max_scale": 1.25, "reserve": 270, "min_text_px": 0, "whole_graph": False}
 
 

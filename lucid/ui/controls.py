@@ -32,7 +32,7 @@ def view_controls(key: str) -> ViewSettings:
     shows and sets it.
     """
     classroom_now = bool(st.session_state.get(f"{key}_classroom"))
-    lead, opts_col, class_col = st.columns([4.0, 1.2, 1.6], vertical_alignment="bottom")
+    lead, opts_col, class_col = st.columns([4.0, 1.2, 1.6], vertical_alignment="top" if classroom_now else "bottom")
     if not classroom_now:  # on a projector the graph needs the height more: the title folds away
         lead.header("Playground", anchor=False)
         lead.caption("Type a program, run it, then watch the backward pass one gradient at a time.")
