@@ -102,10 +102,13 @@ function build(parent) {
   const title = el('div', { class: 'lucid-expl-head' });
   const text = el('div', { class: 'lucid-expl-body' });
   expl.append(lens, title, text);
-  body.append(host, expl);
+  // The graph's column: the graph, and under it the lens when a wide graph leaves room there.
+  const column = el('div', { class: 'lucid-graph-col' });
+  column.append(host);
+  body.append(column, expl);
   root.append(bar, body);
   parent.appendChild(root);
-  return { root, bar, buttons, slider, label, speed, keys, host, expl, lens, title, text };
+  return { root, bar, buttons, slider, label, speed, keys, column, host, expl, lens, title, text };
 }
 
 function scroller(node) {
@@ -158,8 +161,15 @@ function fit(ui, p) {
   }
   svg.style.width = Math.round(w * scale) + 'px';
   svg.style.height = Math.round(h * scale) + 'px';
-  ui.host.style.flex = shared ? `0 0 ${Math.min(width, Math.max(Math.round(w * scale) + 4,
-                                                                  Math.round(total * data.min_graph_share)))}px` : '';
+  ui.column.style.flex = shared ? `0 0 ${Math.min(width, Math.max(Math.round(w * scale) + 4,
+                                                                    Math.round(total * data.min_graph_share)))}px` : '';
+  // A wide graph fitted whole leaves the bottom of its column empty: the lens goes there (as wide as the
+  // graph's column, the explanation keeps its own column); otherwise it sits above the explanation.
+  const under = whole && data.beside
+    ? window.innerHeight - (pageTop(ui.host) + h * scale) - data.margin - 16 : 0;
+  p.lensRoom = under >= data.lens_under_px ? Math.round(under) : 0;
+  if (p.lensRoom && ui.lens.parentElement !== ui.column) ui.column.appendChild(ui.lens);
+  else if (!p.lensRoom && ui.lens.parentElement !== ui.expl) ui.expl.insertBefore(ui.lens, ui.expl.firstChild);
   p.scale = scale;
   lens(ui, p);
 }
@@ -211,8 +221,8 @@ function lens(ui, p) {
   // The lens takes lens_height of the screen, more for a node that needs it (a heatmap), but always leaves
   // lens_keep px of the explanation column for the step's title and arithmetic line.
   const room = window.innerHeight - Math.max(0, ui.expl.getBoundingClientRect().top) - data.lens_keep;
-  const prefH = Math.max(140, Math.round(window.innerHeight * data.lens_height));
-  const maxH = Math.max(prefH, room);
+  const prefH = p.lensRoom || Math.max(140, Math.round(window.innerHeight * data.lens_height));
+  const maxH = p.lensRoom || Math.max(prefH, room);
   // px per graph unit: the node and its edge as large as the room allows, text at least lens_text_px and
   // at most lens_max_px high. What does not fit at lens_text_px (a big heatmap node, a long edge)
   // scrolls inside the lens, which opens on the node's name.
@@ -570,15 +580,18 @@ _CSS = """
   flex: 0 0 auto; font: inherit; font-size: 0.9rem; color: #31333F; background: #FFFFFF;
   border: 1px solid rgba(49, 51, 63, 0.2); border-radius: 0.5rem; padding: 0.25rem 0.4rem;
 }
-.lucid-player .lucid-lens {
-  margin: -0.75rem -1rem 0.6rem -1rem; border-bottom: 1px solid #E6E6E6; overflow: auto; line-height: 0;
+.lucid-player .lucid-lens { overflow: auto; line-height: 0; }
+.lucid-player .lucid-expl > .lucid-lens { margin: -0.75rem -1rem 0.6rem -1rem; border-bottom: 1px solid #E6E6E6; }
+.lucid-player .lucid-graph-col > .lucid-lens {
+  margin-top: 16px; border: 1px solid rgba(49, 51, 63, 0.2); border-radius: 0.5rem;
 }
 .lucid-player .lucid-lens > svg { display: block; }
 .lucid-player .lucid-body { display: flex; flex-direction: column; gap: 1rem; align-items: flex-start; }
 .lucid-player.lucid-beside .lucid-body { flex-direction: row; }
+.lucid-player .lucid-graph-col { width: 100%; min-width: 0; }
 .lucid-player .lucid-svg-host { width: 100%; overflow-x: auto; }
-.lucid-player.lucid-beside .lucid-svg-host { flex: 3 1 0; min-width: 0; }
-.lucid-player.lucid-beside.lucid-classroom .lucid-svg-host { flex: 2 1 0; }
+.lucid-player.lucid-beside .lucid-graph-col { flex: 3 1 0; }
+.lucid-player.lucid-beside.lucid-classroom .lucid-graph-col { flex: 2 1 0; }
 .lucid-player.lucid-beside.lucid-classroom .lucid-expl { flex: 1 1 0; }
 /* Centred by its margins, not text-align: a graph wider than its column overflows to the right only, where
    the column scrolls, and is never cut off on the left. */
@@ -617,12 +630,13 @@ def sizing(classroom: bool) -> dict[str, float | bool]:
     ``lens_max_px`` high, in ``lens_height`` of the screen height (more for a big node, as long as
     ``lens_keep`` px of the explanation's column stay for the step's title and arithmetic line). Beside the
     explanation the graph takes up to ``graph_share`` of the row, and no more than it needs (down to
-    ``min_graph_share``): the explanation and its lens get the rest.
+    ``min_graph_share``): the explanation and its lens get the rest. A wide graph that leaves at least
+    ``lens_under_px`` px of its column empty below it gets the lens there instead.
     """
     if classroom:
         return {"min_scale": 0.0, "max_scale": 1.8, "reserve": 0, "min_text_px": 18, "whole_graph": True,
                 "margin": 12, "min_height": 200, "lens_text_px": 18.5, "lens_max_px": 30, "lens_height": 0.4,
-                "lens_keep": 170, "graph_share": 0.64, "min_graph_share": 0.5}
+                "lens_keep": 170, "graph_share": 0.64, "min_graph_share": 0.5, "lens_under_px": 220}
     return {"min_scale": 0.7, "max_scale": 1.25, "reserve": 270, "min_text_px": 0, "whole_graph": False}
 
 

@@ -95,9 +95,11 @@ WHOLE_GRAPH_IN_VIEW = """(sel) => {
 }"""
 
 
-@pytest.mark.parametrize("slug", ["cs231n-sigmoid", gallery.DEFAULT.slug, "used-twice"])
-def test_classroom_at_1280x720_shows_the_whole_graph_and_the_step_readable_at_every_step(tab, app_url, slug):
-    open_classroom(tab, app_url, slug)
+@pytest.mark.parametrize(("slug", "view"), [("cs231n-sigmoid", {}), (gallery.DEFAULT.slug, {}), ("used-twice", {}),
+                                           ("cs231n-sigmoid", {"style": "circuit"})],
+                         ids=["cs231n-sigmoid", "default", "used-twice", "cs231n-sigmoid-circuit"])
+def test_classroom_at_1280x720_shows_the_whole_graph_and_the_step_readable_at_every_step(tab, app_url, slug, view):
+    open_classroom(tab, app_url, slug, **view)
     a = analyze(gallery.by_slug(slug).source)
     # The page settles (the editor folds, fonts grow) and the player fits the graph to the room left.
     tab.wait_for_function(WHOLE_GRAPH_IN_VIEW, arg=PLAYER, timeout=SLOW)
@@ -122,6 +124,8 @@ def test_classroom_at_1280x720_shows_the_whole_graph_and_the_step_readable_at_ev
         # the step's arithmetic line is on screen, below the bar
         assert m["bar_bottom"] - 0.5 <= m["arithmetic_top"], (step, m)
         assert m["arithmetic_first_line"] <= m["height"], (step, m)
+        lens_visible = m["lens"] is None or m["lens"]["view"]["bottom"] <= m["height"] + 0.5
+        assert lens_visible, (step, m["lens"])  # the lens itself is on screen, wherever it sits
         # one row of page between the app's top bar and the player
         assert m["bar_top"] - m["header_bottom"] <= CHROME_PX, m
     assert tab.locator("[data-testid='stAppDeployButton']").count() == 0
