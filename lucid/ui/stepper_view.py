@@ -172,7 +172,7 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
 def _collapsed_bar(key: str, anim: Animation, analysis: Analysis, expanded: tuple[str, ...]) -> None:
     """Above a collapsed drawing: how to open and close boxes, and a button that closes them all."""
     info = anim.collapsed or {}
-    text, more, fewer = st.columns([4, 1, 1], vertical_alignment="center")
+    text, more, fewer = st.columns([3, 1.4, 1.4], vertical_alignment="center")  # buttons never clipped
     text.caption(collapsed_caption(anim, analysis))
     deeper = one_level_deeper(analysis, expanded, list(info.get("box_ids") or []))
     try:
