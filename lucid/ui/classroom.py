@@ -1,4 +1,4 @@
-"""Classroom mode: larger type and a larger graph for a projector; and the page's sticky parts.
+"""Classroom mode: larger type for a projector (the player fits the whole graph); and the page's sticky parts.
 
 Streamlit sizes nearly everything in rem, so raising the root font size scales
 text, widgets and tables together; the graph gets more of the screen height.

@@ -13,9 +13,13 @@ inspector.
 Everything placed in the page is SVG that went through an XML serializer on the
 server and explanation HTML that escapes user text (see ``lucid.viz.animation``).
 The node receiving gradient (and the edge it flows along) is kept inside the
-screen, below the sticky control bar; in Classroom mode the picture is never
-drawn so small that the node text (names, values, gradients: the size most node text is set in) is
-under ``min_text_px`` pixels high.
+screen, below the sticky control bar. In Classroom mode *Fit screen* fits the
+whole graph into the screen below the bar; when that draws node text (names,
+values, gradients: the size most node text is set in) under ``min_text_px``
+pixels high, a lens (an SVG ``<use>`` of the same graph, so it shows every
+step's looks with no copy to keep in step) magnifies the node receiving gradient
+and its edge above the explanation, or under a wide graph. The autoplay speed is
+chosen in the player's bar and reported to the server (``on_speed``).
 """
 from __future__ import annotations
 
