@@ -551,9 +551,23 @@ export default function(component) {
   document.addEventListener('keydown', onKey);
   const onResize = () => fit(ui, p);
   window.addEventListener('resize', onResize);
+  // A graph fitted whole to the room below it is fitted again when the page above it changes height
+  // (the editor folded after a Run, a message gone), or it would stay as small as the moment it was drawn.
+  let queued = false;
+  const page = root.closest('[data-testid="stMainBlockContainer"]') || document.body;
+  const watcher = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(() => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => {
+      queued = false;
+      if (root.isConnected && p.data && p.data.whole_graph && p.data.zoom === 'screen') fit(ui, p);
+    });
+  });
+  if (watcher) watcher.observe(page);
   return () => {
     document.removeEventListener('keydown', onKey);
     window.removeEventListener('resize', onResize);
+    if (watcher) watcher.disconnect();
   };
 }
 """

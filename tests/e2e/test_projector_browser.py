@@ -171,3 +171,20 @@ def test_graph_size_is_honoured_in_classroom_mode(tab, app_url):
     scale = tab.eval_on_selector(f"{PLAYER} .lucid-svg-host > svg", """svg =>
         svg.getBoundingClientRect().width / (parseFloat(svg.getAttribute('width')) * 4 / 3)""")
     assert scale == pytest.approx(1.5, abs=0.01)
+
+
+def test_the_graph_is_fitted_again_when_the_editor_folds_after_a_run(tab, app_url):
+    open_classroom(tab, app_url, "cs231n-sigmoid")
+    tab.wait_for_function(WHOLE_GRAPH_IN_VIEW, arg=PLAYER, timeout=SLOW)
+    svg = f"{PLAYER} .lucid-svg-host > svg"
+    folded = tab.eval_on_selector(svg, "el => el.getBoundingClientRect().height")
+    summary = tab.locator("[data-testid='stExpander'] summary").first
+    summary.click()
+    tab.get_by_role("button", name="Run").click()  # drawn again with the editor open: far less room
+    wait_until_idle(tab)
+    tab.wait_for_function("([sel, h]) => document.querySelector(sel).getBoundingClientRect().height < h - 50",
+                          arg=[svg, folded], timeout=SLOW)
+    summary.click()  # the editor folds (no rerun): the graph takes the room back
+    tab.wait_for_function("([sel, h]) => Math.abs(document.querySelector(sel).getBoundingClientRect().height - h) <= 2",
+                          arg=[svg, folded], timeout=SLOW)
+    tab.wait_for_function(WHOLE_GRAPH_IN_VIEW, arg=PLAYER, timeout=SLOW)
