@@ -17,7 +17,8 @@ view_link.restore_view(KEY)  # a shared link's view (classroom, style, options, 
 view = controls.view_controls(KEY)
 view_link.publish_view(KEY)
 classroom.apply_style(view.classroom)
-with st.expander("Program", expanded=not view.classroom, icon=":material/edit:"):
+# In Classroom mode the folded editor shares the controls' row: one row of page above the graph.
+with (view.lead or st.container()), st.expander("Program", expanded=not view.classroom, icon=":material/edit:"):
     # Programs are shared by every session of this server (a class opening one link computes it once);
     # the session keeps only the source text.
     analysis = editor(KEY, shared_analysis, share_url=True, height=130 if view.classroom else 150,

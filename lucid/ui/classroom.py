@@ -1,4 +1,4 @@
-"""Classroom mode: larger type and a larger graph for a projector; and the page's sticky parts.
+"""Classroom mode: larger type for a projector (the player fits the whole graph); and the page's sticky parts.
 
 Streamlit sizes nearly everything in rem, so raising the root font size scales
 text, widgets and tables together; the graph gets more of the screen height.
@@ -38,7 +38,7 @@ STICKY_CSS = """
 CLASSROOM_CSS = """
 <style>
 html { font-size: 20px; }
-[data-testid="stMainBlockContainer"] { padding-top: 2.6rem; }
+[data-testid="stMainBlockContainer"] { padding-top: 66px; }
 SVG { width: 100%; height: auto; max-height: calc(100vh - 300px); min-height: 360px; }
 </style>
 """

@@ -20,14 +20,19 @@ made on the program now on screen (the program key it carries).
 Everything placed in the page is SVG that went through an XML serializer on the
 server and explanation HTML that escapes user text (see ``lucid.viz.animation``).
 The node receiving gradient (and the edge it flows along) is kept inside the
-screen, below the sticky control bar; in Classroom mode the picture is never
-drawn so small that the node text (names, values, gradients: the size most node text is set in) is
-under ``min_text_px`` pixels high.
+screen, below the sticky control bar. In Classroom mode *Fit screen* fits the
+whole graph into the screen below the bar; when that draws node text (names,
+values, gradients: the size most node text is set in) under ``min_text_px``
+pixels high, a lens (an SVG ``<use>`` of the same graph, so it shows every
+step's looks with no copy to keep in step) magnifies the node receiving gradient
+and its edge above the explanation, or under a wide graph. The autoplay speed is
+chosen in the player's bar and reported to the server (``on_speed``).
 """
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -99,17 +104,23 @@ function build(parent) {
                                'aria-label': 'Step' });
   const label = el('span', { class: 'lucid-step-label', 'aria-live': 'polite' });
   const keys = el('span', { class: 'lucid-keys', tabindex: '0', role: 'note' }, '⌨ Keys');
-  bar.append(slider, label, keys);
+  // Autoplay speed lives in the bar it governs (one row of controls above the graph, not two).
+  const speed = el('select', { class: 'lucid-speed', 'aria-label': 'Autoplay speed', title: 'Autoplay speed' });
+  bar.append(slider, label, speed, keys);
   const body = el('div', { class: 'lucid-body' });
   const host = el('div', { class: 'lucid-svg-host' });
   const expl = el('div', { class: 'lucid-expl', 'aria-live': 'polite' });
+  const lens = el('div', { class: 'lucid-lens', 'aria-hidden': 'true' });
   const title = el('div', { class: 'lucid-expl-head' });
   const text = el('div', { class: 'lucid-expl-body' });
-  expl.append(title, text);
-  body.append(host, expl);
+  expl.append(lens, title, text);
+  // The graph's column: the graph, and under it the lens when a wide graph leaves room there.
+  const column = el('div', { class: 'lucid-graph-col' });
+  column.append(host);
+  body.append(column, expl);
   root.append(bar, body);
   parent.appendChild(root);
-  return { root, bar, buttons, slider, label, keys, host, expl, title, text };
+  return { root, bar, buttons, slider, label, speed, keys, column, host, expl, lens, title, text };
 }
 
 function scroller(node) {
@@ -120,26 +131,135 @@ function scroller(node) {
   return document.scrollingElement || document.documentElement;
 }
 
+function pageTop(node) {
+  // Where ``node`` starts on the page, measured from the top of the page's scrolling content.
+  const s = scroller(node);
+  const scrolled = s === document.scrollingElement || s === document.documentElement ? window.scrollY : s.scrollTop;
+  return node.getBoundingClientRect().top + scrolled;
+}
+
 function fit(ui, p) {
   ui.root.style.setProperty('--lucid-bar-h', ui.bar.offsetHeight + 'px');
   // "screen": fit the width and the screen height below the controls, but never shrink past a
   // readable scale (then the page scrolls) nor blow a tiny graph up; "width": fit the width only;
-  // a number: that fixed scale. In Classroom mode node text never gets smaller than min_text_px.
+  // a number: that fixed scale. In Classroom mode "screen" fits the whole graph into the screen
+  // below the controls, however small: the lens (see ``lens``) magnifies the step's node and edge.
   const data = p.data;
   const svg = ui.host.querySelector('svg');
   if (!svg) return;
   const w = parseFloat(svg.getAttribute('width')) * 4 / 3;
   const h = parseFloat(svg.getAttribute('height')) * 4 / 3;
   if (!(w > 0 && h > 0)) return;
-  const width = ui.host.clientWidth || 800;
-  const height = Math.max(320, window.innerHeight - data.reserve);
+  let width = ui.host.clientWidth || 800;
+  const whole = data.whole_graph && data.zoom === 'screen';
+  const body = ui.root.querySelector('.lucid-body');
+  const shared = whole && data.beside && body.clientWidth > 0;
+  let total = 0;
+  if (shared) {
+    // Beside the explanation the graph gets up to its usual share of the row; a graph that the screen's
+    // height already limits takes only the width it needs and leaves the rest to the explanation and lens.
+    total = body.clientWidth - (parseFloat(getComputedStyle(body).columnGap) || 16);
+    width = Math.round(total * data.graph_share);
+  }
   let scale;
   if (typeof data.zoom === 'number') scale = data.zoom;
   else if (data.zoom === 'width') scale = Math.min(width / w, data.max_scale);
-  else scale = Math.max(Math.min(width / w, height / h, data.max_scale), data.min_scale);
-  if (data.min_text_px && p.minFont) scale = Math.max(scale, data.min_text_px / (p.minFont * 4 / 3));
+  else if (whole) {
+    const height = Math.max(data.min_height, window.innerHeight - pageTop(ui.host) - data.margin);
+    scale = Math.min(width / w, height / h, data.max_scale);
+  } else {
+    const height = Math.max(320, window.innerHeight - data.reserve);
+    scale = Math.max(Math.min(width / w, height / h, data.max_scale), data.min_scale);
+  }
   svg.style.width = Math.round(w * scale) + 'px';
   svg.style.height = Math.round(h * scale) + 'px';
+  ui.column.style.flex = shared ? `0 0 ${Math.min(width, Math.max(Math.round(w * scale) + 4,
+                                                                    Math.round(total * data.min_graph_share)))}px` : '';
+  // A wide graph fitted whole leaves the bottom of its column empty: the lens goes there (as wide as the
+  // graph's column, the explanation keeps its own column); otherwise it sits above the explanation.
+  const under = whole && data.beside
+    ? window.innerHeight - (pageTop(ui.host) + h * scale) - data.margin - 16 : 0;
+  p.lensRoom = under >= data.lens_under_px ? Math.round(under) : 0;
+  if (p.lensRoom && ui.lens.parentElement !== ui.column) ui.column.appendChild(ui.lens);
+  else if (!p.lensRoom && ui.lens.parentElement !== ui.expl) ui.expl.insertBefore(ui.lens, ui.expl.firstChild);
+  p.scale = scale;
+  lens(ui, p);
+}
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+function graphBox(p, g) {
+  // The box of a node or edge group in the outer SVG's own units (the graph group's transform applied).
+  const b = g.getBBox();
+  const m = p.graphMatrix;
+  const xs = [b.x, b.x + b.width].map((x) => m.a * x + m.e);
+  const ys = [b.y, b.y + b.height].map((y) => m.d * y + m.f);
+  return { left: Math.min(...xs), right: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys) };
+}
+
+function lens(ui, p) {
+  // A magnified live copy (an SVG <use> of the graph) of the step's node and the edge it takes, above the
+  // explanation, whenever the picture is drawn so small that node text is under min_text_px on screen.
+  const data = p.data;
+  const step = p.step;
+  const cur = p.current && p.current[step] && p.els[p.current[step]];
+  const small = data.min_text_px && p.minFont && p.scale && p.minFont * 4 / 3 * p.scale < data.min_text_px;
+  if (!cur || !small || !p.graphId || ui.expl.style.display === 'none') {
+    ui.lens.style.display = 'none';
+    delete ui.lens.dataset.node;
+    return;
+  }
+  ui.lens.style.display = '';
+  let svg = ui.lens.querySelector('svg');
+  if (!svg || svg.dataset.graph !== p.graphId) {
+    ui.lens.innerHTML = '';
+    svg = document.createElementNS(SVG_NS, 'svg');
+    svg.dataset.graph = p.graphId;
+    const use = document.createElementNS(SVG_NS, 'use');
+    use.setAttribute('href', '#' + p.graphId);
+    svg.appendChild(use);
+    ui.lens.appendChild(svg);
+  }
+  const node = graphBox(p, cur);
+  const edge = p.edge[step] && p.els[p.edge[step]];
+  const pad = 6;
+  let region = { ...node };
+  if (edge) {
+    const e = graphBox(p, edge);
+    region = { left: Math.min(region.left, e.left), right: Math.max(region.right, e.right),
+               top: Math.min(region.top, e.top), bottom: Math.max(region.bottom, e.bottom) };
+  }
+  const width = Math.max(120, ui.lens.clientWidth || ui.expl.clientWidth - 32);
+  // The lens takes lens_height of the screen, more for a node that needs it (a heatmap), but always leaves
+  // lens_keep px of the explanation column for the step's title and arithmetic line.
+  const room = window.innerHeight - Math.max(0, ui.expl.getBoundingClientRect().top) - data.lens_keep;
+  const prefH = p.lensRoom || Math.max(140, Math.round(window.innerHeight * data.lens_height));
+  const maxH = p.lensRoom || Math.max(prefH, room);
+  // px per graph unit: the node and its edge as large as the room allows, text at least lens_text_px and
+  // at most lens_max_px high. What does not fit at lens_text_px (a big heatmap node, a long edge)
+  // scrolls inside the lens, which opens on the node's name.
+  const kMin = data.lens_text_px / p.minFont;
+  const kMax = data.lens_max_px / p.minFont;
+  const rw0 = region.right - region.left + 2 * pad;
+  const rh0 = region.bottom - region.top + 2 * pad;
+  const k = Math.max(kMin, Math.min(width / rw0, prefH / rh0, kMax));
+  // No more of a long edge than a lens-full beyond the node on each side.
+  const left = Math.max(region.left, node.left - width / k) - pad;
+  const right = Math.min(region.right, node.right + width / k) + pad;
+  const top = Math.max(region.top, node.top - maxH / k) - pad;
+  const bottom = Math.min(region.bottom, node.bottom + maxH / k) + pad;
+  const vw = Math.max(right - left, width / k);
+  const vx = left - (vw - (right - left)) / 2;
+  svg.setAttribute('viewBox', `${vx} ${top} ${vw} ${bottom - top}`);
+  svg.style.width = Math.round(vw * k) + 'px';
+  svg.style.height = Math.round((bottom - top) * k) + 'px';
+  ui.lens.style.maxHeight = maxH + 'px';
+  // Open on the node: centred when it fits the lens, else its top-left (the name) in view.
+  const nx = (node.left - vx) * k, nw = (node.right - node.left) * k;
+  const ny = (node.top - top) * k, nh = (node.bottom - node.top) * k;
+  ui.lens.scrollLeft = nw <= width ? nx + nw / 2 - width / 2 : nx - 8;
+  ui.lens.scrollTop = nh <= maxH ? ny + nh / 2 - maxH / 2 : ny - 8;
+  ui.lens.dataset.node = cur.id;
 }
 
 function keepInView(ui, p, smooth) {
@@ -181,8 +301,16 @@ function keepInView(ui, p, smooth) {
 }
 
 function settle(ui, p) {
-  // The rest of the page may still be moving (an expander folding, fonts growing): look again.
-  for (const ms of [0, 250, 800]) setTimeout(() => { if (ui.root.isConnected) keepInView(ui, p, false); }, ms);
+  // The rest of the page may still be moving (an expander folding, fonts growing): look again. A graph
+  // fitted whole into the screen is seen from the top of the page (it was fitted to the room there).
+  for (const ms of [0, 250, 800]) {
+    setTimeout(() => {
+      if (!ui.root.isConnected) return;
+      if (p.data.whole_graph && p.data.zoom === 'screen') scroller(ui.root).scrollTo({ top: 0 });
+      fit(ui, p);
+      keepInView(ui, p, false);
+    }, ms);
+  }
 }
 
 function load(ui, p, data) {
@@ -200,7 +328,16 @@ function load(ui, p, data) {
   p.collapsed = !!anim.collapsed;
   ui.host.innerHTML = anim.svg;
   const svg = ui.host.querySelector('svg');
-  if (svg) svg.style.display = 'inline-block';
+  if (svg) svg.style.display = 'block';
+  // The lens shows the graph group itself (an SVG <use>): give it an id no other player on the page has.
+  const graph = svg && svg.querySelector('g.graph');
+  p.graphId = null;
+  if (graph) {
+    p.graphId = `${PREFIX}-graph-${Math.random().toString(36).slice(2, 10)}`;
+    graph.id = p.graphId;
+    const t = graph.transform.baseVal.consolidate();
+    p.graphMatrix = t ? t.matrix : { a: 1, d: 1, e: 0, f: 0 };
+  }
   p.els = {};
   p.base = {};
   ui.host.querySelectorAll('g.node, g.edge').forEach((g) => { p.els[g.id] = g; });
@@ -282,6 +419,7 @@ function show(ui, p, k, opts) {
   ui.root.dataset.step = String(k);
   ui.root.dataset.traceStep = String(traceOf(p, k));
   ui.host.dataset.frame = `${p.animId}:${k}`;
+  lens(ui, p);
   if (p.data.share_url && !(opts && opts.noUrl)) urlStep(traceOf(p, k));
   if (!(opts && opts.noFollow)) keepInView(ui, p, false);
 }
@@ -293,6 +431,29 @@ function urlStep(k) {
     url.searchParams.set('step', String(k));
     window.history.replaceState(window.history.state, '', url.toString());
   }
+}
+
+function speedChoice(ui, p, data) {
+  // The speed list comes from the server (its labels are the link's speed= words); a choice plays at once
+  // and is reported, so the server keeps it (and the link) for the next run.
+  const speeds = data.speeds || [];
+  ui.speed.style.display = speeds.length ? '' : 'none';
+  const labels = speeds.map((s) => s[0]).join('|');
+  if (ui.speed.dataset.labels !== labels) {
+    ui.speed.innerHTML = '';
+    for (const [name, seconds] of speeds) {
+      ui.speed.appendChild(el('option', { value: name }, `${name} · ${seconds} s`));
+    }
+    ui.speed.dataset.labels = labels;
+  }
+  if (data.speed) ui.speed.value = data.speed;
+  ui.speed.onchange = () => {
+    const chosen = speeds.find((s) => s[0] === ui.speed.value);
+    if (!chosen) return;
+    p.data = { ...p.data, seconds: chosen[1], speed: chosen[0] };
+    if (p.playing) setPlaying(ui, p, true);
+    p.trigger('speed', chosen[0]);
+  };
 }
 
 function setPlaying(ui, p, on) {
@@ -347,6 +508,7 @@ export default function(component) {
   p.data = data;
   ui.keys.title = data.keys_help;
   ui.keys.setAttribute('aria-label', data.keys_help);
+  speedChoice(ui, p, data);
   root.classList.toggle('lucid-classroom', !!data.classroom);
   root.classList.toggle('lucid-beside', !!data.beside);
   root.style.setProperty('--lucid-top', data.top + 'px');
@@ -399,9 +561,23 @@ export default function(component) {
   document.addEventListener('keydown', onKey);
   const onResize = () => fit(ui, p);
   window.addEventListener('resize', onResize);
+  // A graph fitted whole to the room below it is fitted again when the page above it changes height
+  // (the editor folded after a Run, a message gone), or it would stay as small as the moment it was drawn.
+  let queued = false;
+  const page = root.closest('[data-testid="stMainBlockContainer"]') || document.body;
+  const watcher = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(() => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => {
+      queued = false;
+      if (root.isConnected && p.data && p.data.whole_graph && p.data.zoom === 'screen') fit(ui, p);
+    });
+  });
+  if (watcher) watcher.observe(page);
   return () => {
     document.removeEventListener('keydown', onKey);
     window.removeEventListener('resize', onResize);
+    if (watcher) watcher.disconnect();
   };
 }
 """
@@ -425,16 +601,29 @@ _CSS = """
   background: #B34E00; border-color: #B34E00; color: #FFFFFF;
 }
 .lucid-player .lucid-icon { width: 0.9em; height: 0.9em; flex: 0 0 auto; }
-.lucid-player .lucid-step { flex: 1 1 12rem; min-width: 8rem; accent-color: #D55E00; }
+.lucid-player .lucid-step { flex: 1 1 5rem; min-width: 5rem; accent-color: #D55E00; }
 .lucid-player .lucid-step-label { white-space: nowrap; font-variant-numeric: tabular-nums; color: #555555; }
 .lucid-player .lucid-keys { white-space: nowrap; color: #555555; cursor: help; border-bottom: 1px dotted #888888; }
+.lucid-player .lucid-speed {
+  flex: 0 0 auto; font: inherit; font-size: 0.9rem; color: #31333F; background: #FFFFFF;
+  border: 1px solid rgba(49, 51, 63, 0.2); border-radius: 0.5rem; padding: 0.25rem 0.4rem;
+}
+.lucid-player .lucid-lens { overflow: auto; line-height: 0; }
+.lucid-player .lucid-expl > .lucid-lens { margin: -0.75rem -1rem 0.6rem -1rem; border-bottom: 1px solid #E6E6E6; }
+.lucid-player .lucid-graph-col > .lucid-lens {
+  margin-top: 16px; border: 1px solid rgba(49, 51, 63, 0.2); border-radius: 0.5rem;
+}
+.lucid-player .lucid-lens > svg { display: block; }
 .lucid-player .lucid-body { display: flex; flex-direction: column; gap: 1rem; align-items: flex-start; }
 .lucid-player.lucid-beside .lucid-body { flex-direction: row; }
-.lucid-player .lucid-svg-host { width: 100%; overflow-x: auto; text-align: center; }
-.lucid-player.lucid-beside .lucid-svg-host { flex: 3 1 0; min-width: 0; }
-.lucid-player.lucid-beside.lucid-classroom .lucid-svg-host { flex: 2 1 0; }
+.lucid-player .lucid-graph-col { width: 100%; min-width: 0; }
+.lucid-player .lucid-svg-host { width: 100%; overflow-x: auto; }
+.lucid-player.lucid-beside .lucid-graph-col { flex: 3 1 0; }
+.lucid-player.lucid-beside.lucid-classroom .lucid-graph-col { flex: 2 1 0; }
 .lucid-player.lucid-beside.lucid-classroom .lucid-expl { flex: 1 1 0; }
-.lucid-player .lucid-svg-host > svg { display: inline-block; }
+/* Centred by its margins, not text-align: a graph wider than its column overflows to the right only, where
+   the column scrolls, and is never cut off on the left. */
+.lucid-player .lucid-svg-host > svg { display: block; margin: 0 auto; }
 .lucid-player .lucid-svg-host g.node:hover polygon, .lucid-player .lucid-svg-host g.node:hover path,
 .lucid-player .lucid-svg-host g.node:hover ellipse { stroke-width: 3; }
 .lucid-player .lucid-expl {
@@ -458,11 +647,25 @@ _CSS += EXPLANATION_CSS + """
 _component: list = []
 
 
-def sizing(classroom: bool) -> dict[str, float]:
-    """Scale limits, the screen height kept for the controls above the graph, and the smallest node text."""
+def sizing(classroom: bool) -> dict[str, float | bool]:
+    """How the player sizes the graph, per mode.
+
+    Normal mode: scale limits and the screen height kept for the controls above the graph (a big graph
+    scrolls and the current node is followed). Classroom mode (``whole_graph``): "Fit screen" fits the whole
+    graph into the screen below the controls (``margin`` px left under it, never less than ``min_height``
+    px tall), so a class sees every node at once; when that makes node text smaller than ``min_text_px``
+    on screen, a lens above the explanation shows the step's node and edge with text ``lens_text_px`` to
+    ``lens_max_px`` high, in ``lens_height`` of the screen height (more for a big node, as long as
+    ``lens_keep`` px of the explanation's column stay for the step's title and arithmetic line). Beside the
+    explanation the graph takes up to ``graph_share`` of the row, and no more than it needs (down to
+    ``min_graph_share``): the explanation and its lens get the rest. A wide graph that leaves at least
+    ``lens_under_px`` px of its column empty below it gets the lens there instead.
+    """
     if classroom:
-        return {"min_scale": 0.9, "max_scale": 1.8, "reserve": 300, "min_text_px": 18}
-    return {"min_scale": 0.7, "max_scale": 1.25, "reserve": 270, "min_text_px": 0}
+        return {"min_scale": 0.0, "max_scale": 1.8, "reserve": 0, "min_text_px": 18, "whole_graph": True,
+                "margin": 12, "min_height": 200, "lens_text_px": 18.5, "lens_max_px": 30, "lens_height": 0.4,
+                "lens_keep": 170, "graph_share": 0.64, "min_graph_share": 0.5, "lens_under_px": 220}
+    return {"min_scale": 0.7, "max_scale": 1.25, "reserve": 270, "min_text_px": 0, "whole_graph": False}
 
 
 def _player_component():  # registered on first use, from inside a script run
@@ -515,7 +718,8 @@ def take_click(key: str, *, program_id: str, n_steps: int) -> NodeClick | None:
 def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
                      seconds: float, classroom: bool = False, zoom: str | float = "screen",
                      beside: bool = True, follow_first: bool = False, share_url: bool = True,
-                     top: int = 60) -> None:
+                     top: int = 60, speeds: dict[str, float] | None = None, speed: str | None = None,
+                     on_speed: Callable[[str], None] | None = None) -> None:
     """Play ``anim`` in the browser, starting at ``step``; a click on a node is read back with ``take_click``.
 
     Steps in and out (``step``, the ``step`` of a click, the URL's ``step=``) are steps of the backward
@@ -527,10 +731,23 @@ def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
     ``top`` is the height of the page's top bar, under which the control bar sticks;
     ``program_id`` names the program (``program_key``): a new drawing of the same program keeps the step on
     screen, and clicks carry it back.
+    ``speeds`` (label -> seconds), when given with ``on_speed``, puts the autoplay speed choice in the
+    player's bar, showing ``speed``; ``on_speed(label)`` runs when another speed is chosen.
     """
+    def speed_chosen() -> None:
+        try:
+            state = st.session_state.get(key)
+        except (RecursionError, ValueError, TypeError):  # a crafted component state Streamlit cannot read
+            return
+        value = state.get("speed") if isinstance(state, dict) else None
+        if on_speed is not None and speeds and isinstance(value, str) and value in speeds:
+            on_speed(value)
+
     data: dict[str, Any] = {"anim": anim.to_json(), "anim_id": animation_id(anim), "step": int(step),
                             "program_id": program_id,
                             "seconds": float(seconds), "classroom": classroom, "zoom": zoom, "beside": beside,
                             "follow_first": follow_first, "share_url": share_url, "top": top,
-                            "keys_help": KEYS_HELP, **sizing(classroom)}
-    _player_component()(key=key, data=data, on_node_change=_ignore_event)
+                            "keys_help": KEYS_HELP, **sizing(classroom),
+                            "speeds": [[k, v] for k, v in (speeds or {}).items()] if on_speed else [],
+                            "speed": speed}
+    _player_component()(key=key, data=data, on_node_change=_ignore_event, on_speed_change=speed_chosen)

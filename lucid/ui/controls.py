@@ -1,4 +1,4 @@
-"""The Playground's view controls: classroom mode, drawing options and autoplay speed.
+"""The Playground's view controls: classroom mode and drawing options (the speed is in the player's bar).
 
 They sit in one row above the editor (drawing options in a popover) rather than
 in the sidebar, so the graph gets the page's full width.
@@ -6,6 +6,7 @@ in the sidebar, so the graph gets the page's full width.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import streamlit as st
 
@@ -19,26 +20,34 @@ class ViewSettings:
     options: DrawOptions
     seconds_per_step: float
     zoom: str | float = "screen"
+    lead: Any = None
+    """The row's first column: the title in normal mode; in Classroom mode the page puts its folded editor
+    there, so everything above the graph is one row."""
 
 
 def view_controls(key: str) -> ViewSettings:
-    """Title row: page title, classroom toggle, drawing options, autoplay speed."""
-    title, speed_col, opts_col, class_col = st.columns([2.6, 1.4, 1.2, 1.6], vertical_alignment="bottom")
-    title.header("Playground", anchor=False)
-    if not st.session_state.get(f"{key}_classroom"):  # on a projector the graph needs the height more
-        title.caption("Type a program, run it, then watch the backward pass one gradient at a time.")
-    with speed_col:
-        label = st.select_slider("Autoplay speed", list(stepper.SPEEDS),
-                                 key=_init(f"{key}_speed", stepper.DEFAULT_SPEED))
+    """Title row: page title, drawing options, classroom toggle (the autoplay speed is in the player's bar).
+
+    ``<key>_speed`` (the speed label, the link's ``speed=``) is kept in session state; the player's bar
+    shows and sets it.
+    """
+    classroom_now = bool(st.session_state.get(f"{key}_classroom"))
+    lead, opts_col, class_col = st.columns([4.0, 1.2, 1.6], vertical_alignment="top" if classroom_now else "bottom")
+    if not classroom_now:  # on a projector the graph needs the height more: the title folds away
+        lead.header("Playground", anchor=False)
+        lead.caption("Type a program, run it, then watch the backward pass one gradient at a time.")
+    label = st.session_state[_init(f"{key}_speed", stepper.DEFAULT_SPEED)]
     with opts_col.popover("Drawing", icon=":material/tune:", width="stretch"):
         options = draw_options(key)
         zoom = st.select_slider("Graph size", list(ZOOMS), key=f"{key}_zoom",
-                                help="Fit screen keeps the whole graph in view down to a readable size; "
-                                     "larger graphs scroll and follow the current node.")
+                                help="Fit screen keeps the whole graph in view (in Classroom mode the whole "
+                                     "graph, with the current node magnified above the explanation); "
+                                     "larger sizes scroll and follow the current node.")
     with class_col:
         classroom = st.toggle("Classroom mode", key=f"{key}_classroom",
-                              help="Larger type and graph for a projector; the editor folds away.")
-    return ViewSettings(classroom, options, stepper.seconds_per_step(label), ZOOMS[zoom])
+                              help="Larger type, the whole graph on screen; the editor folds away.")
+    return ViewSettings(classroom, options, stepper.seconds_per_step(str(label)), ZOOMS[zoom],
+                        lead if classroom_now else None)
 
 
 def _init(widget_key: str, default: object) -> str:

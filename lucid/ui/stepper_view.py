@@ -142,7 +142,9 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
                 _collapsed_bar(key, anim, analysis, expanded)
             animation_player(anim, key=f"{key}_player", step=step, program_id=program_id,
                              seconds=seconds, classroom=classroom, zoom=zoom, beside=analysis.trace is not None,
-                             follow_first=step > 0, share_url=share_url, top=TOP_BAR)
+                             follow_first=step > 0, share_url=share_url, top=TOP_BAR,
+                             speeds=stepper.SPEEDS, speed=st.session_state.get(f"{key}_speed"),
+                             on_speed=lambda label: st.session_state.__setitem__(f"{key}_speed", label))
         else:
             try:
                 static_frame(analysis, step if n else None, options)
@@ -169,7 +171,7 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
 def _collapsed_bar(key: str, anim: Animation, analysis: Analysis, expanded: tuple[str, ...]) -> None:
     """Above a collapsed drawing: how to open and close boxes, and a button that closes them all."""
     info = anim.collapsed or {}
-    text, more, fewer = st.columns([4, 1, 1], vertical_alignment="center")
+    text, more, fewer = st.columns([3, 1.4, 1.4], vertical_alignment="center")  # buttons never clipped
     text.caption(collapsed_caption(anim, analysis))
     deeper = one_level_deeper(analysis, expanded, list(info.get("box_ids") or []))
     try:

@@ -8,8 +8,10 @@ parallel threads (each is a separate ``dot`` process).
 from __future__ import annotations
 
 import io
+import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import zipfile
@@ -45,6 +47,14 @@ DEFAULT_DPI = 96.0
 #: Smallest dpi frames are scaled down to; below it the picture would be unreadable anyway and the
 #: budget's remaining guard is the frame count.
 MIN_DPI = 4.0
+#: Smallest text on a slide, in pixels of the slide (a 720p projector): when the whole graph fitted to
+#: the slide would make it smaller, each frame shows the region around its step instead (``slide_windows``).
+SLIDE_MIN_TEXT_PX = 14.0
+#: Point size of the smallest text a slide must keep readable: the gradient on an edge (node values and
+#: gradients are larger).
+SLIDE_TEXT_PT = 10.0
+#: Graphviz's margin around the drawing, in points, in every PNG it renders.
+DOT_PAD_PT = 4.0
 
 
 def _source(graph: graphviz.Digraph | str) -> str:
@@ -146,9 +156,14 @@ def plan_frames(size: tuple[int, int], png_bytes: int, n_frames: int, *, dpi: fl
     return plan
 
 
-def _render_all(root: Tensor, trace: Trace, *, dpi: float | None, caption: bool, slide: tuple[int, int] | None,
-                held: bool, options: dict[str, Any]) -> tuple[list[bytes], FramePlan]:
-    """Every step's PNG, drawn at the dpi that keeps the export within ``MAX_EXPORT_BYTES``, and that plan."""
+def render_frames(root: Tensor, trace: Trace, *, dpi: float | None, caption: bool, slide: tuple[int, int] | None,
+                held: bool, options: dict[str, Any]) -> tuple[list[bytes], FramePlan, list[tuple[int, int]] | None]:
+    """Every step's PNG, drawn at the dpi that keeps the export within ``MAX_EXPORT_BYTES``, and that plan.
+
+    On a slide where the whole graph would make text smaller than ``SLIDE_MIN_TEXT_PX``, the frames are
+    drawn at a readable dpi and framed around their step: the third value is each frame's window (see
+    ``slide_windows``), else None.
+    """
     if len(trace.steps) > MAX_FRAMES:
         raise GraphTooLarge(f"This backward pass has {len(trace.steps)} steps, more than the {MAX_FRAMES} "
                             "frames an animation may have. Try a smaller expression.",
@@ -158,6 +173,15 @@ def _render_all(root: Tensor, trace: Trace, *, dpi: float | None, caption: bool,
     plan = plan_frames(_png_size(first), len(first), len(sources), dpi=dpi, caption=caption, slide=slide,
                        held=held)
     base = float(dpi) if dpi else DEFAULT_DPI
+    windows = None
+    readable_dpi = SLIDE_MIN_TEXT_PX * 72 / SLIDE_TEXT_PT
+    if slide is not None and plan.dpi < readable_dpi - 1e-9 and len(sources) > 1:
+        big = to_png(sources[0], dpi=readable_dpi)
+        if planned_peak_bytes(len(sources), plan.canvas, len(big), held=held) <= MAX_EXPORT_BYTES:
+            plan = FramePlan(readable_dpi, plan.canvas, plan.box, plan.band, True)
+            windows = slide_windows(render(sources[0], "json0"), sources, _png_size(big), plan.box)
+            first = big
+            base = readable_dpi
     redraw = abs(plan.dpi - base) > 1e-9
     if redraw:
         first = to_png(sources[0], dpi=plan.dpi)
@@ -166,9 +190,9 @@ def _render_all(root: Tensor, trace: Trace, *, dpi: float | None, caption: bool,
             plan = FramePlan(plan.dpi, (fw, fh + plan.band), (fw, fh), plan.band, False)
     workers = max(1, min(8, os.cpu_count() or 1, len(sources) - 1))
     pool = ThreadPoolExecutor(max_workers=workers)
-    draw_dpi = plan.dpi if redraw else dpi
+    draw_dpi = plan.dpi if redraw or windows else dpi
     try:
-        return [first, *pool.map(lambda src: to_png(src, dpi=draw_dpi), sources[1:])], plan
+        return [first, *pool.map(lambda src: to_png(src, dpi=draw_dpi), sources[1:])], plan, windows
     finally:  # on a failure, frames not yet started are dropped rather than rendered for nothing
         pool.shutdown(wait=True, cancel_futures=True)
 
@@ -178,7 +202,7 @@ def frames(root: Tensor, trace: Trace, *, dpi: float | None = None, **options: A
 
     A pass too large for ``MAX_EXPORT_BYTES`` at ``dpi`` is drawn at a lower dpi rather than refused.
     """
-    return _render_all(root, trace, dpi=dpi, caption=False, slide=None, held=True, options=options)[0]
+    return render_frames(root, trace, dpi=dpi, caption=False, slide=None, held=True, options=options)[0]
 
 
 def _png_size(png: bytes) -> tuple[int, int]:
@@ -188,13 +212,97 @@ def _png_size(png: bytes) -> tuple[int, int]:
     return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
 
 
-def _frame_image(png: bytes, plan: FramePlan, caption: str | None, font: Any) -> Any:
-    """One finished frame: the picture (fitted into the plan's box), on its canvas, with its caption."""
+_CLASS_AT_END = re.compile(r'class="([^"]*)"\]\s*$')
+_ID_ATTR = re.compile(r"\bid=\"?([A-Za-z0-9_]+)")
+
+
+def active_elements(source: str) -> tuple[str | None, str | None]:
+    """The DOT name of the node receiving gradient and the id of the edge it flows along, in one frame."""
+    node = edge = None
+    for line in source.splitlines():
+        m = _CLASS_AT_END.search(line)
+        if not m:
+            continue
+        classes = m.group(1).split()
+        if "current" in classes and " -> " not in line.split("[", 1)[0]:
+            node = line.split()[0]
+        elif "flowing" in classes:
+            ids = _ID_ATTR.findall(line)  # the last one: the attribute, after any label text
+            edge = ids[-1] if ids else None
+    return node, edge
+
+
+def _points(text: str) -> list[tuple[float, float]]:
+    """The points of a Graphviz ``pos`` (a node's centre, or an edge's spline with its ``e,``/``s,`` ends)."""
+    out = []
+    for part in text.replace(";", " ").split():
+        xy = part.split(",")[-2:]
+        try:
+            out.append((float(xy[0]), float(xy[1])))
+        except (ValueError, IndexError):
+            continue
+    return out
+
+
+def slide_windows(layout_json: bytes, sources: list[str], picture: tuple[int, int], box: tuple[int, int],
+                  ) -> list[tuple[int, int]]:
+    """Per frame, the top-left corner of the ``box``-sized window of the ``picture`` it shows on a slide.
+
+    The window is centred on the frame's active region (the node receiving gradient, the edge it flows
+    along and that edge's label) and kept inside the picture, so a tall graph is framed where the step
+    happens instead of being shrunk whole into the middle of the slide. ``layout_json`` is Graphviz's
+    ``json0`` of the (shared) layout; ``picture`` the size of the frames as rendered.
+    """
+    layout = json.loads(layout_json)
+    x0, y0, x1, y1 = (float(v) for v in str(layout.get("bb", "0,0,1,1")).split(","))
+    sx = picture[0] / (x1 - x0 + 2 * DOT_PAD_PT)
+    sy = picture[1] / (y1 - y0 + 2 * DOT_PAD_PT)
+    nodes = {o["name"]: o for o in layout.get("objects", []) if "pos" in o and "name" in o}
+    edges = {e["id"]: e for e in layout.get("edges", []) if "id" in e}
+
+    def to_px(x: float, y: float) -> tuple[float, float]:  # Graphviz's y grows upwards
+        return (x - x0 + DOT_PAD_PT) * sx, (y1 - y + DOT_PAD_PT) * sy
+
+    windows = []
+    last = (picture[0] / 2, picture[1] / 2)
+    for source in sources:
+        name, edge_id = active_elements(source)
+        pts: list[tuple[float, float]] = []
+        centre = _points(nodes[name]["pos"]) if name in nodes else []
+        if centre:  # width and height are in inches: half of one is 36 points
+            (cx, cy), node = centre[0], nodes[name]
+            hw, hh = float(node.get("width", 0)) * 36, float(node.get("height", 0)) * 36
+            pts += [to_px(cx - hw, cy - hh), to_px(cx + hw, cy + hh)]
+        if edge_id in edges:
+            e = edges[edge_id]
+            pts += [to_px(*q) for q in _points(e.get("pos", "")) + _points(e.get("lp", ""))]
+        if pts:
+            xs, ys = [q[0] for q in pts], [q[1] for q in pts]
+            last = ((min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2)
+        corner = []
+        for centre, size, full in ((last[0], box[0], picture[0]), (last[1], box[1], picture[1])):
+            corner.append(int(round(min(max(centre - size / 2, 0), max(full - size, 0)))))
+        windows.append((corner[0], corner[1]))
+    return windows
+
+
+def _frame_image(png: bytes, plan: FramePlan, caption: str | None, font: Any,
+                 window: tuple[int, int] | None = None) -> Any:
+    """One finished frame: the picture (fitted into the plan's box), on its canvas, with its caption.
+
+    With a ``window`` (a slide framing its step, see ``slide_windows``) the picture is cut to the box at
+    that corner instead of shrunk to fit it.
+    """
     from PIL import Image, ImageDraw
 
     with Image.open(io.BytesIO(png)) as decoded:
         picture = decoded.convert("RGB")
     bw, bh = plan.box
+    if window is not None and (picture.width > bw or picture.height > bh):
+        x, y = window
+        cut = picture.crop((x, y, min(picture.width, x + bw), min(picture.height, y + bh)))
+        picture.close()
+        picture = cut
     if picture.width > bw or picture.height > bh:  # Graphviz's rounding, or a minimum it will not go below
         ratio = min(bw / picture.width, bh / picture.height)
         picture = picture.resize((max(1, int(picture.width * ratio)), max(1, int(picture.height * ratio))),
@@ -288,13 +396,13 @@ def animation_gif(root: Tensor, trace: Trace, *, frame_ms: int = 1200, last_fram
     """
     from PIL import Image
 
-    pngs, plan = _render_all(root, trace, dpi=dpi, caption=caption, slide=_slide_size(slide), held=True,
-                             options=options)
+    pngs, plan, windows = render_frames(root, trace, dpi=dpi, caption=caption, slide=_slide_size(slide), held=True,
+                                      options=options)
     titles = _captions(trace, caption)
     font = _font(caption_font_size(plan.canvas[0])) if caption else None
 
     def build(i: int) -> Any:
-        return _frame_image(pngs[i], plan, titles[i] if titles else None, font)
+        return _frame_image(pngs[i], plan, titles[i] if titles else None, font, windows[i] if windows else None)
 
     palette = _shared_palette(build, len(pngs))
 
@@ -315,8 +423,8 @@ def frames_zip(root: Tensor, trace: Trace, *, dpi: float | None = None, caption:
     ``slide`` as for ``animation_gif``. Each frame is compressed as soon as it is built, so memory holds
     one frame at a time besides the zip itself.
     """
-    pngs, plan = _render_all(root, trace, dpi=dpi, caption=caption, slide=_slide_size(slide), held=False,
-                             options=options)
+    pngs, plan, windows = render_frames(root, trace, dpi=dpi, caption=caption, slide=_slide_size(slide), held=False,
+                                      options=options)
     titles = _captions(trace, caption)
     font = _font(caption_font_size(plan.canvas[0])) if caption else None
     digits = max(3, len(str(len(pngs) - 1)))
@@ -324,6 +432,7 @@ def frames_zip(root: Tensor, trace: Trace, *, dpi: float | None = None, caption:
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for i, png in enumerate(pngs):
             out = io.BytesIO()
-            _frame_image(png, plan, titles[i] if titles else None, font).save(out, format="PNG")
+            _frame_image(png, plan, titles[i] if titles else None, font,
+                         windows[i] if windows else None).save(out, format="PNG")
             zf.writestr(f"frame_{i:0{digits}d}.png", out.getvalue())
     return buf.getvalue()
