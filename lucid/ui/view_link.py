@@ -59,8 +59,12 @@ VIEW_SUFFIXES = ("classroom", "direction", "large", "speed", "zoom", "preset", *
 
 
 def link_asks(params: dict[str, str]) -> bool:
-    """Whether a URL names a program, a step or any part of the view (a page switch through the menu names none)."""
-    return any(name in params for name in (*PROGRAM_KEYS, share.STEP_KEY, *share.VIEW_DEFAULTS))
+    """Whether a URL names a program, a step or part of the view beyond Classroom mode.
+
+    A page switch through the menu names none of these (at most ``classroom=``, which every page carries).
+    """
+    return any(name in params for name in (*PROGRAM_KEYS, share.STEP_KEY, *share.VIEW_DEFAULTS)
+               if name != classroom_state.URL_KEY)
 
 
 def entering(key: str) -> bool:
@@ -85,11 +89,13 @@ def enter(key: str) -> bool:
     params = st.query_params.to_dict()
     remembered = st.session_state.get(f"{key}_link")
     if not link_asks(params) and remembered:
-        st.query_params.from_dict(remembered)
-        params = dict(remembered)
+        # Classroom mode is the session's (it may have changed on another page); the rest is the old link.
+        params = {k: v for k, v in remembered.items() if k != classroom_state.URL_KEY} | (
+            {classroom_state.URL_KEY: params[classroom_state.URL_KEY]} if classroom_state.URL_KEY in params else {})
+        st.query_params.from_dict(params)
     view = share.decode_view(params)
-    if classroom_state.from_link(params) is None:
-        view["classroom"] = "1" if classroom_state.is_on() else "0"
+    linked = classroom_state.from_link(params)
+    view["classroom"] = "1" if (classroom_state.is_on() if linked is None else linked) else "0"
     # Handed to the widgets as their value (``lucid.ui.controls``), not set under their keys: a widget
     # both given a value and set through the Session State API makes Streamlit log a warning.
     values = widget_values(view)
