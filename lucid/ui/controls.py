@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from lucid.ui import classroom_state, stepper, view_link
+from lucid.ui.copy_link import copy_link_button
 from lucid.ui.options import DIRECTIONS, LARGE_MODES, PRESETS, ZOOMS, DrawOptions
 
 
@@ -22,8 +23,9 @@ class ViewSettings:
 
 
 def view_controls(key: str) -> ViewSettings:
-    """Title row: page title, classroom toggle, drawing options, autoplay speed."""
-    title, speed_col, opts_col, class_col = st.columns([2.6, 1.4, 1.2, 1.6], vertical_alignment="bottom")
+    """Title row: page title, autoplay speed, drawing options, *Copy link*, classroom toggle."""
+    title, speed_col, opts_col, link_col, class_col = st.columns([2.4, 1.4, 1.1, 1.0, 1.6],
+                                                                 vertical_alignment="bottom")
     title.header("Playground", anchor=False)
     if not view_link.entered_value(key, "classroom", False):  # on a projector the graph needs the height more
         title.caption("Type a program, run it, then watch the backward pass one gradient at a time.")
@@ -35,6 +37,8 @@ def view_controls(key: str) -> ViewSettings:
         zoom = st.select_slider("Graph size", list(ZOOMS), **_bound(key, "zoom", next(iter(ZOOMS))),
                                 help="Fit screen keeps the whole graph in view down to a readable size; "
                                      "larger graphs scroll and follow the current node.")
+    with link_col:
+        copy_link_button(key)
     with class_col:
         classroom = st.toggle(classroom_state.LABEL, **_bound(key, "classroom", classroom_state.is_on()),
                               help="Larger type and graph for a projector; the editor folds away. "
