@@ -7,7 +7,7 @@ clipboard API needs a secure context (https, or this machine); a classroom serve
 on plain http over the LAN falls back to the old copy command and, failing that,
 shows the link selected in a field for Ctrl+C.
 
-A Streamlit v2 component: trusted inline JavaScript, no build step, no network.
+Trusted inline JavaScript in ``st.html`` (constant text, no user input), no build step, no network.
 """
 from __future__ import annotations
 
@@ -42,9 +42,7 @@ async function copyText(text) {
   return ok;
 }
 
-export default function(component) {
-  const root = component.parentElement.querySelector('.lucid-copy-link');
-  if (!root || root.dataset.ready) return;
+function bind(root) {
   root.dataset.ready = '1';
   const button = root.querySelector('.lucid-copy-button');
   const status = root.querySelector('.lucid-copy-status');
@@ -67,6 +65,8 @@ export default function(component) {
     if (ok) timer = setTimeout(() => { status.textContent = ''; }, 2500);
   });
 }
+
+document.querySelectorAll('.lucid-copy-link:not([data-ready])').forEach(bind);
 """
 
 _CSS = """
@@ -80,16 +80,13 @@ _CSS = """
 .lucid-copy-link .lucid-copy-field { font: inherit; font-size: 0.875rem; width: 100%; }
 """
 
-_component: list = []
-
-
-def _copy_link_component():  # registered on first use, from inside a script run
-    if not _component:
-        _component.append(st.components.v2.component("lucid_copy_link", html=_HTML, js=_JS, css=_CSS,
-                                                      isolate_styles=False))
-    return _component[0]
+_PAGE = f"<style>{_CSS}</style>{_HTML}<script>{_JS}</script>"
 
 
 def copy_link_button(key: str) -> None:
-    """The *Copy link* button of a page whose URL is its share link (session key ``<key>_copy_link``)."""
-    _copy_link_component()(key=f"{key}_copy_link")
+    """The *Copy link* button of a page whose URL is its share link (in a container keyed ``<key>_copy_link``).
+
+    Constant, trusted HTML and JavaScript (no user text goes into it), so ``st.html`` may run the script.
+    """
+    with st.container(key=f"{key}_copy_link"):
+        st.html(_PAGE, unsafe_allow_javascript=True)
