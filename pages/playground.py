@@ -31,5 +31,5 @@ if analysis is None:
 on_program_shown(KEY, analysis)
 view_link.remember(KEY)
 backward_stepper(KEY, analysis, view.options, seconds=view.seconds_per_step, classroom=view.classroom,
-                 share_url=True, zoom=view.zoom)
+                 share_url=True, zoom=view.zoom, resume=view_link.resumed(KEY))
 inputs_table(analysis, INPUT_ROWS)

@@ -108,8 +108,12 @@ def _set_expanded(key: str, expanded: tuple[str, ...]) -> None:
 
 
 def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seconds: float, classroom: bool,
-                     share_url: bool, zoom: str | float = "screen") -> None:
-    """The player for ``analysis`` and what goes with it (session keys prefixed with ``key``)."""
+                     share_url: bool, zoom: str | float = "screen", resume: bool = False) -> None:
+    """The player for ``analysis`` and what goes with it (session keys prefixed with ``key``).
+
+    ``resume``: the page was entered again through the menu, whose address names no step; the player
+    starts at the step the browser tab last showed (the server hears of steps only on a click).
+    """
     step_key = f"{key}_step"
     n = analysis.n_steps
     step = st.session_state[step_key] = stepper.clamp(st.session_state.get(step_key, 0), n)
@@ -143,7 +147,7 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
             program_id = hashlib.blake2b(f"{analysis.seed}\n{analysis.source}".encode(), digest_size=8).hexdigest()
             animation_player(anim, key=f"{key}_player", step=step, on_node=on_node, program_id=program_id,
                              seconds=seconds, classroom=classroom, zoom=zoom, beside=analysis.trace is not None,
-                             follow_first=step > 0, share_url=share_url, top=TOP_BAR)
+                             follow_first=step > 0, share_url=share_url, top=TOP_BAR, resume=resume)
         else:
             try:
                 static_frame(analysis, step if n else None, options)

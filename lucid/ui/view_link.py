@@ -88,7 +88,8 @@ def enter(key: str) -> bool:
         return False
     params = st.query_params.to_dict()
     remembered = st.session_state.get(f"{key}_link")
-    if not link_asks(params) and remembered:
+    st.session_state[f"{key}_resumed"] = resumed = not link_asks(params) and bool(remembered)
+    if resumed:
         # Classroom mode is the session's (it may have changed on another page); the rest is the old link.
         params = {k: v for k, v in remembered.items() if k != classroom_state.URL_KEY} | (
             {classroom_state.URL_KEY: params[classroom_state.URL_KEY]} if classroom_state.URL_KEY in params else {})
@@ -113,6 +114,14 @@ def entered_value(key: str, suffix: str, default: object) -> object:
     if widget_key in st.session_state:
         return st.session_state[widget_key]
     return st.session_state.get(f"{key}_entered_view", {}).get(widget_key, default)
+
+
+def resumed(key: str) -> bool:
+    """Whether this run entered the page through the menu and put back the session's last link (asked once).
+
+    The step in that link is the last one the server heard of; the browser tab knows the one it showed.
+    """
+    return bool(st.session_state.pop(f"{key}_resumed", False))
 
 
 def remember(key: str) -> None:

@@ -13,6 +13,7 @@ pytestmark = pytest.mark.e2e
 GRAPH_NODES = ".st-key-pg_graph g.node"
 PROGRAM = "p = 1.5\nq = p * p + p"
 POPOVER = "[data-testid='stPopoverBody']"
+STEP_SLIDER = ".st-key-pg_graph input.lucid-step"
 
 
 def open_playground(page, app_url: str, query: str = "") -> None:
@@ -71,9 +72,12 @@ def test_after_run_the_drawing_popover_shows_what_is_drawn_and_a_toggle_changes_
     assert drawing_popover(page) == expected
 
 
-def test_a_program_survives_another_page_the_menu_back_the_browser_back_button_and_a_reload(page, app_url):
+def test_program_step_and_view_survive_another_page_the_menu_the_back_button_and_a_reload(page, app_url):
     open_playground(page, app_url, f"?code={quote(PROGRAM)}&dir=LR")
     toggle_classroom(page, on=True)
+    for _ in range(2):  # stepping happens in the browser: the server does not hear of it
+        page.locator(".st-key-pg_graph button", has_text="Next").first.click()
+    page.wait_for_function("() => location.search.includes('step=2')", timeout=SLOW)
 
     click_menu(page, "Pitfalls")
     assert query(page).get("classroom") == ["1"]  # Classroom mode holds on the other page
@@ -82,6 +86,8 @@ def test_a_program_survives_another_page_the_menu_back_the_browser_back_button_a
     assert page.locator("textarea").first.input_value() == PROGRAM
     assert query(page)["code"] == [PROGRAM] and query(page)["dir"] == ["LR"]
     assert page.get_by_role("switch", name="Classroom mode").is_checked()
+    page.wait_for_function("() => location.search.includes('step=2')", timeout=SLOW)
+    assert page.eval_on_selector(STEP_SLIDER, "el => el.value") == "2"
 
     click_menu(page, "Pitfalls")
     page.go_back()
@@ -89,13 +95,14 @@ def test_a_program_survives_another_page_the_menu_back_the_browser_back_button_a
     page.wait_for_selector(GRAPH_NODES, timeout=SLOW)
     wait_until_idle(page)
     assert page.locator("textarea").first.input_value() == PROGRAM
-    assert query(page)["code"] == [PROGRAM]
+    assert query(page)["code"] == [PROGRAM] and query(page)["step"] == ["2"]
 
     page.reload()
     page.wait_for_selector(GRAPH_NODES, timeout=SLOW)
     wait_until_idle(page)
     assert page.locator("textarea").first.input_value() == PROGRAM
     assert page.get_by_role("switch", name="Classroom mode").is_checked()
+    assert page.eval_on_selector(STEP_SLIDER, "el => el.value") == "2"
 
 
 def test_copy_link_copies_the_address_of_the_view_on_screen(page, app_url):
