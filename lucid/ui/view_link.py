@@ -59,12 +59,12 @@ VIEW_SUFFIXES = ("classroom", "direction", "large", "speed", "zoom", "preset", *
 
 
 def link_asks(params: dict[str, str]) -> bool:
-    """Whether a URL names a program, a step or part of the view beyond Classroom mode.
+    """Whether a URL names a program or part of the view beyond Classroom mode.
 
     A page switch through the menu names none of these (at most ``classroom=``, which every page carries).
+    A step alone names nothing: it is a step of no program in particular.
     """
-    return any(name in params for name in (*PROGRAM_KEYS, share.STEP_KEY, *share.VIEW_DEFAULTS)
-               if name != classroom_state.URL_KEY)
+    return any(name in params for name in (*PROGRAM_KEYS, *share.VIEW_DEFAULTS) if name != classroom_state.URL_KEY)
 
 
 def entering(key: str) -> bool:
