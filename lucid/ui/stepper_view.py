@@ -107,8 +107,12 @@ def _set_expanded(key: str, expanded: tuple[str, ...]) -> None:
 
 
 def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seconds: float, classroom: bool,
-                     share_url: bool, zoom: str | float = "screen") -> None:
-    """The player for ``analysis`` and what goes with it (session keys prefixed with ``key``)."""
+                     share_url: bool, zoom: str | float = "screen", resume: bool = False) -> None:
+    """The player for ``analysis`` and what goes with it (session keys prefixed with ``key``).
+
+    ``resume``: the page was entered again through the menu, whose address names no step; the player
+    starts at the step the browser tab last showed (the server hears of steps only on a click).
+    """
     step_key = f"{key}_step"
     n = analysis.n_steps
     program_id = program_key(analysis.seed, analysis.source)
@@ -144,7 +148,8 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
                              seconds=seconds, classroom=classroom, zoom=zoom, beside=analysis.trace is not None,
                              follow_first=step > 0, share_url=share_url, top=TOP_BAR,
                              speeds=stepper.SPEEDS, speed=st.session_state.get(f"{key}_speed"),
-                             on_speed=lambda label: st.session_state.__setitem__(f"{key}_speed", label))
+                             on_speed=lambda label: st.session_state.__setitem__(f"{key}_speed", label),
+                             resume=resume)
         else:
             try:
                 static_frame(analysis, step if n else None, options)
