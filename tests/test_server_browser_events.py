@@ -30,8 +30,8 @@ DEFAULT_INSPECTED = "**t15 · out** —"
 @pytest.fixture(scope="module")
 def port():
     ARTIFACTS.mkdir(exist_ok=True)
-    with server(log=ARTIFACTS / "browser-events-server.log") as (p, _pid):
-        yield p
+    with server(log=ARTIFACTS / "browser-events-server.log") as running:
+        yield running.port
 
 
 def run(coroutine):
