@@ -33,13 +33,27 @@ def attacked():
     ARTIFACTS.mkdir(exist_ok=True)
     log = ARTIFACTS / "hostile-class-server.log"
     with server(log=log, memory_limit=hostile.MEMORY_CAP) as running:
+        cap = address_space_cap(running.pid)
         warm = asyncio.run(hostile.fresh_graph(running.port, LIVENESS))  # the default page, as a class finds it
         attack = asyncio.run(asyncio.wait_for(hostile.under_attack(running.port, LIVENESS), LIVENESS * 6))
         time.sleep(hostile.SETTLE_SECONDS)
         alive = running.process.poll() is None and healthy(running.port)
         rss = rss_mb(running.pid)[0] if alive else float("inf")
         after = asyncio.run(hostile.fresh_graph(running.port, LIVENESS)) if alive else None
-        yield warm, attack, alive, rss, after, running.output()
+        yield warm, attack, alive, rss, after, running.output(), cap
+
+
+def address_space_cap(pid: int) -> int | None:
+    """The soft ``RLIMIT_AS`` of ``pid`` in bytes (None: unlimited)."""
+    for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+        if line.startswith("Max address space"):
+            soft = line.split()[3]
+            return None if soft == "unlimited" else int(soft)
+    return None
+
+
+def test_the_server_ran_under_the_memory_cap(attacked):
+    assert attacked[-1] == hostile.MEMORY_CAP
 
 
 def by_name(attack: hostile.Attack) -> dict[str, hostile.Seen]:
@@ -89,7 +103,7 @@ def test_batches_of_clicks_and_clear_cache_messages_leave_the_attackers_page_dra
 
 
 def test_ten_seconds_after_the_attack_the_server_is_alive_under_1_gb_and_draws_a_new_tab(attacked):
-    _, _, alive, rss, after, output = attacked
+    _, _, alive, rss, after, output, _ = attacked
     assert alive, output
     assert rss < hostile.RSS_LIMIT_MB
     assert after is not None and after.player is not None and after.exceptions == []
