@@ -6,7 +6,7 @@ running at once (trace-memory links, animation builds, click floods, ``clear_cac
 Printed side by side with ratios, with the server's CPU over the attack, its peak resident memory and its
 memory 10 s after the attackers stop. The issue's target: the victim's graph in under 3 s.
 
-    python3 bench/bench_hostile_class.py [--repeats 3] [--timeout 120]
+    python3 bench/bench_hostile_class.py [--repeats 3] [--timeout 120] [--copies 1]
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def median(values: list[float | None]) -> float:
     return statistics.median(known) if known else float("nan")
 
 
-def measure(repeats: int, timeout: float) -> dict:
+def measure(repeats: int, timeout: float, copies: int = 1) -> dict:
     """Victim alone, then under attack, ``repeats`` times each on one server; what the server spent."""
     with server(memory_limit=hostile.MEMORY_CAP) as running:
         port = running.port
@@ -41,7 +41,8 @@ def measure(repeats: int, timeout: float) -> dict:
         attacks, cpu, wall = [], 0.0, 0.0
         for _ in range(repeats):
             cpu0, t0 = cpu_seconds(running.pid), time.perf_counter()
-            attacks.append(asyncio.run(asyncio.wait_for(hostile.under_attack(port, timeout), timeout * 6)))
+            attack = hostile.under_attack(port, timeout, copies=copies)
+            attacks.append(asyncio.run(asyncio.wait_for(attack, timeout * 6)))
             cpu += cpu_seconds(running.pid) - cpu0
             wall += time.perf_counter() - t0
         peak = rss_mb(running.pid)[1]
@@ -84,8 +85,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument("--copies", type=int, default=1, help="tabs of each attacker (each its own programs)")
     args = parser.parse_args()
-    print(report(measure(args.repeats, args.timeout)))
+    print(f"{args.copies} tab(s) of each of {len(hostile.attackers(args.timeout))} attackers")
+    print(report(measure(args.repeats, args.timeout, args.copies)))
 
 
 if __name__ == "__main__":

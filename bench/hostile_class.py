@@ -186,9 +186,9 @@ def crafted_attack(timeout: float) -> Round:
     return round_
 
 
-def attackers(timeout: float) -> dict[str, Round]:
-    """The class's attackers by name (the issue's numbering)."""
-    return {
+def attackers(timeout: float, copies: int = 1) -> dict[str, Round]:
+    """The class's attackers by name (the issue's numbering); ``copies`` tabs of each, never the same program."""
+    kinds = {
         "1 trace link 3,900 × 256": link_attack("randn(256)", 3_900, timeout),
         "1 trace link 500 × 1,000": link_attack("randn(1000)", 500, timeout),
         "2 stack of 800 scalars": typed_attack(800, timeout),
@@ -198,6 +198,12 @@ def attackers(timeout: float) -> dict[str, Round]:
         "5 clear_cache": clear_cache_attack(timeout),
         "6 crafted click values": crafted_attack(timeout),
     }
+    if copies == 1:
+        return kinds
+
+    def copy(round_: Round, index: int) -> Round:
+        return lambda port, seen, k: round_(port, seen, k + 100_000 * index)
+    return {f"{name} #{i + 1}": copy(round_, i) for name, round_ in kinds.items() for i in range(copies)}
 
 
 async def keep_attacking(port: int, round_: Round, seen: Seen, stop: asyncio.Event) -> Seen:
@@ -244,14 +250,16 @@ class Attack:
     seconds: float
 
 
-async def under_attack(port: int, timeout: float, token: int | None = None, head_start: float = 1.0) -> Attack:
+async def under_attack(port: int, timeout: float, token: int | None = None, head_start: float = 1.0,
+                       copies: int = 1) -> Attack:
     """Start every attacker; ``head_start`` seconds after each has sent its hostile message the victim goes
     (the server is then inside every attack at once); then stop them all (each finishes its round)."""
     stop = asyncio.Event()
-    seen = [Seen(name) for name in attackers(timeout)]
+    rounds = attackers(timeout, copies)
+    seen = [Seen(name) for name in rounds]
     t0 = time.perf_counter()
     tasks = [asyncio.ensure_future(keep_attacking(port, round_, one, stop))
-             for one, round_ in zip(seen, attackers(timeout).values(), strict=True)]
+             for one, round_ in zip(seen, rounds.values(), strict=True)]
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(asyncio.gather(*(one.armed.wait() for one in seen)), timeout)
     await asyncio.sleep(head_start)
