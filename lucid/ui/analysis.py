@@ -87,8 +87,13 @@ def analyze(source: str, seed: int = 0) -> Analysis:
     return Analysis(source, seed, program, trace, None, list(trace.order))
 
 
+STEP_BYTES = 512
+"""Bytes a trace step keeps besides its arrays (its record and the views on shared arrays: about 440 measured).
+A ``stack`` of 3,900 scalars keeps 2 MB in 3,903 steps around a few hundred bytes of arrays."""
+
+
 def analysis_bytes(analysis: Analysis) -> int:
-    """Bytes of array memory an analysis keeps alive (values, gradients and every array of its trace)."""
+    """Bytes an analysis keeps alive: values, gradients, every array of its trace, and its steps' records."""
     seen: dict[int, int] = {}
 
     def add(arr: object) -> None:
@@ -103,7 +108,8 @@ def analysis_bytes(analysis: Analysis) -> int:
         for s in analysis.trace.steps:
             for arr in (s.upstream, s.local, s.contribution_raw, s.contribution, s.accumulated):
                 add(arr)
-    return sum(seen.values()) + 4096 * max(len(analysis.order), 1)
+    steps = len(analysis.trace.steps) if analysis.trace is not None else 0
+    return sum(seen.values()) + 4096 * max(len(analysis.order), 1) + STEP_BYTES * steps
 
 
 MB = 1 << 20
