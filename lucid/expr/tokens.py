@@ -14,8 +14,15 @@ import re
 import unicodedata
 from typing import NamedTuple
 
-from lucid.expr.characters import (OPERATOR_ALIASES, SUPERSCRIPTS, describe, is_name_char, is_name_start,
-                                   name_problem, refusal)
+from lucid.expr.characters import (
+    OPERATOR_ALIASES,
+    SUPERSCRIPTS,
+    describe,
+    is_name_char,
+    is_name_start,
+    name_problem,
+    refusal,
+)
 from lucid.expr.errors import ExprError, line_text, position_of
 from lucid.expr.limits import Limits
 
