@@ -58,3 +58,17 @@ def test_a_refused_character_shows_its_code_and_a_caret_under_it():
     assert not at.exception
     assert "U+0430 CYRILLIC SMALL LETTER A" in at.error[0].value
     assert "Line 2, column 2" in at.error[0].value
+
+
+def test_the_caret_under_a_hangul_name_is_laid_out_in_fixed_columns():
+    from lucid.expr import ExprError, run
+    from lucid.ui.editor import caret_html
+
+    try:
+        run("가중치 = 2.0\n출력 = 가중치 * 입력")
+    except ExprError as err:
+        page = caret_html(err)
+    cell = '<span style="display:inline-block;width:2ch;text-align:center">{}</span>'
+    assert "".join(cell.format(ch) for ch in "출력") + " = " in page
+    # under 출력 = 가중치 * : five two-column cells and five one-column spaces, then the caret under 입력
+    assert ("\n" + cell.format("") * 2 + "   " + cell.format("") * 3 + "   ^^^^</pre>") in page
