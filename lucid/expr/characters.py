@@ -25,6 +25,7 @@ Comments may hold any other text.
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 
 #: Operators the app prints, read back as the language's own.
 OPERATOR_ALIASES = {"×": "*", "·": "*", "⋅": "*", "−": "-", "÷": "/"}
@@ -64,6 +65,7 @@ def describe(ch: str) -> str:
     return f"{shown}({code}{' ' + name if name else ''})"
 
 
+@lru_cache(maxsize=8192)  # a program uses few distinct characters; Hangul text repeats them
 def refusal(ch: str) -> str | None:
     """Why ``ch`` may appear nowhere in a program, not even in a comment (None: it may, somewhere)."""
     if ch in "\t\n" or " " <= ch <= "~":
@@ -81,6 +83,7 @@ def refusal(ch: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=8192)
 def script_of(ch: str) -> str | None:
     """The script of a letter (``Latin``, ``Hangul``, ``Han`` ...); None for digits, ``_`` and marks."""
     if ch.isascii():
@@ -106,15 +109,24 @@ def is_name_char(ch: str) -> bool:
                                            or not ch.isascii() and ("a" + ch).isidentifier())
 
 
+@lru_cache(maxsize=8192)
+def _letter_problem(ch: str) -> str | None:
+    """Why the non-ASCII character ``ch`` cannot be part of a name, whatever its neighbours."""
+    plain = unicodedata.normalize("NFKC", ch)
+    if plain != unicodedata.normalize("NFC", ch):
+        return (f"character {describe(ch)} is a variant of '{plain}': type '{plain}' instead "
+                "(names are compared after Unicode NFKC normalisation, so both would be one name)")
+    if unicodedata.category(ch) == "Nd":
+        return f"digit {describe(ch)} is not allowed in names: use the digits 0-9"
+    return None
+
+
 def name_problem(text: str) -> tuple[int, str] | None:
     """(index into ``text``, message) of the first reason ``text`` cannot be a name, else None."""
     for i, ch in enumerate(text):
-        plain = unicodedata.normalize("NFKC", ch)
-        if plain != unicodedata.normalize("NFC", ch):
-            return i, (f"character {describe(ch)} is a variant of '{plain}': type '{plain}' instead "
-                       "(names are compared after Unicode NFKC normalisation, so both would be one name)")
-        if not ch.isascii() and unicodedata.category(ch) == "Nd":
-            return i, f"digit {describe(ch)} is not allowed in names: use the digits 0-9"
+        problem = None if ch.isascii() else _letter_problem(ch)
+        if problem:
+            return i, problem
     if unicodedata.normalize("NFKC", text) != unicodedata.normalize("NFC", text):
         return 0, f"name '{text}' changes under Unicode NFKC normalisation: type it in plain letters"
     first: tuple[int, str] | None = None
