@@ -26,6 +26,7 @@ ACCEPTED = [
     ("x = 6.0\ny = x × 2 − 1 ÷ 4 · x", ["x", "y"], 10.5),
     ("x = 2.0\nx⋅x", ["x"], 4.0),
     ("x = 2.0\n−x", ["x"], -2.0),
+    ("y = −3.0e2  # the app prints −3.000 × 10²; e-notation with a true minus reads back", ["y"], -300.0),
     ("x = 1.0 # \u3000 ideographic and\u00a0no-break spaces in a comment", ["x"], 1.0),
     # a syllable typed as its jamo (NFD) is the same name as the composed syllable (NFC)
     ("\u1100\u1161 = 2.0\n가 * 가", ["가"], 4.0),
@@ -84,6 +85,10 @@ REFUSED = [
     ("가중치 = 2.0\n편향 = 2.2 × 10⁻³",
      "'2.2 × 10⁻³' is how the app prints a number; in a program write 2.2e-3", 2, 6, "syntax",
      "편향 = 2.2 × 10⁻³\n       ^^^^^^^^^^"),
+    ("y = −3.000 × 10¹²", "'3.000 × 10¹²' is how the app prints a number; in a program write 3.000e12", 1, 6,
+     "syntax", "y = −3.000 × 10¹²\n     ^^^^^^^^^^^^"),
+    ("ﬁt = 1", "character 'ﬁ' (U+FB01 LATIN SMALL LIGATURE FI) is a variant of 'fi': type 'fi' instead (names are "
+     "compared after Unicode NFKC normalisation, so both would be one name)", 1, 1, "character", "ﬁt = 1\n^"),
     ("y = 10⁻⁸", "'10⁻⁸' is how the app prints a power of ten; in a program write 1e-8", 1, 5, "syntax",
      "y = 10⁻⁸\n    ^^^^"),
     ("x = 2\ny = x²", "superscript '²' (U+00B2 SUPERSCRIPT TWO) is not supported: for powers write **, like x**2",
