@@ -1,0 +1,166 @@
+"""First load of every page on a warm server: on the server and in a real browser, against the Playground.
+
+A class opens the pages one after another, each in a fresh session; a page whose shared work
+is already done (by the teacher, by an earlier student) should load as fast as the Playground.
+This starts its own ``streamlit run app.py`` on a free loopback port (``bench_load.server``),
+warms it by opening every page once, then for each page measures a first load in a NEW session:
+
+- **server**: the time from the websocket rerun request to Streamlit's script-finished message,
+  speaking Streamlit's protocol (``tests/live_server.Tab``: one tab = one session);
+- **browser**: the time from ``goto`` until the page's main content is visible, in Debian's headless
+  Chromium driven by Playwright (a new browser context per load: no cookies, no cache).
+
+Each measurement is the median of ``--repeats`` loads, and every page is printed beside the
+Playground's load, measured in the same process, with the ratio (the machine is shared, so the
+ratio says more than the seconds)::
+
+    python bench/bench_pages.py                    # every page, server and browser
+    python bench/bench_pages.py --no-browser -r 5  # server side only
+    python bench/bench_pages.py -p train_mlp -p pitfalls
+
+Loopback only; every wait is bounded by ``--timeout``. Asserts nothing: speed is printed, not tested.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.bench_load import server  # noqa: E402
+from tests.live_server import Tab  # noqa: E402
+
+BASELINE = "playground"
+MAIN_CONTENT = {
+    # url path -> what must be visible before the page counts as loaded (its main result; the last one
+    # when the page computes several, so the whole page is in)
+    "playground": [".lucid-svg-host svg"],
+    "gradient_check": ["text=/All 3 inputs agree/"],
+    "train_mlp": ["[data-testid='stVegaLiteChart']", "text=/nodes per step/"],
+    "pitfalls": ["[data-testid='stGraphVizChart'] svg, [data-testid='stImage'] svg, [data-testid='stImage'] img",
+                 "text=/RecursionError/"],
+    "broadcasting": ["text=/lucid's backward gives the same/"],
+    "op_reference": ["text=/differentiable ops agree with central differences/"],
+}
+CHROMIUM = os.environ.get("LUCID_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+
+
+@dataclass
+class Row:
+    page: str
+    server: list[float] = field(default_factory=list)
+    browser: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def server_load(port: int, page: str, timeout: float) -> float:
+    """Seconds from the rerun request of a new session's first run of ``page`` to its script-finished message."""
+    with Tab(port, timeout=timeout) as tab:
+        start = time.perf_counter()
+        tab.open(page)
+        errors = tab.until_finished()
+        seconds = time.perf_counter() - start
+    if errors:
+        raise RuntimeError(f"/{page}: {errors[0]}"[:200])
+    return seconds
+
+
+def browser_load(browser, url: str, page: str, timeout: float) -> float:
+    """Seconds from ``goto`` to every main-content element of ``page`` visible, in a new browser context."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    try:
+        tab = context.new_page()
+        tab.set_default_timeout(timeout * 1000)
+        start = time.perf_counter()
+        tab.goto(f"{url}/{page}", wait_until="commit")
+        for selector in MAIN_CONTENT[page]:
+            tab.locator(selector).first.wait_for(state="visible")
+        seconds = time.perf_counter() - start
+        if tab.locator("[data-testid='stException']").count():
+            raise RuntimeError(f"/{page}: an exception is shown")
+        return seconds
+    finally:
+        context.close()
+
+
+def measure(pages: list[str], *, repeats: int, browser_too: bool, timeout: float) -> list[Row]:
+    rows = {page: Row(page) for page in pages}
+    with server() as (port, _pid):
+        url = f"http://127.0.0.1:{port}"
+        for page in pages:  # warm: every page's shared work done once, as by the teacher before class
+            server_load(port, page, timeout)
+        for _ in range(repeats):
+            for page in pages:
+                try:
+                    rows[page].server.append(server_load(port, page, timeout))
+                except Exception as err:  # noqa: BLE001 - reported in the table
+                    rows[page].errors.append(f"server: {err}"[:200])
+        if browser_too:
+            from playwright.sync_api import sync_playwright
+
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM,
+                                            args=["--no-sandbox", "--headless=new", "--disable-gpu"])
+                try:
+                    for page in pages:  # warm the browser too (its first start of each kind of chart)
+                        try:
+                            browser_load(browser, url, page, timeout)
+                        except Exception as err:  # noqa: BLE001 - the measured loads will say it again
+                            print(f"warm-up /{page}: {err}"[:200], file=sys.stderr)
+                    for _ in range(repeats):
+                        for page in pages:
+                            try:
+                                rows[page].browser.append(browser_load(browser, url, page, timeout))
+                            except Exception as err:  # noqa: BLE001 - reported in the table
+                                rows[page].errors.append(f"browser: {err}"[:200])
+                finally:
+                    browser.close()
+    return [rows[page] for page in pages]
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def table(rows: list[Row]) -> str:
+    """One line per page: median seconds on the server and in the browser, each beside the baseline's ratio."""
+    base = next((r for r in rows if r.page == BASELINE), None)
+    base_server = _median(base.server) if base else float("nan")
+    base_browser = _median(base.browser) if base else float("nan")
+    head = (f"{'page':<16} {'server s':>9} {'÷ ' + BASELINE:>13} {'browser s':>10} {'÷ ' + BASELINE:>13} "
+            f"{'≤ 2 s':>6} {'errors':>6}")
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        s, b = _median(r.server), _median(r.browser)
+        worst = max(x for x in (s, b) if x == x) if (s == s or b == b) else float("nan")
+        lines.append(f"{r.page:<16} {s:>9.2f} {s / base_server:>12.1f}× {b:>10.2f} {b / base_browser:>12.1f}× "
+                     f"{'yes' if worst <= 2.0 else 'NO':>6} {len(r.errors):>6}")
+    errors = sorted({e for r in rows for e in r.errors})
+    return "\n".join(lines + [f"error: {e}" for e in errors[:5]])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("-p", "--page", action="append", choices=list(MAIN_CONTENT),
+                    help="a page to measure (repeatable; default every page); the baseline is always measured")
+    ap.add_argument("-r", "--repeats", type=int, default=3, help="loads per page and side (the median is shown)")
+    ap.add_argument("--no-browser", action="store_true", help="measure the server side only")
+    ap.add_argument("--timeout", type=float, default=120.0, help="seconds allowed per load")
+    a = ap.parse_args(argv)
+    pages = [BASELINE] + [p for p in (a.page or MAIN_CONTENT) if p != BASELINE]
+    rows = measure(pages, repeats=a.repeats, browser_too=not a.no_browser, timeout=a.timeout)
+    print(f"{os.cpu_count()} CPUs · load average {os.getloadavg()[0]:.1f} · median of {a.repeats} first loads "
+          "per page, each in a new session, on a warm server")
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
