@@ -25,7 +25,7 @@ from lucid.lessons.training import (
 from lucid.nn import MLP
 from lucid.ui.entry import ensure_navigation
 from lucid.ui.large_graph_view import graph_image, scalar_step_section
-from lucid.ui.process_cache import process_cache
+from lucid.ui.process_cache import holds, process_cache
 from lucid.viz import to_dot
 
 ensure_navigation()
@@ -139,7 +139,8 @@ def train_live(name: str, optimizer_name: str, hidden: int, lr: float, steps: in
     return train(prepare(dataset(name)), optimizer_name, hidden, lr, steps, seed, on_step)
 
 
-@process_cache(max_entries=256, max_bytes=32 << 20, sizeof=TrainingRun.approx_bytes)
+@process_cache(max_entries=256, max_bytes=32 << 20, sizeof=TrainingRun.approx_bytes,
+               spinner="Training the network (once for everyone with these settings)…")
 def trained(name: str, optimizer_name: str, hidden: int, lr: float, steps: int, seed: int) -> TrainingRun:
     """The run for these settings, trained once per server (live, in the session that asks first): training is
     deterministic in them, so every other session and every rerun shows the same numbers at once."""
@@ -148,7 +149,7 @@ def trained(name: str, optimizer_name: str, hidden: int, lr: float, steps: int, 
 
 settings = (name, optimizer_name, hidden, lr, steps, int(seed))
 # Train trains again in front of the class (same settings, same numbers); otherwise the shared run is shown
-run = train_live(*settings) if clicked else trained(*settings)
+run = train_live(*settings) if clicked and holds(trained, *settings) else trained(*settings)
 model, losses = run.model, run.losses
 progress.progress(1.0, text=f"step {steps} / {steps} · loss {losses[-1]:.4f}")
 loss_curve(losses)

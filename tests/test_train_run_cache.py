@@ -70,6 +70,23 @@ def test_two_sessions_with_the_same_settings_train_once_and_show_the_same_number
     assert _numbers(second) == _numbers(first)
 
 
+def test_pressing_train_for_new_settings_trains_once_and_keeps_the_run_for_everyone(monkeypatch):
+    import lucid.lessons.training as training
+
+    calls = []
+    real = training.train
+    monkeypatch.setattr(training, "train", lambda *a, **k: calls.append(a[2:5]) or real(*a, **k))
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at.slider(key="train_hidden").set_value(27)
+    at.slider(key="train_steps").set_value(130)
+    at.button(key="train_button").click().run()  # new settings and Train in one rerun: one training
+    assert not at.exception
+    assert calls.count((27, 0.1, 130)) == 1
+    other = _open(hidden=27, steps=130)  # a classmate with the same settings reads that run
+    assert calls.count((27, 0.1, 130)) == 1
+    assert _numbers(other) == _numbers(at)
+
+
 def test_a_graph_drawn_by_dot_is_laid_out_once_per_dot_text(monkeypatch):
     laid_out = []
     real = large_graph_view.to_svg
