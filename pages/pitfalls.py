@@ -14,6 +14,7 @@ from lucid.lessons.pitfalls import (
     try_recursive_sort,
 )
 from lucid.ui.entry import ensure_navigation
+from lucid.ui.large_graph_view import graph_image
 from lucid.ui.process_cache import process_cache
 from lucid.viz import to_dot
 
@@ -50,7 +51,8 @@ with right:
 st.caption(f"y = {square.y:g}; lucid's own backward gives dy/dx = {square.engine:g} = 2·x.")
 st.write("lucid's graph of `y = x*x` after its backward pass: two edges from `x` into `×`, one gradient "
          f"of {square.assigned:g} along each, added up at `x`.")
-st.graphviz_chart(to_dot(square.graph_root, square.trace))
+# laid out by dot on the server: the browser then needs no Graphviz of its own (seconds of a first load)
+graph_image(to_dot(square.graph_root, square.trace))
 st.code(square.headline, language=None)  # the last step: the second part added to the first
 
 # ----- (b) ---------------------------------------------------------------------

@@ -12,24 +12,22 @@ from lucid.lessons.training import (
     OPTIMIZERS,
     Comparison,
     Prepared,
+    TrainingRun,
     accuracy,
-    bce_loss,
     compare_tensor_scalar,
     decision_grid,
     first_step_graph,
-    fit,
     gradient_table,
-    make_model,
-    make_optimizer,
     node_count,
     predict,
     prepare,
+    train,
     training_step_graph,
 )
 from lucid.nn import MLP
 from lucid.ui.entry import ensure_navigation
 from lucid.ui.large_graph_view import graph_image, scalar_step_section
-from lucid.ui.process_cache import process_cache
+from lucid.ui.process_cache import holds, process_cache
 from lucid.viz import to_dot
 
 ensure_navigation()
@@ -117,33 +115,46 @@ prepared = prepare(ds)
 st.caption(f"**{ds.name}**: {ds.description}. {len(prepared.Z)} points for training, {len(prepared.Z_test)} "
            f"held out for testing; share of label 1: {ds.positive_share:.0%}.")
 
-settings = (name, optimizer_name, hidden, lr, steps, int(seed))
 clicked = st.button("Train", type="primary", key="train_button")
 progress = st.progress(0.0, text="press Train")
 curve = st.empty()
-if clicked or st.session_state.get("train_settings") != settings:
-    model = make_model(ds.n_features, hidden, int(seed))
-    optimizer = make_optimizer(optimizer_name, model.parameters(), lr)
-    losses: list[float] = []
-    every = max(1, steps // 40)
 
-    def on_step(step: int, loss: float) -> None:
-        losses.append(loss)
-        if step % every == 0 or step == steps:
-            progress.progress(step / steps, text=f"step {step} / {steps} · loss {loss:.4f}")
-            curve.line_chart(pd.DataFrame({"loss": losses}, index=pd.RangeIndex(1, step + 1, name="step")),
-                             x_label="step", y_label="loss", height=260)
 
-    fit(lambda: bce_loss(model, prepared.Z, prepared.y), optimizer, steps, on_step)
-    st.session_state["train_settings"] = settings
-    st.session_state["train_model"] = model
-    st.session_state["train_losses"] = losses
-else:
-    model = st.session_state["train_model"]
-    losses = st.session_state["train_losses"]
-    progress.progress(1.0, text=f"step {steps} / {steps} · loss {losses[-1]:.4f}")
+def loss_curve(losses: list[float]) -> None:
     curve.line_chart(pd.DataFrame({"loss": losses}, index=pd.RangeIndex(1, len(losses) + 1, name="step")),
                      x_label="step", y_label="loss", height=260)
+
+
+def train_live(name: str, optimizer_name: str, hidden: int, lr: float, steps: int, seed: int) -> TrainingRun:
+    """Train while the progress bar and the loss curve follow (the curve is redrawn ten times: each redraw
+    builds a whole chart, and forty of them cost seconds)."""
+    bar_every, curve_every = max(1, steps // 40), max(1, steps // 10)
+    seen: list[float] = []
+
+    def on_step(step: int, loss: float) -> None:
+        seen.append(loss)
+        if step % bar_every == 0 or step == steps:
+            progress.progress(step / steps, text=f"step {step} / {steps} · loss {loss:.4f}")
+        if step % curve_every == 0 or step == steps:
+            loss_curve(seen)
+
+    return train(prepare(dataset(name)), optimizer_name, hidden, lr, steps, seed, on_step)
+
+
+@process_cache(max_entries=256, max_bytes=32 << 20, sizeof=TrainingRun.approx_bytes,
+               spinner="Training the network (once for everyone with these settings)…")
+def trained(name: str, optimizer_name: str, hidden: int, lr: float, steps: int, seed: int) -> TrainingRun:
+    """The run for these settings, trained once per server (live, in the session that asks first): training is
+    deterministic in them, so every other session and every rerun shows the same numbers at once."""
+    return train_live(name, optimizer_name, hidden, lr, steps, seed)
+
+
+settings = (name, optimizer_name, hidden, lr, steps, int(seed))
+# Train trains again in front of the class (same settings, same numbers); otherwise the shared run is shown
+run = train_live(*settings) if clicked and holds(trained, *settings) else trained(*settings)
+model, losses = run.model, run.losses
+progress.progress(1.0, text=f"step {steps} / {steps} · loss {losses[-1]:.4f}")
+loss_curve(losses)
 
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("first loss", f"{losses[0]:.4f}")

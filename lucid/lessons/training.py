@@ -98,6 +98,32 @@ def fit(loss_fn: Callable[[], Tensor], optimizer: Optimizer, steps: int,
     return losses
 
 
+@dataclass(frozen=True)
+class TrainingRun:
+    """One trained model and its loss before each update: all the page shows for one set of settings.
+
+    Training is deterministic in its settings (data, optimizer, hidden size, learning rate, steps,
+    seed), so a server keeps one run per setting and every session reads it (read-only).
+    """
+
+    model: MLP
+    losses: list[float]
+
+    def approx_bytes(self) -> int:
+        """Bytes the run keeps alive: parameters and their last gradients, the losses, some overhead."""
+        arrays = sum(p.data.nbytes + (p.grad.nbytes if p.grad is not None else 0) for p in self.model.parameters())
+        return arrays + 32 * len(self.losses) + 4096
+
+
+def train(prepared: Prepared, optimizer_name: str, hidden: int, lr: float, steps: int, seed: int = 0,
+          on_step: StepCallback | None = None) -> TrainingRun:
+    """A fresh ``make_model`` trained ``steps`` times on the prepared training part with the named optimizer."""
+    model = make_model(prepared.Z.shape[1], hidden, seed)
+    optimizer = make_optimizer(optimizer_name, model.parameters(), lr)
+    losses = fit(lambda: bce_loss(model, prepared.Z, prepared.y), optimizer, steps, on_step)
+    return TrainingRun(model, losses)
+
+
 def predict(model: MLP, Z: np.ndarray) -> np.ndarray:
     """Probabilities of label 1, shape ``(n,)``, without building a graph."""
     with no_grad():

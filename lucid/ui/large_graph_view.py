@@ -56,12 +56,19 @@ def _svg(seed: int, expanded: tuple[str, ...], step: int, which: str) -> tuple[b
     return svg, time.perf_counter() - start + view_seconds
 
 
+@process_cache(max_entries=128, max_bytes=32 << 20, sizeof=len)
+def _svg_of(dot_source: str) -> bytes:
+    """The SVG of one DOT text, laid out once per server: a page's graph depends only on its widgets' values,
+    so every session showing the same graph reuses the layout (a ``dot`` run costs tens of milliseconds)."""
+    return to_svg(dot_source)
+
+
 def graph_image(graph: graphviz.Digraph, width: str | int = "content") -> None:
     """Show a graph as the SVG Graphviz's ``dot`` lays out on the server, at its own size (never blown up,
     shrunk only to fit the column), so its text stays the size it was made; ``st.graphviz_chart`` (which
     lays it out in the browser) when ``dot`` is missing."""
     try:
-        svg = to_svg(graph)
+        svg = _svg_of(graph.source)
     except (GraphvizNotInstalled, RenderError):
         st.graphviz_chart(graph)
         return

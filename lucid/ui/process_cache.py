@@ -54,6 +54,16 @@ def cache_of(fn: Callable) -> SharedCache:
     return fn.cache  # type: ignore[attr-defined]
 
 
+def holds(fn: Callable, *args: Hashable, **kwargs: Hashable) -> bool:
+    """Whether the cache behind a ``process_cache``-decorated ``fn`` holds its value for these arguments
+    (nothing is computed)."""
+    return _key(args, kwargs) in cache_of(fn)
+
+
+def _key(args: tuple, kwargs: dict) -> Hashable:
+    return args, tuple(sorted(kwargs.items()))
+
+
 def process_cache(*, max_entries: int = 64, max_bytes: int | None = None,
                   sizeof: Callable[[Any], int] | None = None, spinner: str | None = None) -> Callable[[F], F]:
     """Memoize a function of hashable arguments for the whole server process, shared by every session.
@@ -70,7 +80,7 @@ def process_cache(*, max_entries: int = 64, max_bytes: int | None = None,
 
         @functools.wraps(fn)
         def cached(*args: Hashable, **kwargs: Hashable) -> Any:
-            key = (args, tuple(sorted(kwargs.items())))
+            key = _key(args, kwargs)
             if spinner is None or key in cache:
                 return _get(cache, key, lambda: fn(*args, **kwargs))
             import streamlit as st

@@ -1,0 +1,189 @@
+"""First load of every page on a warm server: on the server and in a real browser, against the Playground.
+
+A class opens the pages one after another, each in a fresh session; a page whose shared work
+is already done (by the teacher, by an earlier student) should load as fast as the Playground.
+This starts its own ``streamlit run app.py`` on a free loopback port (``bench_load.server``),
+warms it by opening every page once, then for each page measures a first load in a NEW session:
+
+- **server**: the time from the websocket rerun request to Streamlit's script-finished message,
+  speaking Streamlit's protocol (``bench.streamlit_client.session``: one tab = one session);
+- **browser**: the time from ``goto`` until the page's main content is visible, in Debian's headless
+  Chromium driven by Playwright (a new browser context per load: no cookies, no cache); beside it the
+  time to the page's first heading, the floor every page pays for Streamlit's own frontend.
+
+Each measurement is the median of ``--repeats`` loads, and every page is printed beside the
+Playground's load, measured in the same process, with the ratio (the machine is shared, so the
+ratio says more than the seconds)::
+
+    python bench/bench_pages.py                    # every page, server and browser
+    python bench/bench_pages.py --no-browser -r 5  # server side only
+    python bench/bench_pages.py -p train_mlp -p pitfalls
+
+Loopback only; every wait is bounded by ``--timeout``. Asserts nothing: speed is printed, not tested.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.streamlit_client import server, session  # noqa: E402
+
+BASELINE = "playground"
+MAIN_CONTENT = {
+    # url path -> what must be visible before the page counts as loaded (its main result; the last one
+    # when the page computes several, so the whole page is in)
+    "playground": [".lucid-svg-host svg"],
+    "gradient_check": ["text=/All 3 inputs agree/"],
+    "train_mlp": ["[data-testid='stVegaLiteChart']", "text=/nodes per step/"],
+    "pitfalls": ["[data-testid='stGraphVizChart'] svg, [data-testid='stImage'] svg, [data-testid='stImage'] img",
+                 "text=/RecursionError/"],
+    "broadcasting": ["text=/lucid's backward gives the same/"],
+    "op_reference": ["text=/differentiable ops agree with central differences/"],
+}
+SHELL = "[data-testid='stMain'] [data-testid='stHeading'], [data-testid='stMain'] [data-testid='stMarkdownContainer']"
+"""The first heading or text of any page: the frontend is loaded and the run's first elements are drawn."""
+CHROMIUM = os.environ.get("LUCID_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+
+
+@dataclass
+class Row:
+    page: str
+    server: list[float] = field(default_factory=list)
+    browser: list[float] = field(default_factory=list)
+    shell: list[float] = field(default_factory=list)
+    cached: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def server_load(port: int, page: str, timeout: float) -> float:
+    """Seconds from the rerun request of a new session's first run of ``page`` to its script-finished message."""
+    async def first_run() -> tuple[float, list[str]]:
+        async with session(port, page=page, timeout=timeout) as tab:
+            start = time.perf_counter()
+            run = await tab.run(timeout=timeout)
+            return time.perf_counter() - start, run.exceptions()
+
+    seconds, errors = asyncio.run(first_run())
+    if errors:
+        raise RuntimeError(f"/{page}: {errors[0]}"[:200])
+    return seconds
+
+
+def browser_load(browser, url: str, page: str, timeout: float, context=None) -> tuple[float, float]:
+    """Seconds from ``goto`` to the first heading or text drawn (the app's shell is up: the floor any page pays)
+    and to every main-content element of ``page`` visible. In a new tab of ``context`` (a new session with
+    that context's HTTP cache), or of a new context (nothing cached) when none is given."""
+    own = context is None
+    context = browser.new_context(viewport={"width": 1280, "height": 720}) if own else context
+    tab = context.new_page()
+    try:
+        tab.set_default_timeout(timeout * 1000)
+        start = time.perf_counter()
+        tab.goto(f"{url}/{page}", wait_until="commit")
+        tab.locator(SHELL).first.wait_for(state="visible")
+        shell = time.perf_counter() - start
+        for selector in MAIN_CONTENT[page]:
+            tab.locator(selector).first.wait_for(state="visible")
+        seconds = time.perf_counter() - start
+        if tab.locator("[data-testid='stException']").count():
+            raise RuntimeError(f"/{page}: an exception is shown")
+        return shell, seconds
+    finally:
+        tab.close()
+        if own:
+            context.close()
+
+
+def measure(pages: list[str], *, repeats: int, browser_too: bool, timeout: float) -> list[Row]:
+    rows = {page: Row(page) for page in pages}
+    with server() as running:
+        port = running.port
+        url = f"http://127.0.0.1:{port}"
+        for page in pages:  # warm: every page's shared work done once, as by the teacher before class
+            server_load(port, page, timeout)
+        for _ in range(repeats):
+            for page in pages:
+                try:
+                    rows[page].server.append(server_load(port, page, timeout))
+                except Exception as err:  # noqa: BLE001 - reported in the table
+                    rows[page].errors.append(f"server: {err}"[:200])
+        if browser_too:
+            from playwright.sync_api import sync_playwright
+
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM,
+                                            args=["--no-sandbox", "--headless=new", "--disable-gpu"])
+                returning = browser.new_context(viewport={"width": 1280, "height": 720})
+                try:
+                    for page in pages:  # warm the browser too; a returning student has every page's scripts cached
+                        try:
+                            browser_load(browser, url, page, timeout)
+                            browser_load(browser, url, page, timeout, context=returning)
+                        except Exception as err:  # noqa: BLE001 - the measured loads will say it again
+                            print(f"warm-up /{page}: {err}"[:200], file=sys.stderr)
+                    for _ in range(repeats):
+                        for page in pages:
+                            try:
+                                shell, seconds = browser_load(browser, url, page, timeout)
+                                rows[page].shell.append(shell)
+                                rows[page].browser.append(seconds)
+                                rows[page].cached.append(browser_load(browser, url, page, timeout, returning)[1])
+                            except Exception as err:  # noqa: BLE001 - reported in the table
+                                rows[page].errors.append(f"browser: {err}"[:200])
+                finally:
+                    returning.close()
+                    browser.close()
+    return [rows[page] for page in pages]
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def table(rows: list[Row]) -> str:
+    """One line per page: median seconds on the server and in the browser, each beside the baseline's ratio."""
+    base = next((r for r in rows if r.page == BASELINE), None)
+    base_server = _median(base.server) if base else float("nan")
+    base_browser = _median(base.browser) if base else float("nan")
+    base_cached = _median(base.cached) if base else float("nan")
+    head = (f"{'page':<16} {'server s':>9} {'÷ ' + BASELINE:>13} {'1st text s':>10} {'browser s':>10} "
+            f"{'÷ ' + BASELINE:>13} {'cached s':>9} {'÷ ' + BASELINE:>13} {'≤ 2 s new/cached':>16} {'errors':>6}")
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        s, b, c = _median(r.server), _median(r.browser), _median(r.cached)
+        within = "/".join("yes" if max(s, x) <= 2.0 else "NO" for x in (b, c))  # NaN (not measured) is NO
+        lines.append(f"{r.page:<16} {s:>9.2f} {s / base_server:>12.1f}× {_median(r.shell):>10.2f} {b:>10.2f} "
+                     f"{b / base_browser:>12.1f}× {c:>9.2f} {c / base_cached:>12.1f}× "
+                     f"{within:>16} {len(r.errors):>6}")
+    errors = sorted({e for r in rows for e in r.errors})
+    return "\n".join(lines + [f"error: {e}" for e in errors[:5]])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("-p", "--page", action="append", choices=list(MAIN_CONTENT),
+                    help="a page to measure (repeatable; default every page); the baseline is always measured")
+    ap.add_argument("-r", "--repeats", type=int, default=3, help="loads per page and side (the median is shown)")
+    ap.add_argument("--no-browser", action="store_true", help="measure the server side only")
+    ap.add_argument("--timeout", type=float, default=120.0, help="seconds allowed per load")
+    a = ap.parse_args(argv)
+    pages = [BASELINE] + [p for p in (a.page or MAIN_CONTENT) if p != BASELINE]
+    rows = measure(pages, repeats=a.repeats, browser_too=not a.no_browser, timeout=a.timeout)
+    print(f"{os.cpu_count()} CPUs · load average {os.getloadavg()[0]:.1f} · median of {a.repeats} first loads "
+          "per page, each in a new session, on a warm server")
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
