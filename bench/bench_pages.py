@@ -71,7 +71,7 @@ def server_load(port: int, page: str, timeout: float) -> float:
         async with session(port, page=page, timeout=timeout) as tab:
             start = time.perf_counter()
             run = await tab.run(timeout=timeout)
-            return time.perf_counter() - start, run.exceptions()
+            return time.perf_counter() - start, run.exceptions
 
     seconds, errors = asyncio.run(first_run())
     if errors:
