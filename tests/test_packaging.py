@@ -153,10 +153,12 @@ b = Tensor([3, 4], requires_grad=True)
 c = a * b
 c.backward()
 import lucid.viz
+display = sorted(c._repr_mimebundle_())  # the notebook picture, drawn by the installed lucid.viz
 print(json.dumps({
     "file": lucid.__file__,
     "a.grad": a.grad.tolist(), "b.grad": b.grad.tolist(), "c.data": c.data.tolist(), "c.grad": c.grad,
     "streamlit_after_import": streamlit_after_import, "streamlit_after_viz": "streamlit" in sys.modules,
+    "display": display,
 }))
 """
 
@@ -175,3 +177,5 @@ def test_the_installed_wheel_runs_the_worked_example_without_streamlit(venv_pyth
     assert got["c.grad"] is None
     assert got["streamlit_after_import"] is False
     assert got["streamlit_after_viz"] is False
+    expected_display = ["image/svg+xml", "text/plain"] if shutil.which("dot") else ["text/plain"]
+    assert got["display"] == expected_display
