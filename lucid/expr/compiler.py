@@ -302,6 +302,9 @@ class Compiler:
             if v.mask and not (spec.name == "where" and k == 0):
                 raise self.error(at, f"{label}: comparison results (True/False) can only be used as the "
                                  "condition of where(...), like where(x > 0, x, 0)", "argument")
+        if spec.name == "where" and values and not values[0].mask:
+            raise self.error(at, f"{label}: the condition must be True/False values, a comparison such as "
+                             "where(x > 0, x, 0), not numbers", "argument")
         try:
             shape = spec.shape([v.shape for v in values], options)
         except ShapeProblem as problem:
