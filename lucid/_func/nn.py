@@ -92,7 +92,7 @@ class binary_cross_entropy_with_logits(operation):
     """BCE of ``sigmoid(z)`` computed from the logits ``z``: exact where ``sigmoid(z)`` rounds to 0 or 1."""
 
     name, symbol, group = "binary_cross_entropy_with_logits", "BCE(logits)", "loss"
-    formula = "out = (1/N) Σᵢ [max(zᵢ, 0) − zᵢtᵢ + ln(1 + e^−|zᵢ|)]   (= BCE(σ(z), t), never overflowing)"
+    formula = "out = (1/N) Σᵢ [max(zᵢ, 0) − zᵢ·tᵢ + ln(1 + e^−|zᵢ|)]   (= BCE(σ(z), t), never overflowing)"
     derivatives = ("∂out/∂zᵢ = (σ(zᵢ) − tᵢ)/N", "∂out/∂tᵢ = −zᵢ/N")
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 6, low=-4, high=4), rng.uniform(0, 1, (6,)))),
                                         Sample((uniform(rng, 4, 1, low=-4, high=4), rng.integers(0, 2, (4, 1)) * 1.0)),
