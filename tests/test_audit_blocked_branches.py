@@ -262,15 +262,15 @@ def test_where_accepts_a_boolean_array_condition():
     np.testing.assert_array_equal(out.data, [1.0, 4.0])
 
 
-@pytest.mark.parametrize("source, line, column", [
-    ("a = [1.5, 2.5]\nwhere([1, 0], a, -a)", 2, 1),
-    ("x = [1.0, 2.0]\ny = x * 2\nout = where(y, x, 0)", 3, 7),
-    ("x = 0.5\nout = where(1.0, x, 0)", 2, 7),
+@pytest.mark.parametrize("source, line, column, length", [
+    ("a = [1.5, 2.5]\nwhere([1, 0], a, -a)", 2, 7, 6),
+    ("x = [1.0, 2.0]\ny = x * 2\nout = where(y, x, 0)", 3, 13, 1),
+    ("x = 0.5\nout = where(1.0, x, 0)", 2, 13, 3),
 ])
-def test_where_refuses_a_numeric_condition_in_the_language(source, line, column):
+def test_where_refuses_a_numeric_condition_in_the_language_pointing_at_it(source, line, column, length):
     with pytest.raises(ExprError) as info:
         run(source)
     e = info.value
-    assert (e.line, e.col, e.kind) == (line, column, "argument")
+    assert (e.line, e.col, e.length, e.kind) == (line, column, length, "argument")
     assert e.message == ("where(): the condition must be True/False values, a comparison such as "
                          "where(x > 0, x, 0), not numbers")

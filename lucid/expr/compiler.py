@@ -302,9 +302,6 @@ class Compiler:
             if v.mask and not (spec.name == "where" and k == 0):
                 raise self.error(at, f"{label}: comparison results (True/False) can only be used as the "
                                  "condition of where(...), like where(x > 0, x, 0)", "argument")
-        if spec.name == "where" and values and not values[0].mask:
-            raise self.error(at, f"{label}: the condition must be True/False values, a comparison such as "
-                             "where(x > 0, x, 0), not numbers", "argument")
         try:
             shape = spec.shape([v.shape for v in values], options)
         except ShapeProblem as problem:
@@ -351,6 +348,9 @@ class Compiler:
             ins = self.instr("detach", node, label, value.shape, args=(value.slot,))
             return self.emit(ins, node, False, literal=value.literal)
         values, options = self.bind_args(spec, node, node.args, node.kwargs, None, in_const)
+        if spec.name == "where" and not values[0].mask:  # numbers as a condition: 0.5 is neither True nor False
+            raise self.error(node.args[0], f"{label}: the condition must be True/False values, a comparison such "
+                             "as where(x > 0, x, 0), not numbers", "argument")
         if spec.is_constructor:
             try:
                 shape = spec.shape([], options)
