@@ -10,6 +10,7 @@ from lucid._func import (
     abs,
     add,
     binary_cross_entropy,
+    binary_cross_entropy_with_logits,
     broadcast_to,
     clip,
     concatenate,
@@ -66,7 +67,8 @@ from lucid import autograd  # noqa: E402  (needs the bound Tensor)
 
 __all__ = [
     "REGISTRY", "Tensor", "_check_is_tensor", "_match_grad_shape", "_set_tensor_grad", "abs", "add",
-    "autograd", "binary_cross_entropy", "broadcast_to", "clip", "concatenate", "cos", "cross_entropy", "div",
+    "autograd", "binary_cross_entropy", "binary_cross_entropy_with_logits", "broadcast_to", "clip",
+    "concatenate", "cos", "cross_entropy", "div",
     "enable_grad", "eq", "exp", "expand_dims", "ge", "getitem", "gt", "is_grad_enabled", "le", "leaky_relu",
     "log", "log_softmax", "logsumexp", "lt", "matmul", "max", "maximum", "mean", "min", "minimum",
     "mse_loss", "mul", "ne", "neg", "no_grad", "pow", "relu", "reshape", "sigmoid", "sin", "softmax",

@@ -356,13 +356,13 @@ def test_comparisons_return_boolean_tensors_without_grad():
 
 
 def test_where_gives_no_gradient_to_the_condition():
-    cond = Tensor([1.0, 0.0, 1.0], requires_grad=True)  # a float condition that could take a grad
+    x = Tensor([0.5, -1.0, 2.0], requires_grad=True)  # the comparison's operand could take a grad
     a = Tensor([1.0, 2.0, 3.0], requires_grad=True)
     b = Tensor([10.0, 20.0, 30.0], requires_grad=True)
-    out = lucid.where(cond, a, b)
+    out = lucid.where(x > 0, a, b)
     np.testing.assert_array_equal(out.data, [1.0, 20.0, 3.0])
     out.backward(np.array([2.0, 3.0, 4.0]))
-    assert cond.grad is None
+    assert x.grad is None
     np.testing.assert_array_equal(a.grad, [2.0, 0.0, 4.0])
     np.testing.assert_array_equal(b.grad, [0.0, 3.0, 0.0])
 

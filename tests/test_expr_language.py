@@ -448,8 +448,8 @@ def test_concurrent_runs_in_threads_do_not_interfere():
     assert expected[1] == "numeric" and expected[2] == pytest.approx(np.exp(1.0) + np.exp(2.0))
 
 
-def test_a_literal_condition_of_where_is_a_constant_not_a_leaf():
-    program = run("a = [1.5, 2.5]\nwhere([1, 0], a, -a)")
+def test_a_literal_in_the_condition_of_where_is_a_constant_not_a_leaf():
+    program = run("a = [1.5, 2.5]\nwhere([1, 0] > 0, a, -a)")
     assert program.inputs == [program.variables["a"]]
     np.testing.assert_array_equal(program.output.data, [1.5, -2.5])
 
@@ -481,6 +481,10 @@ EVERY_FUNCTION = {
     "binary_cross_entropy": ("binary_cross_entropy(sigmoid(P), const([[1, 0, 1], [0, 0, 1]]))",
                              -np.mean(np.array([[1, 0, 1], [0, 0, 1]]) * np.log(sigmoid(P))
                                       + (1 - np.array([[1, 0, 1], [0, 0, 1]])) * np.log(1 - sigmoid(P)))),
+    "binary_cross_entropy_with_logits": (
+        "binary_cross_entropy_with_logits(P, const([[1, 0, 1], [0, 0, 1]]))",
+        -np.mean(np.array([[1, 0, 1], [0, 0, 1]]) * np.log(sigmoid(P))
+                 + (1 - np.array([[1, 0, 1], [0, 0, 1]])) * np.log(1 - sigmoid(P)))),
     "cross_entropy": ("cross_entropy(P, [2, 0])",
                       -np.mean((P - np.log(np.exp(P).sum(axis=1, keepdims=True)))[[0, 1], [2, 0]])),
     "reshape": ("reshape(P, 3, 2)", P.reshape(3, 2)), "transpose": ("transpose(P)", P.T),

@@ -127,6 +127,19 @@ class operation:
 
         return grad_function
 
+    def select(self, local_derivatives: Callable[[], Sequence[np.ndarray | None]],
+               grad_function: GradFunction) -> GradFunction:
+        """Gradient function of an op whose local derivative blocks some elements (a 0/1 mask).
+
+        ``grad_function`` *selects* the upstream where the branch is open and puts an exact 0
+        where it is blocked, as PyTorch does (relu's backward is ``where(a > 0, upstream, 0)``):
+        multiplying by the mask would turn an infinite or NaN upstream on a blocked element into
+        ``inf · 0 = nan``. ``local_derivatives`` still gives the mask for the backward trace and
+        its explanation, which then reads ``inf · 0 = 0``, the number the engine used.
+        """
+        self._locals = local_derivatives
+        return grad_function
+
     # ∂out/∂input per input from ``(*input_tensors, out_array)``: the hottest ops declare their
     # local derivatives here, once per class, instead of building a ``_locals`` closure per call
     local_rule: ClassVar[Callable[..., Sequence[np.ndarray | None]] | None] = None
@@ -155,6 +168,16 @@ class operation:
             return self.symbol
         inner = ", ".join(f"{k}={_short(v)}" for k, v in shown.items())
         return f"{self.symbol}({inner})"
+
+
+def masked_product(upstream: np.ndarray, local: np.ndarray) -> np.ndarray:
+    """``upstream · local`` where ``local ≠ 0`` and an exact 0 where it is 0 (a blocked branch).
+
+    The blocked elements are never multiplied, so an infinite or NaN upstream there gives 0,
+    not ``inf · 0 = nan`` (and no floating-point warning under ``np.errstate(invalid="raise")``).
+    """
+    out = np.zeros(np.broadcast_shapes(np.shape(upstream), np.shape(local)))
+    return np.multiply(upstream, local, out=out, where=local != 0)
 
 
 def _short(value: Any) -> str:

@@ -197,5 +197,10 @@ binary_cross_entropy = op_function(_nn.binary_cross_entropy, "binary_cross_entro
                                    "BCE on probabilities (apply ``sigmoid`` first).")
 
 
+binary_cross_entropy_with_logits = op_function(
+    _nn.binary_cross_entropy_with_logits, "binary_cross_entropy_with_logits",
+    "BCE of ``sigmoid(logits)`` from the logits, stable and exact where the sigmoid saturates.")
+
+
 cross_entropy = op_function(_nn.cross_entropy, "cross_entropy",
                             "Softmax cross-entropy of logits ``(N, C)`` (or ``(C,)``) and integer targets.")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lucid._backend.core import Sample, binary_func_op, func_op, operation
+from lucid._backend.core import Sample, binary_func_op, func_op, masked_product, operation
 from lucid._func._samples import distinct, positive, uniform
 from lucid._tensor.tensor import Tensor, tensor_from_array
 
@@ -58,15 +58,17 @@ class mul(operation):
 
 class div(operation):
     name, symbol, group = "div", "÷", "arithmetic"
-    formula, derivatives = "out = a / b", ("∂out/∂a = 1/b", "∂out/∂b = −a/b²")
+    formula, derivatives = "out = a / b", ("∂out/∂a = 1/b", "∂out/∂b = −a/b² = −out/b")
     samples = staticmethod(lambda rng: _broadcast_pairs(rng, uniform, positive))
 
     @binary_func_op()
     def forward(self, a: Tensor, b: Tensor):
         out = a.data / b.data
+        # ∂out/∂b as −(a/b)/b, not −a/(b·b): b·b under- or overflows at extreme b (b = 1e-200 gives
+        # −1e-200/0 = −inf, so b / b got grad −inf where 1/b − (b/b)/b = 1e200 − 1e200 = 0 exactly)
         return tensor_from_array(out), self.chain(
             lambda: (np.broadcast_to(1.0 / b.data, out.shape) if a.requires_grad else None,
-                     -a.data / (b.data * b.data) if b.requires_grad else None))
+                     -out / b.data if b.requires_grad else None))
 
 
 def _pow_base_derivative(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -165,7 +167,12 @@ class maximum(operation):
         def local():
             wa = np.where(a.data > b.data, 1.0, np.where(a.data == b.data, 0.5, 0.0))
             return wa, 1.0 - wa
-        return tensor_from_array(np.maximum(a.data, b.data)), self.chain(local)
+
+        def grad_function(g: np.ndarray):  # the losing side is blocked: selected, never inf · 0
+            wa, wb = local()
+            return (masked_product(g, wa) if a.requires_grad else None,
+                    masked_product(g, wb) if b.requires_grad else None)
+        return tensor_from_array(np.maximum(a.data, b.data)), self.select(local, grad_function)
 
 
 class minimum(operation):
@@ -179,7 +186,12 @@ class minimum(operation):
         def local():
             wa = np.where(a.data < b.data, 1.0, np.where(a.data == b.data, 0.5, 0.0))
             return wa, 1.0 - wa
-        return tensor_from_array(np.minimum(a.data, b.data)), self.chain(local)
+
+        def grad_function(g: np.ndarray):  # the losing side is blocked: selected, never inf · 0
+            wa, wb = local()
+            return (masked_product(g, wa) if a.requires_grad else None,
+                    masked_product(g, wb) if b.requires_grad else None)
+        return tensor_from_array(np.minimum(a.data, b.data)), self.select(local, grad_function)
 
 
 class where(operation):
@@ -191,10 +203,21 @@ class where(operation):
 
     @func_op(3)
     def forward(self, cond: Tensor, a: Tensor, b: Tensor):
-        mask = cond.data.astype(bool)
+        mask = cond.data
+        if mask.dtype != np.bool_:
+            raise ValueError("where needs a True/False condition, such as a comparison (where(x > 0, x, 0)), "
+                             f"not {mask.dtype.name} numbers")
         shape = np.broadcast_shapes(mask.shape, a.shape, b.shape)
-        chosen = np.broadcast_to(mask, shape).astype(np.float64)
-        return tensor_from_array(np.where(mask, a.data, b.data)), self.chain(lambda: (None, chosen, 1.0 - chosen))
+        chosen = np.broadcast_to(mask, shape)
+
+        def local():
+            picked = chosen.astype(np.float64)
+            return None, picked, 1.0 - picked
+
+        # select, don't multiply: the branch not taken gets 0 even when the upstream is ±inf or NaN
+        return tensor_from_array(np.where(mask, a.data, b.data)), self.select(
+            local, lambda g: (None, np.where(chosen, g, 0.0) if a.requires_grad else None,
+                              np.where(chosen, 0.0, g) if b.requires_grad else None))
 
 
 class _comparison(operation):

@@ -8,6 +8,7 @@ import numpy as np
 from lucid._backend.core import Sample, binary_func_op, operation, unary_func_op
 from lucid._func._samples import uniform
 from lucid._func.reduce import single_axis, stable_logsumexp
+from lucid._func.unary import _stable_sigmoid
 from lucid._tensor.tensor import Tensor, tensor_from_array
 
 
@@ -59,23 +60,58 @@ class mse_loss(operation):
 
 class binary_cross_entropy(operation):
     name, symbol, group = "binary_cross_entropy", "BCE", "loss"
-    formula = "out = −(1/N) Σᵢ [yᵢ ln pᵢ + (1 − yᵢ) ln(1 − pᵢ)]"
+    formula = "out = −(1/N) Σᵢ [yᵢ ln pᵢ + (1 − yᵢ) ln(1 − pᵢ)]   (each ln at least −100)"
     derivatives = ("∂out/∂pᵢ = (pᵢ − yᵢ) / (pᵢ(1 − pᵢ) N)", "∂out/∂yᵢ = (ln(1 − pᵢ) − ln pᵢ)/N")
     samples = staticmethod(lambda rng: [Sample((rng.uniform(0.1, 0.9, (6,)), rng.uniform(0, 1, (6,)))),
                                         Sample((rng.uniform(0.1, 0.9, (4, 1)), rng.integers(0, 2, (4, 1)) * 1.0))])
-    eps = 1e-12
+    log_floor = -100.0  # ln 0 = −∞ would make the loss infinite; PyTorch's floor, reached only below p ≈ 4e-44
+    eps = 1e-12  # the least p(1 − p) the gradient divides by, as in PyTorch
 
     @binary_func_op()
     def forward(self, p: Tensor, y: Tensor):
-        # keeps ln finite at p = 0 or 1 (two ufuncs: np.clip's Python wrapper costs more than the work)
-        pc = np.minimum(np.maximum(p.data, self.eps), 1.0 - self.eps)
-        log_p, log_q = np.log(pc), np.log1p(-pc)
+        prob = p.data
+        # probabilities only: a value outside [0, 1] (a logit, a label) is a mistake, not something to clamp
+        if prob.size and not (prob.min() >= 0.0 and prob.max() <= 1.0):  # NaN fails both tests
+            bad = prob[~((prob >= 0.0) & (prob <= 1.0))].reshape(-1)[0]
+            raise ValueError(f"binary_cross_entropy needs probabilities in [0, 1], got {bad:g}; apply sigmoid "
+                             "first, or give logits to binary_cross_entropy_with_logits")
+        # no clamp of p itself: p = 1 − 10⁻¹⁵ keeps its exact loss (a clamp at 1 − 10⁻¹² gave 27.63 for
+        # every p above it); only ln 0 itself is floored, and 0 · (−100) keeps a matching label's term 0
+        with np.errstate(divide="ignore"):
+            log_p = np.maximum(np.log(prob), self.log_floor)
+            log_q = np.maximum(np.log1p(-prob), self.log_floor)
         terms = y.data * log_p + (1.0 - y.data) * log_q
         n = terms.size
         out = -(terms.sum() / n)  # the mean, without np.mean's Python-level overhead
         return tensor_from_array(out), self.chain(
-            lambda: ((pc - y.data) / (pc * (1.0 - pc) * n) if p.requires_grad else None,
+            lambda: ((prob - y.data) / (np.maximum(prob * (1.0 - prob), self.eps) * n) if p.requires_grad else None,
                      (log_q - log_p) / n if y.requires_grad else None))
+
+
+class binary_cross_entropy_with_logits(operation):
+    """BCE of ``sigmoid(z)`` computed from the logits ``z``: exact where ``sigmoid(z)`` rounds to 0 or 1."""
+
+    name, symbol, group = "binary_cross_entropy_with_logits", "BCE(logits)", "loss"
+    formula = "out = (1/N) Σᵢ [max(zᵢ, 0) − zᵢ·tᵢ + ln(1 + e^−|zᵢ|)]   (= BCE(σ(z), t), never overflowing)"
+    derivatives = ("∂out/∂zᵢ = (σ(zᵢ) − tᵢ)/N", "∂out/∂tᵢ = −zᵢ/N")
+    samples = staticmethod(lambda rng: [Sample((uniform(rng, 6, low=-4, high=4), rng.uniform(0, 1, (6,)))),
+                                        Sample((uniform(rng, 4, 1, low=-4, high=4), rng.integers(0, 2, (4, 1)) * 1.0)),
+                                        Sample((uniform(rng, 3, 2), rng.uniform(0, 1, (1, 2))))])
+
+    @binary_func_op()
+    def forward(self, z: Tensor, t: Tensor):
+        logits, target = z.data, t.data
+        # e^−|z| ≤ 1 never overflows; max(z, 0) − z·t is exact, so z = 40, t = 0 gives 40 + 4e-18 = 40
+        terms = np.maximum(logits, 0.0) - logits * target + np.log1p(np.exp(-np.abs(logits)))
+        n = terms.size
+        out = terms.sum() / n
+
+        def local():
+            shape = terms.shape
+            return (np.broadcast_to((_stable_sigmoid(logits) - target) / n, shape) if z.requires_grad else None,
+                    np.broadcast_to(-logits / n, shape) if t.requires_grad else None)
+
+        return tensor_from_array(out), self.chain(local)
 
 
 class cross_entropy(operation):

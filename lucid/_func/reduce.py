@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from lucid._backend.core import Sample, operation, unary_func_op
+from lucid._backend.core import Sample, masked_product, operation, unary_func_op
 from lucid._func._samples import distinct, uniform
 from lucid._tensor.tensor import Tensor, tensor_from_array
 
@@ -154,8 +154,9 @@ class _extreme(_reduction):
             mask = (a.data == expand_reduced(out, a.shape, axes, keep)).astype(np.float64)
             return (mask / mask.sum(axis=axes, keepdims=True),)
 
-        self._locals = local
-        return tensor_from_array(out), lambda g: (expand_reduced(g, a.shape, axes, keep) * local()[0],)
+        # the elements that are not the extreme are blocked: selected, never inf · 0
+        return tensor_from_array(out), self.select(
+            local, lambda g: (masked_product(expand_reduced(g, a.shape, axes, keep), local()[0]),))
 
 
 class max(_extreme):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lucid._backend.core import Sample, operation, unary_func_op
+from lucid._backend.core import Sample, masked_product, operation, unary_func_op
 from lucid._func._samples import away_from_zero, positive, uniform
 from lucid._tensor.tensor import Tensor, tensor_from_array
 
@@ -80,7 +80,10 @@ class abs(operation):
 
     @unary_func_op()
     def forward(self, a: Tensor):
-        return tensor_from_array(np.abs(a.data)), self.chain(lambda: (np.sign(a.data),))
+        x = a.data
+        # 0 at a = 0 is a blocked branch (the subgradient 0, as relu's at 0): selected, never inf · 0
+        return tensor_from_array(np.abs(x)), self.select(lambda: (np.sign(x),),
+                                                         lambda g: (masked_product(g, np.sign(x)),))
 
 
 class sin(operation):
@@ -134,7 +137,10 @@ class relu(operation):
 
     @unary_func_op()
     def forward(self, a: Tensor):
-        return tensor_from_array(np.maximum(a.data, 0.0)), self.chain(lambda: ((a.data > 0).astype(np.float64),))
+        x = a.data
+        # select, don't multiply: a blocked element gets 0 even when its upstream is ±inf or NaN
+        return tensor_from_array(np.maximum(x, 0.0)), self.select(lambda: ((x > 0).astype(np.float64),),
+                                                                  lambda g: (np.where(x > 0, g, 0.0),))
 
 
 class leaky_relu(operation):
@@ -147,9 +153,12 @@ class leaky_relu(operation):
 
     @unary_func_op()
     def forward(self, a: Tensor):
-        slope = self.params["slope"]
-        return (tensor_from_array(np.where(a.data > 0, a.data, slope * a.data)),
-                self.chain(lambda: (np.where(a.data > 0, 1.0, slope),)))
+        slope, x = self.params["slope"], a.data
+        out = tensor_from_array(np.where(x > 0, x, slope * x))
+        local = lambda: (np.where(x > 0, 1.0, slope),)  # noqa: E731
+        if slope == 0:  # relu: the negative side is a blocked branch, selected (never inf · 0)
+            return out, self.select(local, lambda g: (np.where(x > 0, g, 0.0),))
+        return out, self.chain(local)
 
 
 class softplus(operation):
@@ -181,4 +190,5 @@ class clip(operation):
             inside &= a.data >= low
         if high is not None:
             inside &= a.data <= high
-        return tensor_from_array(np.clip(a.data, low, high)), self.chain(lambda: (inside.astype(np.float64),))
+        return tensor_from_array(np.clip(a.data, low, high)), self.select(
+            lambda: (inside.astype(np.float64),), lambda g: (np.where(inside, g, 0.0),))

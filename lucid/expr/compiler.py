@@ -348,6 +348,9 @@ class Compiler:
             ins = self.instr("detach", node, label, value.shape, args=(value.slot,))
             return self.emit(ins, node, False, literal=value.literal)
         values, options = self.bind_args(spec, node, node.args, node.kwargs, None, in_const)
+        if spec.name == "where" and not values[0].mask:  # numbers as a condition: 0.5 is neither True nor False
+            raise self.error(node.args[0], f"{label}: the condition must be True/False values, a comparison such "
+                             "as where(x > 0, x, 0), not numbers", "argument")
         if spec.is_constructor:
             try:
                 shape = spec.shape([], options)

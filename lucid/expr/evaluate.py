@@ -60,7 +60,8 @@ def run_op(plan: Plan, ins: Instr, args: list[Tensor]) -> Tensor:
     except MemoryError:
         raise _error(plan, ins, f"{ins.label} needs more memory than is available", "limit") from None
     except (ArithmeticError, ValueError, TypeError, IndexError) as exc:
-        raise _error(plan, ins, f"{ins.label}: {exc}", "argument") from None
+        text = str(exc)  # an engine message that already names the op is not prefixed a second time
+        raise _error(plan, ins, text if text.startswith(f"{ins.op} ") else f"{ins.label}: {text}", "argument") from None
     if out.data.dtype.kind == "f" and not np.isfinite(out.data).all():
         raise numeric_error(plan, ins, "nan" if np.isnan(out.data).any() else "inf")
     return out

@@ -123,7 +123,8 @@ _add(FunctionSpec("clip", (Param("x", TENSOR), Param("low", OPT_FLOAT, None), Pa
 VERBS = {"add": "add", "sub": "subtract", "mul": "multiply", "div": "divide", "pow": "raise to a power",
          "maximum": "take the maximum of", "minimum": "take the minimum of", "eq": "compare", "ne": "compare",
          "lt": "compare", "le": "compare", "gt": "compare", "ge": "compare", "where": "select between",
-         "mse_loss": "compare (mse_loss)", "binary_cross_entropy": "compare (binary_cross_entropy)"}
+         "mse_loss": "compare (mse_loss)", "binary_cross_entropy": "compare (binary_cross_entropy)",
+         "binary_cross_entropy_with_logits": "compare (binary_cross_entropy_with_logits)"}
 
 
 def _broadcasting(name: str) -> Callable[[list[Shape], dict], Shape]:
@@ -196,9 +197,14 @@ _add(FunctionSpec("mse_loss", (Param("pred", TENSOR), Param("target", TENSOR)), 
                   call=lambda t, o: lucid.mse_loss(t[0], t[1]), op="mse_loss",
                   engine=lucid.mse_loss))
 _add(FunctionSpec("binary_cross_entropy", (Param("prob", TENSOR), Param("target", TENSOR)), "loss",
-                  "BCE of probabilities (apply sigmoid first)", _scalar_loss("binary_cross_entropy"),
+                  "BCE of probabilities in [0, 1] (apply sigmoid first)", _scalar_loss("binary_cross_entropy"),
                   call=lambda t, o: lucid.binary_cross_entropy(t[0], t[1]), op="binary_cross_entropy",
                   engine=lucid.binary_cross_entropy))
+_add(FunctionSpec("binary_cross_entropy_with_logits", (Param("logits", TENSOR), Param("target", TENSOR)), "loss",
+                  "BCE of sigmoid(logits), computed from the logits: exact where the sigmoid saturates",
+                  _scalar_loss("binary_cross_entropy_with_logits"),
+                  call=lambda t, o: lucid.binary_cross_entropy_with_logits(t[0], t[1]),
+                  op="binary_cross_entropy_with_logits", engine=lucid.binary_cross_entropy_with_logits))
 
 
 def _cross_entropy_shape(shapes: list[Shape], o: dict) -> Shape:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 Weights = Sequence[tuple[np.ndarray, np.ndarray]]
-_EPS = 1e-12  # the same clipping as lucid.binary_cross_entropy
+_LOG_FLOOR = -100.0  # the same floor on ln as lucid.binary_cross_entropy
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
@@ -31,8 +31,9 @@ _HIDDEN: dict[str, tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarra
 
 def bce(p: np.ndarray, y: np.ndarray) -> float:
     """Mean binary cross-entropy of probabilities ``p`` against labels ``y``."""
-    pc = np.clip(p, _EPS, 1.0 - _EPS)
-    return float(-np.mean(y * np.log(pc) + (1.0 - y) * np.log1p(-pc)))
+    with np.errstate(divide="ignore"):
+        log_p, log_q = np.maximum(np.log(p), _LOG_FLOOR), np.maximum(np.log1p(-p), _LOG_FLOOR)
+    return float(-np.mean(y * log_p + (1.0 - y) * log_q))
 
 
 class NumpyMLP:

@@ -84,9 +84,9 @@ class ScalarMLP(Module):
     def bce_loss(self, xs: np.ndarray, ys: np.ndarray, groups: bool = False) -> Tensor:
         """Mean binary cross-entropy over all samples and outputs, from scalar ops only.
 
-        Written out as ``−[t·ln p + (1 − t)·ln(1 − p)]`` with no clipping (the
-        array ``binary_cross_entropy`` clips p to [1e-12, 1 − 1e-12]); the two
-        agree exactly while the outputs stay inside that range. ``groups=True``
+        Written out as ``−[t·ln p + (1 − t)·ln(1 − p)]`` with no floor (the
+        array ``binary_cross_entropy`` floors each ln at −100); the two agree
+        exactly while every ln stays above −100. ``groups=True``
         tags the graph for drawing: ``sample n`` (its neurons nested inside) and
         ``loss sum`` (the running total), so it collapses into a few boxes.
         """

@@ -130,7 +130,7 @@ def _count(kind: str, prev: list[Tensor], node: Tensor) -> int | None:
         return None
     if kind in ("mean", "var"):
         return max(prev[0].size // max(node.size, 1), 1)
-    if kind in ("mse_loss", "binary_cross_entropy"):
+    if kind in ("mse_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits"):
         return prev[0].size
     if kind == "cross_entropy":
         return prev[0].shape[0] if prev[0].ndim == 2 else 1
