@@ -41,15 +41,15 @@ def pack(source: str) -> str:
     return packed.rstrip("=")
 
 
-def unpack(text: str) -> str | None:
-    """Inverse of ``pack``; None for anything that is not a packed program of sensible size."""
-    if not text or len(text) > 4 * MAX_DECODED or any(not (c.isascii() and (c.isalnum() or c in "-_=")) for c in text):
+def unpack(text: str, limit: int = MAX_DECODED) -> str | None:
+    """Inverse of ``pack``; None for anything that is not a packed text of at most ``limit`` characters."""
+    if not text or len(text) > 4 * limit or any(not (c.isascii() and (c.isalnum() or c in "-_=")) for c in text):
         return None
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
         inflater = zlib.decompressobj()
-        data = inflater.decompress(raw, MAX_DECODED + 1)
-        if len(data) > MAX_DECODED or inflater.unconsumed_tail or not inflater.eof:
+        data = inflater.decompress(raw, limit + 1)
+        if len(data) > limit or inflater.unconsumed_tail or not inflater.eof:
             return None
         return data.decode("utf-8")
     except (binascii.Error, zlib.error, UnicodeDecodeError, ValueError):
