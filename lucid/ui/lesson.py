@@ -218,9 +218,13 @@ def decode(params: Mapping[str, str]) -> tuple[Lesson, int] | None:
     lesson = unpack_lesson(str(packed))
     if lesson is None:
         return None
-    raw_at = str(params.get(AT_KEY, "")).strip()
-    at = int(raw_at) if raw_at.isascii() and raw_at.isdigit() and len(raw_at) <= 4 else 0
-    return lesson, position(at, len(lesson))
+    return lesson, position_in(lesson, params.get(AT_KEY, ""))
+
+
+def position_in(lesson: Lesson, raw_at: object) -> int:
+    """The link an ``at=`` value names, kept inside the lesson (0 for junk)."""
+    text = str(raw_at).strip()
+    return position(int(text) if text.isascii() and text.isdigit() and len(text) <= 4 else 0, len(lesson))
 
 
 def position(at: int, n_links: int) -> int:

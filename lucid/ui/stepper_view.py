@@ -15,6 +15,7 @@ keys, reset for a new program) and are part of the shared animation's key.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -107,8 +108,12 @@ def _set_expanded(key: str, expanded: tuple[str, ...]) -> None:
 
 
 def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seconds: float, classroom: bool,
-                     share_url: bool, zoom: str | float = "screen") -> None:
-    """The player for ``analysis`` and what goes with it (session keys prefixed with ``key``)."""
+                     share_url: bool, zoom: str | float = "screen", lesson: dict | None = None,
+                     on_lesson: Callable[[str], None] | None = None) -> None:
+    """The player for ``analysis`` and what goes with it (session keys prefixed with ``key``).
+
+    ``lesson`` and ``on_lesson``: the place in a lesson and what crosses a link boundary (``animation_player``).
+    """
     step_key = f"{key}_step"
     n = analysis.n_steps
     program_id = program_key(analysis.seed, analysis.source)
@@ -144,7 +149,8 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
                              seconds=seconds, classroom=classroom, zoom=zoom, beside=analysis.trace is not None,
                              follow_first=step > 0, share_url=share_url, top=TOP_BAR,
                              speeds=stepper.SPEEDS, speed=st.session_state.get(f"{key}_speed"),
-                             on_speed=lambda label: st.session_state.__setitem__(f"{key}_speed", label))
+                             on_speed=lambda label: st.session_state.__setitem__(f"{key}_speed", label),
+                             lesson=lesson, on_lesson=on_lesson, inspector_key=f"{key}_inspector")
         else:
             try:
                 static_frame(analysis, step if n else None, options)
