@@ -67,6 +67,8 @@ const ICONS = {
   last: 'M13 4h2v12h-2zM4 4v12l8-6z',
   play: 'M6 4v12l10-6z',
   pause: 'M5 4h4v12H5zM11 4h4v12h-4z',
+  inspect: 'M8 2a6 6 0 1 0 0 12A6 6 0 0 0 8 2zm0 2.2a3.8 3.8 0 1 1 0 7.6 3.8 3.8 0 0 1 0-7.6z'
+           + 'M12.2 13.6l1.4-1.4 4.6 4.6-1.4 1.4z',
 };
 
 function icon(name) {
@@ -79,6 +81,7 @@ function icon(name) {
   const path = document.createElementNS(ns, 'path');
   path.setAttribute('d', ICONS[name]);
   path.setAttribute('fill', 'currentColor');
+  path.setAttribute('fill-rule', 'evenodd');
   svg.appendChild(path);
   return svg;
 }
@@ -108,8 +111,11 @@ function build(parent) {
   const keys = el('span', { class: 'lucid-keys', tabindex: '0', role: 'note' }, '⌨ Keys');
   // Where in a lesson the class is ("Lesson 2 / 5"), and a jump to the node inspector under the graph.
   const lessonAt = el('span', { class: 'lucid-lesson', 'aria-live': 'polite' });
+  // An icon only: the bar stays one row on a projector.
   const inspect = el('button', { type: 'button', class: 'lucid-btn lucid-inspect', 'data-action': 'inspect',
-                                 title: 'Jump to the node inspector (click a node to pick it)' }, 'Inspector ↓');
+                                 title: 'Node inspector: jump to it below the graph (click a node to pick it)',
+                                 'aria-label': 'Jump to the node inspector' });
+  inspect.appendChild(icon('inspect'));
   // Autoplay speed lives in the bar it governs (one row of controls above the graph, not two).
   const speed = el('select', { class: 'lucid-speed', 'aria-label': 'Autoplay speed', title: 'Autoplay speed' });
   bar.append(slider, label, lessonAt, speed, inspect, keys);
@@ -457,7 +463,7 @@ function speedChoice(ui, p, data) {
   if (ui.speed.dataset.labels !== labels) {
     ui.speed.innerHTML = '';
     for (const [name, seconds] of speeds) {
-      ui.speed.appendChild(el('option', { value: name }, `${name} · ${seconds} s`));
+      ui.speed.appendChild(el('option', { value: name, title: name }, `${seconds} s / step`));
     }
     ui.speed.dataset.labels = labels;
   }
@@ -647,7 +653,10 @@ _CSS = """
   white-space: nowrap; font-variant-numeric: tabular-nums; font-weight: 600; color: #0072B2;
   border: 1px solid #0072B2; border-radius: 0.5rem; padding: 0.1rem 0.5rem;
 }
-.lucid-player .lucid-btn.lucid-inspect { padding: 0.3rem 0.6rem; font-size: 0.9rem; }
+.lucid-player .lucid-btn.lucid-inspect { padding: 0.3rem 0.55rem; }
+.lucid-player .lucid-btn.lucid-inspect .lucid-icon { width: 1.05em; height: 1.05em; }
+/* On a projector the bar is one row: the keys hint (a tooltip for whoever prepares the lesson) folds away. */
+.lucid-player.lucid-classroom .lucid-keys { display: none; }
 .lucid-player .lucid-keys { white-space: nowrap; color: #555555; cursor: help; border-bottom: 1px dotted #888888; }
 .lucid-player .lucid-speed {
   flex: 0 0 auto; font: inherit; font-size: 0.9rem; color: #31333F; background: #FFFFFF;
