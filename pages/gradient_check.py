@@ -13,6 +13,7 @@ from lucid.lessons.gradient_check import as_grid, check_program, eps_sweep, swee
 from lucid.ui.cancel import session_should_stop
 from lucid.ui.editor import program_editor, session_memo
 from lucid.ui.entry import ensure_navigation
+from lucid.ui.playground_link import use_playground_program
 
 ensure_navigation()
 
@@ -50,6 +51,7 @@ st.write("Does backward compute the right thing? Nudge each input number by ±ep
          "|autodiff − numerical| / max(|autodiff|, |numerical|, 0.001) (absolute for tiny "
          "gradients, so a true zero is not reported as 100% off): around 1e-10 means they agree to about ten digits.")
 
+use_playground_program("gc")
 program = program_editor("gc")
 if program is None:
     st.info("Run a program to check its gradients.")

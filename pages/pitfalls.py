@@ -14,6 +14,7 @@ from lucid.lessons.pitfalls import (
     try_recursive_sort,
 )
 from lucid.ui.entry import ensure_navigation
+from lucid.ui.playground_link import open_in_playground, square_program
 from lucid.ui.process_cache import process_cache
 from lucid.viz import to_dot
 
@@ -52,6 +53,7 @@ st.write("lucid's graph of `y = x*x` after its backward pass: two edges from `x`
          f"of {square.assigned:g} along each, added up at `x`.")
 st.graphviz_chart(to_dot(square.graph_root, square.trace))
 st.code(square.headline, language=None)  # the last step: the second part added to the first
+open_in_playground(square_program(x_value), key="pitfall_open")  # step through it one gradient at a time
 
 # ----- (b) ---------------------------------------------------------------------
 st.header("2 · Forgetting to zero the gradients between steps")

@@ -29,6 +29,7 @@ from lucid.lessons.training import (
 from lucid.nn import MLP
 from lucid.ui.entry import ensure_navigation
 from lucid.ui.large_graph_view import graph_image, scalar_step_section
+from lucid.ui.playground_link import open_in_playground, training_step_program
 from lucid.ui.process_cache import process_cache
 from lucid.viz import to_dot
 
@@ -184,6 +185,9 @@ with text_col:
 with graph_col:
     # large=True: one-line gradient summaries keep the nodes narrow, so the graph is drawn near full size
     graph_image(to_dot(step_trace.root, step_trace, direction="TB", show_values=False, large=True))
+    open_in_playground(training_step_program(prepared.Z[:4], prepared.y[:4],
+                                             make_model(ds.n_features, hidden, int(seed)).weights()),
+                       key="train_open")
 
 scalar_step_section(int(seed))
 
