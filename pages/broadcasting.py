@@ -15,11 +15,13 @@ from lucid.lessons.broadcasting import (
     shape_cases,
     summed_axes_text,
 )
+from lucid.ui import page_classroom
 from lucid.ui.entry import ensure_navigation
 from lucid.ui.playground_link import broadcast_program, open_in_playground
 from lucid.viz import format_array
 
 ensure_navigation()
+page_classroom.apply_page_style()  # Classroom mode: 20 px type (charts: see page_classroom.chart)
 
 PRESETS = {
     "column and row: (3, 1) with (4,)": ("3, 1", "4"),

@@ -27,6 +27,7 @@ from lucid.lessons.training import (
     training_step_graph,
 )
 from lucid.nn import MLP
+from lucid.ui import page_classroom
 from lucid.ui.entry import ensure_navigation
 from lucid.ui.large_graph_view import graph_image, scalar_step_section
 from lucid.ui.playground_link import open_in_playground, training_step_program
@@ -34,6 +35,7 @@ from lucid.ui.process_cache import process_cache
 from lucid.viz import to_dot
 
 ensure_navigation()
+page_classroom.apply_page_style()  # Classroom mode: 20 px type (charts: see page_classroom.chart)
 
 LEARNING_RATES = [0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0]
 COLORS = alt.Scale(domain=[0, 1], range=["#2b6cb0", "#c53030"])
@@ -132,8 +134,7 @@ if clicked or st.session_state.get("train_settings") != settings:
         losses.append(loss)
         if step % every == 0 or step == steps:
             progress.progress(step / steps, text=f"step {step} / {steps} · loss {loss:.4f}")
-            curve.line_chart(pd.DataFrame({"loss": losses}, index=pd.RangeIndex(1, step + 1, name="step")),
-                             x_label="step", y_label="loss", height=260)
+            curve.altair_chart(page_classroom.loss_curve(losses), width="stretch")
 
     fit(lambda: bce_loss(model, prepared.Z, prepared.y), optimizer, steps, on_step)
     st.session_state["train_settings"] = settings
@@ -143,8 +144,7 @@ else:
     model = st.session_state["train_model"]
     losses = st.session_state["train_losses"]
     progress.progress(1.0, text=f"step {steps} / {steps} · loss {losses[-1]:.4f}")
-    curve.line_chart(pd.DataFrame({"loss": losses}, index=pd.RangeIndex(1, len(losses) + 1, name="step")),
-                     x_label="step", y_label="loss", height=260)
+    curve.altair_chart(page_classroom.loss_curve(losses), width="stretch")
 
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("first loss", f"{losses[0]:.4f}")
@@ -156,7 +156,7 @@ st.header("What the network learned")
 if ds.n_features == 2:
     st.write("Colour is the model's probability of label 1 on a grid; the white band is the 0.5 boundary. "
              "Circles are training points, triangles held-out test points.")
-    st.altair_chart(boundary_chart(model, prepared), width="stretch")
+    st.altair_chart(page_classroom.chart(boundary_chart(model, prepared)), width="stretch")
 else:
     st.write(f"The data has {ds.n_features} features, so there is no plane to colour. Held-out points on two "
              "features of your choice (label 1: zlib gets the chunk below 30%), crosses where the model is wrong:")
@@ -164,7 +164,7 @@ else:
     names = list(ds.feature_names)
     fx = names.index(f1.selectbox("horizontal", names, index=0, key="train_fx"))
     fy = names.index(f2.selectbox("vertical", names, index=3, key="train_fy"))
-    st.altair_chart(features_chart(model, prepared, names, fx, fy), width="stretch")
+    st.altair_chart(page_classroom.chart(features_chart(model, prepared, names, fx, fy)), width="stretch")
 
 st.header("The graph of one training step")
 # step 1 (the initial weights): after training the loss is flat, so the trained network's gradients are tiny
