@@ -96,7 +96,13 @@ def open_in_playground(source: str, step: int | None = None, *, key: str) -> Non
     import streamlit as st
     from streamlit.errors import StreamlitPageNotFoundError
 
-    params = program_link(source, step)
+    from lucid.expr import ExprError
+
+    try:
+        params = program_link(source, step)
+    except ExprError as err:  # e.g. x = 1e308 overflows in x * x: the Playground would only show this error
+        st.caption(f"No Playground link for these numbers: {err.message}.")
+        return
     help_text = "Step through this graph's backward pass one gradient at a time in the Playground."
     try:
         st.page_link("pages/playground.py", label="Open in Playground", icon=":material/hub:",
