@@ -46,6 +46,15 @@ def test_pitfalls_opens_x_times_x_in_the_playground_at_its_last_step():
     assert final_grads(view.source)["x"] == 6.0
 
 
+def test_in_classroom_mode_the_link_keeps_classroom_mode():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.query_params["classroom"] = "1"
+    at.run()
+    at.switch_page("pages/pitfalls.py").run()
+    (link,) = [e for e in at.get("page_link") if e.proto.label == "Open in Playground"]
+    assert dict(urllib.parse.parse_qsl(link.proto.query_string))["classroom"] == "1"
+
+
 def test_broadcasting_opens_the_same_sum_with_the_same_gradients():
     at = app_at("broadcasting")
     view = linked(at)

@@ -103,6 +103,10 @@ def open_in_playground(source: str, step: int | None = None, *, key: str) -> Non
     except ExprError as err:  # e.g. x = 1e308 overflows in x * x: the Playground would only show this error
         st.caption(f"No Playground link for these numbers: {err.message}.")
         return
+    from lucid.ui.page_classroom import classroom
+
+    if classroom():  # the class keeps its projector view in the Playground
+        params["classroom"] = "1"
     help_text = "Step through this graph's backward pass one gradient at a time in the Playground."
     try:
         st.page_link("pages/playground.py", label="Open in Playground", icon=":material/hub:",
