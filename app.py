@@ -1,7 +1,7 @@
 """Lucid Graph Lab: `streamlit run app.py`. The Playground first, then the classroom pages."""
 import streamlit as st
 
-from lucid.ui import shutdown
+from lucid.ui import classroom_state, shutdown
 
 shutdown.install()  # once per process: SIGTERM ends the server within seconds, even mid-computation
 st.set_page_config(page_title="Lucid Graph Lab", page_icon=":material/hub:", layout="wide")
@@ -25,4 +25,6 @@ pages = [
     st.Page("pages/broadcasting.py", title="Broadcasting", url_path="broadcasting", icon=":material/open_in_full:"),
     st.Page("pages/op_reference.py", title="Op reference", url_path="op_reference", icon=":material/menu_book:"),
 ]
-st.navigation(pages, position="top").run()
+current = st.navigation(pages, position="top")
+classroom_state.follow_link()  # Classroom mode holds on every page and is in every page's link
+current.run()

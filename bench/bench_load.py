@@ -39,7 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.streamlit_client import server, session  # noqa: E402
+from bench.streamlit_client import cpu_seconds, rss_mb, server, session  # noqa: E402
 from lucid import gallery  # noqa: E402
 from lucid.ui import share  # noqa: E402
 
@@ -75,25 +75,6 @@ class Row:
     rss_mb: float = 0.0
     peak_rss_mb: float = 0.0
     wall: float = 0.0
-
-
-def _proc_cpu_seconds(pid: int) -> float:
-    """User + system CPU of ``pid`` and of its children it has waited for (the ``dot`` runs)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    ticks = os.sysconf("SC_CLK_TCK")
-    utime, stime, cutime, cstime = (int(fields[i]) for i in (11, 12, 13, 14))
-    return (utime + stime + cutime + cstime) / ticks
-
-
-def _proc_rss_mb(pid: int) -> tuple[float, float]:
-    """Current and peak resident memory of ``pid`` in MB."""
-    now = peak = 0.0
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            now = int(line.split()[1]) / 1024
-        elif line.startswith("VmHWM:"):
-            peak = int(line.split()[1]) / 1024
-    return now, peak
 
 
 async def _together(barrier: asyncio.Barrier | None, timeout: float) -> None:
@@ -158,15 +139,16 @@ def run_n(n: int, *, link: bool = True, distinct: bool = False, timeout: float =
 
     ``together``: every phase (open, run, click) starts for the whole class at once; otherwise each
     student goes on at their own pace, so late openers compete with early runners."""
-    with server() as (port, pid):
-        cpu0 = _proc_cpu_seconds(pid)
+    with server() as running:
+        port, pid = running.port, running.pid
+        cpu0 = cpu_seconds(pid)
         t0 = time.perf_counter()
         students = _run_async(asyncio.wait_for(_crowd(port, n, link=link, distinct=distinct, timeout=timeout,
                                                       together=together),
                                                timeout=timeout * 4))
         wall = time.perf_counter() - t0
-        cpu = _proc_cpu_seconds(pid) - cpu0
-        rss, peak = _proc_rss_mb(pid)
+        cpu = cpu_seconds(pid) - cpu0
+        rss, peak = rss_mb(pid)
     return Row(n, students, cpu, rss, peak, wall)
 
 

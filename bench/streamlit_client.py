@@ -18,7 +18,8 @@ Chromium session of this app:
   ``{"event": name, "value": ...}``.
 
 ``server()`` starts ``streamlit run app.py`` on a free loopback port (its own process group, always
-stopped); ``Session`` is one tab. Every wait is bounded.
+stopped; optionally through a test's launcher, with more environment or under a memory cap); ``Session``
+is one tab. Every wait is bounded. The benches and the real-server tests all use this one module.
 """
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ import sys
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,39 +59,94 @@ def healthy(port: int) -> bool:
         return False
 
 
-@contextlib.contextmanager
-def server(start_timeout: float = 120.0, *, log: Path | None = None,
-           extra_args: tuple[str, ...] = ()) -> Iterator[tuple[int, int]]:
-    """``streamlit run app.py`` on a free loopback port, in its own process group; yields ``(port, pid)``.
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of ``pid`` and of its children it has waited for (the ``dot`` runs)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    utime, stime, cutime, cstime = (int(fields[i]) for i in (11, 12, 13, 14))
+    return (utime + stime + cutime + cstime) / ticks
 
-    Always stopped: SIGTERM to the group, SIGKILL after 15 s. ``log`` keeps the server's output
-    (its tracebacks, if any); ``extra_args`` are more ``--option value`` pairs for ``streamlit run``.
+
+def rss_mb(pid: int) -> tuple[float, float]:
+    """Current (``VmRSS``) and peak (``VmHWM``) resident memory of ``pid`` in MB."""
+    now = peak = 0.0
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            now = int(line.split()[1]) / 1024
+        elif line.startswith("VmHWM:"):
+            peak = int(line.split()[1]) / 1024
+    return now, peak
+
+
+@dataclass
+class Server:
+    """A running ``streamlit run``: where it listens, its process (the group leader) and its output."""
+
+    port: int
+    process: subprocess.Popen
+    log: Path | None = None
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def output(self, last: int = 3000) -> str:
+        """The end of the server's output (its tracebacks, if any), for a failure message."""
+        return self.log.read_text(errors="replace")[-last:] if self.log is not None and self.log.exists() else ""
+
+
+def stop(process: subprocess.Popen) -> None:
+    """SIGTERM the server's process group, SIGKILL what is left after 15 s; the leader is reaped."""
+    if process.returncode is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=15)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)  # the leader is reaped only below, so the group id is still ours
+    process.wait()
+
+
+def _address_space_cap(limit: int):
+    """A ``preexec_fn`` that caps the server's (and its ``dot`` children's) address space at ``limit`` bytes."""
+    def cap() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    return cap
+
+
+@contextlib.contextmanager
+def server(script: str = "app.py", *, start_timeout: float = 120.0, log: Path | None = None,
+           launcher: Sequence[str] = (), env: dict[str, str] | None = None, extra_args: tuple[str, ...] = (),
+           memory_limit: int | None = None) -> Iterator[Server]:
+    """``streamlit run script`` on a free loopback port, in its own process group; yields its ``Server``.
+
+    Always stopped (``stop``). ``log`` keeps the server's output (its tracebacks, if any); ``launcher``
+    replaces ``python -m streamlit`` (a test's counting launcher takes the same arguments); ``env`` is
+    added to this process's environment; ``extra_args`` are more ``--option value`` pairs for
+    ``streamlit run``; ``memory_limit`` caps the server's address space (``RLIMIT_AS``), in bytes.
     """
     port = free_port()
-    out = open(log, "wb") if log is not None else subprocess.DEVNULL  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(  # noqa: S603 - our own interpreter and app
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none", *extra_args],
-        cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    command = [*(launcher or (sys.executable, "-m", "streamlit")), "run", script, "--server.headless", "true",
+               "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
+               "--server.fileWatcherType", "none", *extra_args]
+    with open(log, "wb") if log is not None else contextlib.nullcontext(subprocess.DEVNULL) as out:
+        process = subprocess.Popen(  # noqa: S603 - our own interpreter, script and options
+            command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}, stdout=out,
+            stderr=subprocess.STDOUT, start_new_session=True,
+            preexec_fn=_address_space_cap(memory_limit) if memory_limit else None)  # noqa: PLW1509
+    running = Server(port, process, log)
     try:
         deadline = time.monotonic() + start_timeout
         while not healthy(port):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the Streamlit server did not start")
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the Streamlit server did not start:\n{running.output()}")
             time.sleep(0.2)
-        yield port, proc.pid
+        yield running
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        if log is not None:
-            out.close()
+        stop(process)
 
 
 @dataclass
@@ -112,6 +168,11 @@ class Run:
     @property
     def markdown(self) -> list[str]:
         return [m.body for m in self.of_type("markdown")]
+
+    @property
+    def alerts(self) -> list[str]:
+        """What ``st.warning`` / ``st.info`` / ``st.error`` said (a refusal's message, say)."""
+        return [a.body for a in self.of_type("alert")]
 
     @property
     def player(self) -> Any | None:
@@ -149,6 +210,12 @@ class Session:
         for state in extra:
             rerun.widget_states.widgets.append(state)
         return msg.SerializeToString()
+
+    async def clear_cache(self) -> None:
+        """Streamlit's ``clear_cache`` BackMsg, which any client may send (the browser's "Clear cache" menu)."""
+        msg = self.BackMsg()
+        msg.clear_cache = True
+        await self.ws.send(msg.SerializeToString())
 
     async def rerun(self, *extra: Any) -> None:
         await self.ws.send(self.rerun_message(*extra))

@@ -13,7 +13,7 @@ KEY = "pg"
 
 ensure_navigation()
 
-view_link.restore_view(KEY)  # a shared link's view (classroom, style, options, speed), on a session's first run
+view_link.enter(KEY)  # entering (a link, a reload, Back, a return through the menu): the URL's view and program
 view = controls.view_controls(KEY)
 view_link.publish_view(KEY)
 classroom.apply_style(view.classroom)
@@ -25,13 +25,15 @@ with (view.lead or st.container()), st.expander("Program", expanded=not view.cla
                       keep_result=False)
 
 if analysis is None:
+    view_link.remember(KEY)
     st.info("Run a program to see its graph.")
     st.stop()
 
 on_program_shown(KEY, analysis)
 lesson_view.after_program_shown(KEY, analysis)  # a lesson's link opens at its step
+view_link.remember(KEY)
 backward_stepper(KEY, analysis, view.options, seconds=view.seconds_per_step, classroom=view.classroom,
-                 share_url=True, zoom=view.zoom, lesson=lesson_view.player_lesson(KEY),
+                 share_url=True, zoom=view.zoom, resume=view_link.resumed(KEY), lesson=lesson_view.player_lesson(KEY),
                  on_lesson=lambda direction: lesson_view.move(KEY, direction))
 inputs_table(analysis, INPUT_ROWS)
 lesson_view.lesson_panel(KEY)

@@ -70,6 +70,11 @@ def count_calls(log: Path, busy_name: str | None = None, busy_in: str = "script"
         setattr(module, name, functools.wraps(real)(counted))
 
 
+def launcher(log: Path) -> list[str]:
+    """What runs ``streamlit`` through this file, counting into ``log`` (``bench.streamlit_client.server``)."""
+    return [sys.executable, str(Path(__file__).resolve()), str(log)]
+
+
 def counts(log: Path) -> dict[str, int]:
     """How many times each counted function ran so far."""
     found = {name: 0 for name in COUNTED.values()}

@@ -96,6 +96,26 @@ def test_analysis_bytes_counts_the_arrays_a_trace_keeps():
     assert an.analysis_bytes(small) < 100000
 
 
+def test_analysis_bytes_counts_the_records_of_a_trace_of_many_steps():
+    """A stack of 3,900 scalars keeps almost no arrays but 3,903 step records: the shared cache must see them
+    (before, it counted 0.2 MB of the 1.9 MB such an analysis keeps, so 48 of them passed the budget unseen)."""
+    import gc
+    import tracemalloc
+
+    source = "a=randn()+7\ny=stack([" + ",".join(["a"] * 3900) + "])\ny.sum()"
+    an.analyze("a=randn()+1\ny=stack([a,a])\ny.sum()")  # first-call setup is not the analysis's
+    gc.collect()
+    tracemalloc.start()
+    try:
+        analysis = an.analyze(source)
+        gc.collect()
+        kept, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(analysis.trace.steps) == 3903
+    assert kept / 2 <= an.analysis_bytes(analysis) <= 2 * kept
+
+
 def test_at_most_max_concurrent_different_programs_compute_at_once():
     cache: SharedCache[int] = SharedCache(max_entries=16, max_concurrent=2)
     running, peak = [0], [0]

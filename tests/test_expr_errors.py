@@ -38,12 +38,12 @@ ERRORS = [
     ("...", "'...' is only allowed inside an index, like x[..., 0]", 1, 1, "syntax"),
     ("x = randn(3)\nx[]", "empty index: write x[0], x[:, 1] or x[[0, 2]]", 2, 2, "syntax"),
     # ----- characters ---------------------------------------------------------------------
-    ("\uff58 = 1", "character '\uff58' (U+FF58 FULLWIDTH LATIN SMALL LETTER X) is not allowed: use plain ASCII "
-     "letters, digits, operators and spaces", 1, 1, "character"),
-    ("x = 1\ny = x\x00", "character (U+0000) is not allowed: use plain ASCII letters, digits, operators and spaces",
-     2, 6, "character"),
-    ("x = 1 # caf\u00e9", "character '\u00e9' (U+00E9 LATIN SMALL LETTER E WITH ACUTE) is not allowed: use plain "
-     "ASCII letters, digits, operators and spaces", 1, 12, "character"),
+    ("\uff58 = 1", "character '\uff58' (U+FF58 FULLWIDTH LATIN SMALL LETTER X) is a variant of 'x': type 'x' "
+     "instead (names are compared after Unicode NFKC normalisation, so both would be one name)", 1, 1, "character"),
+    ("x = 1\ny = x\x00", "character (U+0000) is not allowed: only ordinary spaces, tabs and new lines may separate "
+     "code", 2, 6, "character"),
+    ("x = 1 # caf\u00e9\u202e", "character (U+202E RIGHT-TO-LEFT OVERRIDE) is not allowed: it changes the order in "
+     "which text is displayed, so the program would not read as it runs", 1, 13, "character"),
     # ----- names --------------------------------------------------------------------------
     ("tanhh(1)", "unknown function 'tanhh'; did you mean 'tanh'?", 1, 1, "name"),
     ("x = 1\ny = xx + 1", "name 'xx' is not defined; did you mean 'x'?", 2, 5, "name"),
@@ -167,7 +167,7 @@ def test_caret_follows_tabs_in_the_line():
 def test_caret_line_replaces_characters_that_cannot_be_shown():
     with pytest.raises(ExprError) as info:
         run("x = 1 +\x00 2")
-    assert info.value.caret_text() == "x = 1 +? 2\n       ^"
+    assert info.value.caret_text() == "x = 1 +\ufffd 2\n       ^"
 
 
 def test_long_lines_are_cut_to_a_window_around_the_spot():

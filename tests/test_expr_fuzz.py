@@ -105,3 +105,36 @@ def test_well_typed_looking_expressions_give_a_program_or_an_expr_error(expressi
     assert_well_formed(result, source)
     if isinstance(result, Program):  # the re-runnable function reproduces the output exactly
         np.testing.assert_array_equal(result.function()(*result.inputs).data, result.output.data)
+
+
+TRICKY = ("가중치편향입력출력ᄀ\u1161αβвесаеоxyzW1_ "
+          "×·⋅−÷²⁻³¹⁰ （）＝ｘµ٣\u00a0\u3000\u200b\u200d\u202e\u2066\u3164\ufe0f\u0301😀#\n=+-*/()[],.0123456789")
+
+
+@FUZZ
+@given(st.text(max_size=200))
+def test_the_tokenizer_raises_nothing_but_expr_error_on_any_unicode(source):
+    from lucid.expr.limits import DEFAULT_LIMITS
+    from lucid.expr.tokens import tokenize
+
+    try:
+        tokens = tokenize(source.replace("\r\n", "\n"), DEFAULT_LIMITS)
+    except ExprError as err:
+        assert err.kind in ("character", "syntax", "name", "limit"), err.message
+        assert "^" in err.caret_text()
+    else:
+        assert tokens[-1].kind == "end"
+
+
+@FUZZ
+@given(st.text(alphabet=TRICKY, max_size=80))
+def test_mixed_script_text_gives_a_program_or_an_error_whose_caret_shows_no_invisible_character(source):
+    result = outcome(source)
+    assert_well_formed(result, source)
+    if isinstance(result, ExprError):
+        text, caret = result.caret_text().split("\n")
+        assert not any(ch in text for ch in "\u200b\u200d\u202e\u2066\u3164\ufe0f\u00a0")
+        assert set(caret) <= {" ", "\t", "^"}
+    else:
+        for name in result.variables:
+            assert name.isidentifier() and not name.startswith("_")

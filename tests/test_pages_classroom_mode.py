@@ -51,9 +51,9 @@ def test_outside_classroom_mode_a_page_keeps_its_usual_type(name):
     assert all("labelFontSize" not in spec.get("config", {}).get("axis", {}) for spec in chart_specs(at))
 
 
-def test_the_playgrounds_toggle_decides_over_the_link():
-    assert page_classroom.is_on({"pg_classroom": True}, {}) is True
-    assert page_classroom.is_on({"pg_classroom": False}, {"classroom": "1"}) is False
+def test_the_sessions_classroom_setting_decides_over_the_link():
+    assert page_classroom.is_on({"lucid_classroom": True}, {}) is True
+    assert page_classroom.is_on({"lucid_classroom": False}, {"classroom": "1"}) is False
     assert page_classroom.is_on({}, {"classroom": "1"}) is True
     assert page_classroom.is_on({}, {"classroom": "yes"}) is False
 

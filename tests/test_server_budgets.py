@@ -190,3 +190,35 @@ def test_a_graph_too_costly_to_animate_in_full_is_played_collapsed():
     except AnimationTooCostly:
         pytest.fail("600 inputs still fit the budget when drawn collapsed")
     assert plan.view is not None and plan.work.fits
+
+
+def test_a_program_is_checked_for_its_cost_before_it_runs():
+    from lucid.expr.program import predicted_cost
+
+    small = predicted_cost("a = 2.0\nb = -3.0\ntanh(a * b + 1)")
+    large = predicted_cost("x = randn(1000, 1000)\n(tanh(x) * x).sum()")
+    assert small is not None and small <= shared.CHEAP_ANALYSIS < large
+    assert predicted_cost("x = (") is None  # does not check: running it raises its own ExprError
+
+
+def test_a_cheap_program_is_analysed_while_a_near_limit_one_holds_the_expensive_lane():
+    source = "a = 1.25\nb = -0.5\nsigmoid(a * b) * a"
+    shared.ANALYSES.clear()
+    done = threading.Event()
+    with shared.ANALYSIS_LANES.costly:
+        worker = threading.Thread(target=lambda: (shared.shared_analysis(source), done.set()))
+        worker.start()
+        worker.join(60)
+        assert done.is_set()
+
+
+def test_near_limit_programs_are_analysed_one_at_a_time():
+    source = "x = randn(1000, 1000)\n(tanh(x) * x).sum()"
+    shared.ANALYSES.clear()
+    done = threading.Event()
+    with shared.ANALYSIS_LANES.costly:
+        worker = threading.Thread(target=lambda: (shared.shared_analysis(source), done.set()))
+        worker.start()
+        assert not done.wait(0.5)  # waits for the expensive lane
+    worker.join(120)
+    assert done.is_set()

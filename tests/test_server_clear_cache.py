@@ -6,28 +6,33 @@ real server with a raw client, counting the work the server does (not timing it)
 """
 from __future__ import annotations
 
+import asyncio
 import re
 
-from tests.live_server import ROOT, Tab, live_server
-from tests.serve_counted import counts
+from bench.streamlit_client import ROOT, server, session
+from tests.serve_counted import counts, launcher
+
+TIMEOUT = 180.0
 
 
 def test_a_clear_cache_message_leaves_the_train_pages_shared_work_cached(tmp_path):
     log = tmp_path / "work.log"
-    with live_server(tmp_path, count_log=log) as server, Tab(server.port) as student, Tab(server.port) as other:
-        student.open("train_mlp")
-        assert student.until_finished() == []
-        warm = counts(log)
-        assert warm["step_graphs"] == 1 and warm["compare_tensor_scalar"] == 1 and warm["load"] >= 1
 
-        clear = student.BackMsg()
-        clear.clear_cache = True
-        student.send(clear)
-        student.open("train_mlp")  # the same connection: handled after the clear message
-        assert student.until_finished() == []
-        other.open("train_mlp")  # and a classmate's fresh session
-        assert other.until_finished() == []
-        assert counts(log) == warm  # nothing was computed again
+    async def visit(port: int):
+        async with session(port, page="train_mlp", timeout=TIMEOUT) as student:
+            first = await student.run(timeout=TIMEOUT)
+            warm = counts(log)
+            await student.clear_cache()
+            again = await student.run(timeout=TIMEOUT)  # the same connection: handled after the clear message
+        async with session(port, page="train_mlp", timeout=TIMEOUT) as other:  # and a classmate's fresh session
+            fresh = await other.run(timeout=TIMEOUT)
+        return warm, [first.exceptions, again.exceptions, fresh.exceptions]
+
+    with server(log=tmp_path / "server.log", launcher=launcher(log)) as running:
+        warm, exceptions = asyncio.run(visit(running.port))
+    assert exceptions == [[], [], []]
+    assert warm["step_graphs"] == 1 and warm["compare_tensor_scalar"] == 1 and warm["load"] >= 1
+    assert counts(log) == warm  # nothing was computed again
 
 
 def test_no_page_keeps_shared_work_in_a_cache_any_client_can_clear():

@@ -6,6 +6,7 @@ watchdog (``lucid.ui.shutdown``, installed by ``app.py``) ends the process short
 """
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -13,9 +14,9 @@ import threading
 
 import pytest
 
+from bench.streamlit_client import server, session
 from lucid.ui import shutdown
-from tests.live_server import Tab, live_server
-from tests.serve_counted import BUSY_SECONDS
+from tests.serve_counted import BUSY_SECONDS, launcher
 
 
 @pytest.mark.parametrize("where", ["script", "worker"],
@@ -23,21 +24,24 @@ from tests.serve_counted import BUSY_SECONDS
 def test_a_server_stops_within_5_s_of_sigterm_while_a_session_is_inside_a_long_computation(tmp_path, where):
     log = tmp_path / "work.log"
     env = {"LUCID_TEST_BUSY": "load", "LUCID_TEST_BUSY_IN": where}
-    with live_server(tmp_path, count_log=log, env=env) as server:
-        with Tab(server.port) as student:
-            student.open("train_mlp")  # the page's first shared work (the dataset) now spins for a minute
-            ticker = threading.Event()
+
+    async def stop_while_busy(running) -> int:
+        async with session(running.port, page="train_mlp") as student:
+            await student.rerun()  # the page's first shared work (the dataset) now spins for a minute
             for _ in range(1200):
                 if log.exists() and "load busy" in log.read_text().splitlines():
                     break
-                ticker.wait(0.1)
+                await asyncio.sleep(0.1)
             else:
-                pytest.fail(f"the session never reached the long computation:\n{server.log.read_text()[-2000:]}")
-            os.kill(server.process.pid, signal.SIGTERM)
+                pytest.fail(f"the session never reached the long computation:\n{running.output(2000)}")
+            os.kill(running.pid, signal.SIGTERM)
             try:
-                code = server.process.wait(timeout=5)
+                return running.process.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 pytest.fail(f"still running 5 s after SIGTERM, with {BUSY_SECONDS:.0f} s of work left to do")
+
+    with server(log=tmp_path / "server.log", launcher=launcher(log), env=env) as running:
+        code = asyncio.run(stop_while_busy(running))
     assert code == 0
 
 

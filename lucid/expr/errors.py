@@ -7,6 +7,8 @@ traceback.
 """
 from __future__ import annotations
 
+import unicodedata
+
 # Kinds, so callers can react without parsing messages.
 KINDS = ("character", "syntax", "name", "argument", "shape", "limit", "numeric", "internal")
 
@@ -32,20 +34,40 @@ class ExprError(Exception):
         self.kind = kind
         self.length = max(1, int(length))
 
+    def caret_cells(self) -> tuple[list[tuple[str, int]], int, int, bool, bool]:
+        """The shown stretch of the line as (character, columns) cells, the caret's first cell and its
+        width in cells, and whether text was cut before / after the stretch.
+
+        A wide character (East Asian Width W or F: a Hangul syllable, a CJK ideograph) takes two
+        columns, a combining mark none; characters that cannot be shown become U+FFFD.
+        """
+        cells = [_cell(ch) for ch in self.source_line]
+        at = min(self.col - 1, len(cells))
+        start = 0
+        if sum(w for _, w in cells) > _WINDOW:
+            # keep the caret near the middle, without leaving the end of the window empty
+            while start < at and sum(w for _, w in cells[start:at]) > _WINDOW // 2 \
+                    and sum(w for _, w in cells[start + 1:]) >= _WINDOW:
+                start += 1
+        end = start
+        used = 0
+        while end < len(cells) and used + cells[end][1] <= _WINDOW:
+            used += cells[end][1]
+            end += 1
+        end = max(end, min(len(cells), at + 1))
+        width = max(1, min(self.length, end - at))
+        return cells[start:end], at - start, width, start > 0, end < len(cells)
+
     def caret_text(self) -> str:
         """The offending line (cut to a window around the spot) and a caret line under it."""
-        text = "".join(ch if ch == "\t" or " " <= ch <= "~" else "?" for ch in self.source_line)
-        start = 0
-        if len(text) > _WINDOW:
-            start = max(0, min(self.col - 1 - _WINDOW // 2, len(text) - _WINDOW))
-        shown = text[start:start + _WINDOW]
-        prefix = "..." if start > 0 else ""
-        suffix = "..." if start + _WINDOW < len(text) else ""
-        offset = self.col - 1 - start
-        pad = "".join("\t" if ch == "\t" else " " for ch in shown[:offset])
-        pad += " " * (offset - len(shown[:offset]))
-        width = max(1, min(self.length, len(shown) - offset))
-        return f"{prefix}{shown}{suffix}\n{' ' * len(prefix)}{pad}{'^' * width}"
+        cells, at, width, cut_before, cut_after = self.caret_cells()
+        prefix = "..." if cut_before else ""
+        suffix = "..." if cut_after else ""
+        shown = "".join(ch for ch, _ in cells)
+        pad = "".join("\t" if ch == "\t" else " " * w for ch, w in cells[:at])
+        pad += " " * (at - len(cells[:at]))
+        carets = "^" * max(1, sum(w for _, w in cells[at:at + width]))
+        return f"{prefix}{shown}{suffix}\n{' ' * len(prefix)}{pad}{carets}"
 
     def __str__(self) -> str:
         return f"{self.message} (line {self.line}, column {self.col})\n{self.caret_text()}"
@@ -68,3 +90,19 @@ def line_text(source: str, line: int) -> str:
             return ""
     end = source.find("\n", start)
     return source[start:] if end < 0 else source[start:end]
+
+
+def _cell(ch: str) -> tuple[str, int]:
+    """How a character of the source line is shown in a caret display, and how many columns it takes."""
+    if ch == "\t":
+        return ch, 1
+    if not ch.isprintable() or _invisible(ch):
+        return "\ufffd", 1
+    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me"):
+        return ch, 0
+    return ch, 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def _invisible(ch: str) -> bool:
+    from lucid.expr.characters import is_ignorable  # errors.py is imported by everything: keep it light
+    return is_ignorable(ch)

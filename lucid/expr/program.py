@@ -126,6 +126,25 @@ class Program:
         return f"Program(output shape {self.output.shape}, variables: {names}, {len(self.inputs)} input(s))"
 
 
+def predicted_cost(source: str, *, limits: Limits | None = None) -> int | None:
+    """What running ``source`` and recording its backward pass will cost, in elements, before any of it runs.
+
+    Parses and checks the program only (nothing is allocated): the elements of its tensors and gradients,
+    the matrix multiply-adds, each op's fixed overhead (``OP_OVERHEAD_ELEMENTS``) and what the backward
+    record keeps. ``None`` when the program does not check (running it will raise its ``ExprError``).
+    A server uses it to keep cheap programs from queueing behind expensive ones.
+    """
+    limits = limits or DEFAULT_LIMITS
+    if not isinstance(source, str) or len(source) > limits.max_source_chars:
+        return None
+    try:
+        text = source.replace("\r\n", "\n")
+        plan = compile_program(parse(tokenize(text, limits), text, limits), text, limits)
+    except (ExprError, RecursionError):
+        return None
+    return plan.total_elements + plan.matmul_work + OP_OVERHEAD_ELEMENTS * plan.graph_nodes + plan.trace_elements
+
+
 def run(source: str, *, seed: int = 0, limits: Limits | None = None) -> Program:
     """Parse, check and evaluate ``source``; raise ``ExprError`` for any problem at all.
 

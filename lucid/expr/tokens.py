@@ -1,9 +1,11 @@
 """Characters -> tokens, refusing everything outside the language at its exact spot.
 
-Only printable ASCII, tab and newline may appear anywhere (comments included):
-this rules out look-alike letters that Python would quietly normalise to ASCII
-names, NUL bytes, right-to-left marks and the like. The tokenizer also matches
-brackets, so "'(' was never closed" points at the bracket that was opened.
+Names may be written in any script, as in Python (``가중치 = 2.0``), and
+comments may hold any visible text; ``lucid.expr.characters`` says which
+characters are refused and why (invisible ones, text-reordering ones,
+look-alike variants, names mixing scripts). The operators the app prints
+(``×``, ``·``, ``−``, ``÷``) read as ``*``, ``-``, ``/``. The tokenizer also
+matches brackets, so "'(' was never closed" points at the bracket that was opened.
 """
 from __future__ import annotations
 
@@ -12,6 +14,15 @@ import re
 import unicodedata
 from typing import NamedTuple
 
+from lucid.expr.characters import (
+    OPERATOR_ALIASES,
+    SUPERSCRIPTS,
+    describe,
+    is_name_char,
+    is_name_start,
+    name_problem,
+    refusal,
+)
 from lucid.expr.errors import ExprError, line_text, position_of
 from lucid.expr.limits import Limits
 
@@ -32,9 +43,8 @@ _TOKEN = re.compile(r"""
 | (?P<comment>\#[^\n]*)
 | (?P<newline>\n)
 | (?P<number>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?)
-| (?P<name>[A-Za-z_][A-Za-z0-9_]*)
 | (?P<op>\*\*|<=|>=|==|!=|\.\.\.|[-+*/@()\[\],=:.<>])
-""", re.VERBOSE)
+""", re.VERBOSE | re.ASCII)
 
 # Python spellings the language deliberately leaves out, tried before _TOKEN.
 _FORBIDDEN = re.compile(r":=|//|\*\*=|[-+*/@%&|^]=|<<|>>|->")
@@ -60,7 +70,9 @@ _CHAR_MESSAGES = {
     "~": "'~' is not supported",
     "!": "'!' is not supported; for 'not equal' use '!='",
 }
-_NUMBER_TAIL = re.compile(r"[A-Za-z0-9_.]+")
+# What people paste from word processors and math text, and what to type instead.
+_LOOKALIKES = {"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2217": "*",
+               "\u2044": "/", "\u2215": "/", "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'}
 _OPENERS = {"(": ")", "[": "]"}
 _CLOSERS = {")": "(", "]": "["}
 
@@ -86,10 +98,7 @@ def fail(source: str, offset: int, message: str, kind: str = "syntax", length: i
 
 def describe_char(ch: str) -> str:
     """A safe, readable description of a character that is not allowed."""
-    code = f"U+{ord(ch):04X}"
-    name = unicodedata.name(ch, "")
-    shown = repr(ch) if ch.isprintable() and ch.strip() else ""
-    return " ".join(part for part in (shown, f"({code}{' ' + name if name else ''})") if part)
+    return describe(ch)
 
 
 def check_text(source: str, limits: Limits) -> None:
@@ -105,11 +114,10 @@ def check_text(source: str, limits: Limits) -> None:
             cut = source.index("\n", cut) + 1
         raise fail(source, cut, f"the program has too many lines: {lines} (the limit is {limits.max_lines})",
                    "limit")
-    bad = _BAD_CHAR.search(source)
-    if bad:
-        ch = bad.group()
-        raise fail(source, bad.start(), f"character {describe_char(ch)} is not allowed: "
-                   "use plain ASCII letters, digits, operators and spaces", "character")
+    for bad in _BAD_CHAR.finditer(source):
+        message = refusal(bad.group())
+        if message:
+            raise fail(source, bad.start(), message, "character")
 
 
 def tokenize(source: str, limits: Limits) -> list[Token]:
@@ -126,6 +134,20 @@ def tokenize(source: str, limits: Limits) -> list[Token]:
             message = _FORBIDDEN_MESSAGES.get(text) or (
                 f"augmented assignment '{text}' is not supported; write name = name {text[:-1]} ...")
             raise fail(source, pos, message, length=len(text))
+        ch = source[pos]
+        if is_name_start(ch):
+            end = pos + 1
+            while end < n and is_name_char(source[end]):
+                end += 1
+            tokens.append(_name_token(source, pos, end, line, col))
+            pos = end
+            continue
+        if not ch.isascii():
+            if ch not in OPERATOR_ALIASES:
+                raise _foreign(source, pos, tokens, line_start)
+            tokens.append(Token("op", OPERATOR_ALIASES[ch], line, col))
+            pos += 1
+            continue
         m = _TOKEN.match(source, pos)
         if m is None:
             ch = source[pos]
@@ -136,20 +158,13 @@ def tokenize(source: str, limits: Limits) -> list[Token]:
                 tokens.append(Token("newline", text, line, col))
             line, line_start = line + 1, m.end()
         elif kind == "number":
-            tail = _NUMBER_TAIL.match(source, m.end())
-            if tail:
-                whole = text + tail.group()
+            tail = m.end()
+            while tail < n and (source[tail] == "." or is_name_char(source[tail])):
+                tail += 1
+            if tail > m.end():
+                whole = source[pos:tail]
                 raise fail(source, pos, f"invalid number {whole!r}: write plain decimal numbers such as 3, 0.5 "
                            "or 1e-3", length=len(whole))
-            tokens.append(Token(kind, text, line, col))
-        elif kind == "name":
-            if len(text) > MAX_NAME_LENGTH:
-                raise fail(source, pos, f"names can be at most {MAX_NAME_LENGTH} characters long", "name", len(text))
-            if text.startswith("_"):
-                raise fail(source, pos, f"names starting with '_' are not allowed ({text!r})", "name", len(text))
-            if text in _KEYWORDS:
-                message = KEYWORD_MESSAGES.get(text, f"'{text}' is not supported")
-                raise fail(source, pos, message, length=len(text))
             tokens.append(Token(kind, text, line, col))
         elif kind == "op":
             if text in _OPENERS:
@@ -169,3 +184,70 @@ def tokenize(source: str, limits: Limits) -> list[Token]:
     tokens.append(Token("newline", "", line, col))
     tokens.append(Token("end", "", line, col))
     return tokens
+
+
+def _name_token(source: str, start: int, end: int, line: int, col: int) -> Token:
+    """A name in NFC form (invisible differences removed), or the reason it cannot be one."""
+    typed = source[start:end]
+    problem = name_problem(typed)
+    if problem:
+        at, message = problem
+        raise fail(source, start + at, message, "character")
+    text = unicodedata.normalize("NFC", typed)
+    if len(text) > MAX_NAME_LENGTH:
+        raise fail(source, start, f"names can be at most {MAX_NAME_LENGTH} characters long", "name", len(typed))
+    if text.startswith("_"):
+        raise fail(source, start, f"names starting with '_' are not allowed ({text!r})", "name", len(typed))
+    if text in _KEYWORDS:
+        message = KEYWORD_MESSAGES.get(text, f"'{text}' is not supported")
+        raise fail(source, start, message, length=len(typed))
+    return Token("name", text, line, col)
+
+
+def _foreign(source: str, pos: int, tokens: list[Token], line_start: int) -> ExprError:
+    """Why a non-ASCII character that is neither part of a name nor an operator alias cannot be here."""
+    ch = source[pos]
+    if ch in _SUPERSCRIPT_CHARS:
+        return _superscript(source, pos, tokens, line_start)
+    if unicodedata.category(ch) == "Zs":
+        return fail(source, pos, f"character {describe(ch)} is only allowed in comments: use an ordinary space",
+                    "character")
+    if unicodedata.category(ch) == "Nd":
+        return fail(source, pos, f"digit {describe(ch)} is not allowed: use the digits 0-9", "character")
+    plain = _LOOKALIKES.get(ch) or unicodedata.normalize("NFKC", ch)
+    if len(plain) == 1 and " " < plain <= "~":
+        return fail(source, pos, f"character {describe(ch)} is not allowed: type '{plain}' instead", "character")
+    return fail(source, pos, f"character {describe(ch)} is only allowed in comments and names", "character")
+
+
+_SUPERSCRIPT_CHARS = frozenset("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺")
+
+
+def _superscript(source: str, pos: int, tokens: list[Token], line_start: int) -> ExprError:
+    """``2.2 × 10⁻³`` (as the app prints numbers) points at the whole number and says how to type it."""
+    end = pos
+    while end < len(source) and source[end] in _SUPERSCRIPT_CHARS:
+        end += 1
+    run = source[pos:end]
+    power = run.translate(SUPERSCRIPTS)
+    if not any(c.isdigit() for c in power):
+        return fail(source, pos, f"superscript {describe(source[pos])} is not supported", length=len(run))
+    power = power.lstrip("+")
+    ten = tokens[-1] if tokens else None
+    line, _ = position_of(source, pos)
+
+    def offset(tok: Token) -> int:
+        return line_start + tok.col - 1
+
+    if ten is not None and ten.kind == "number" and ten.text == "10" and ten.line == line \
+            and offset(ten) + 2 == pos:
+        before = tokens[-3:-1] if len(tokens) >= 3 else []
+        if len(before) == 2 and before[0].kind == "number" and before[1].text == "*" and before[0].line == line:
+            start = offset(before[0])
+            return fail(source, start, f"'{source[start:end]}' is how the app prints a number; in a program "
+                        f"write {before[0].text}e{power}", length=end - start)
+        start = offset(ten)
+        return fail(source, start, f"'{source[start:end]}' is how the app prints a power of ten; in a program "
+                    f"write 1e{power}", length=end - start)
+    return fail(source, pos, f"superscript {describe(source[pos])} is not supported: for powers write **, "
+                f"like x**{power}", length=len(run))

@@ -441,12 +441,14 @@ function show(ui, p, k, opts) {
   ui.root.dataset.traceStep = String(traceOf(p, k));
   ui.host.dataset.frame = `${p.animId}:${k}`;
   lens(ui, p);
-  if (p.data.share_url && !(opts && opts.noUrl)) urlStep(traceOf(p, k));
+  if (p.data.share_url && !(opts && opts.noUrl)) urlStep(traceOf(p, k), p.data.program_id);
   if (!(opts && opts.noFollow)) keepInView(ui, p, false);
 }
 
-function urlStep(k) {
+function urlStep(k, programId) {
   // The address bar always holds the step on screen, so the link can be shared as it is.
+  // The tab keeps it per program too: a return through the menu arrives at an address without it.
+  try { sessionStorage.setItem('lucid-step:' + programId, String(k)); } catch (e) { /* storage off */ }
   const url = new URL(window.location.href);
   if (url.searchParams.get('step') !== String(k)) {
     url.searchParams.set('step', String(k));
@@ -475,6 +477,12 @@ function speedChoice(ui, p, data) {
     if (p.playing) setPlaying(ui, p, true);
     p.trigger('speed', chosen[0]);
   };
+}
+
+function storedStep(programId, fallback) {
+  let raw = null;
+  try { raw = sessionStorage.getItem('lucid-step:' + programId); } catch (e) { raw = null; }
+  return raw !== null && /^[0-9]+$/.test(raw) ? Number(raw) : fallback;
 }
 
 function setPlaying(ui, p, on) {
@@ -549,7 +557,9 @@ export default function(component) {
   if (p.animId !== data.anim_id) {
     // Same program drawn another way (direction, options, a box opened): stay at the step on screen.
     // Steps cross the server boundary as steps of the backward trace; a collapsed drawing maps them.
-    const keep = !firstTime && p.programId === data.program_id ? traceOf(p, p.step) : data.step;
+    // Back on the page through the menu (``resume``): the step this tab last showed for the program.
+    const keep = !firstTime && p.programId === data.program_id ? traceOf(p, p.step)
+      : (firstTime && data.resume ? storedStep(data.program_id, data.step) : data.step);
     setPlaying(ui, p, false);
     load(ui, p, data);
     p.programId = data.program_id;
@@ -566,7 +576,9 @@ export default function(component) {
   }
   if (data.share_url && p.n > 0) {
     // A rerun that rewrote the URL from the server's side (e.g. a view option) may carry an older step.
-    for (const ms of [0, 300, 1000]) setTimeout(() => { if (root.isConnected) urlStep(traceOf(p, p.step)); }, ms);
+    for (const ms of [0, 300, 1000]) {
+      setTimeout(() => { if (root.isConnected) urlStep(traceOf(p, p.step), p.data.program_id); }, ms);
+    }
   }
   const go = (k) => {
     setPlaying(ui, p, false);
@@ -781,8 +793,9 @@ def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
                      seconds: float, classroom: bool = False, zoom: str | float = "screen",
                      beside: bool = True, follow_first: bool = False, share_url: bool = True,
                      top: int = 60, speeds: dict[str, float] | None = None, speed: str | None = None,
-                     on_speed: Callable[[str], None] | None = None, lesson: dict[str, Any] | None = None,
-                     on_lesson: Callable[[str], None] | None = None, inspector_key: str | None = None) -> None:
+                     on_speed: Callable[[str], None] | None = None, resume: bool = False,
+                     lesson: dict[str, Any] | None = None, on_lesson: Callable[[str], None] | None = None,
+                     inspector_key: str | None = None) -> None:
     """Play ``anim`` in the browser, starting at ``step``; a click on a node is read back with ``take_click``.
 
     Steps in and out (``step``, the ``step`` of a click, the URL's ``step=``) are steps of the backward
@@ -793,7 +806,8 @@ def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
     ``follow_first`` scrolls to the current node on the first picture too (a link that opens at a later step);
     ``top`` is the height of the page's top bar, under which the control bar sticks;
     ``program_id`` names the program (``program_key``): a new drawing of the same program keeps the step on
-    screen, and clicks carry it back.
+    screen, and clicks carry it back; ``resume`` (the page was entered again through the menu) starts at
+    the step this tab last showed for it.
     ``speeds`` (label -> seconds), when given with ``on_speed``, puts the autoplay speed choice in the
     player's bar, showing ``speed``; ``on_speed(label)`` runs when another speed is chosen.
     ``lesson`` (``at``: the link's index, ``where``: "2 / 5", ``title``, ``has_prev``, ``has_next``) shows the
@@ -826,7 +840,7 @@ def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
     data: dict[str, Any] = {"anim": anim.to_json(), "anim_id": animation_id(anim), "step": int(step),
                             "program_id": program_id,
                             "seconds": float(seconds), "classroom": classroom, "zoom": zoom, "beside": beside,
-                            "follow_first": follow_first, "share_url": share_url, "top": top,
+                            "follow_first": follow_first, "share_url": share_url, "top": top, "resume": resume,
                             "keys_help": KEYS_HELP, **sizing(classroom),
                             "speeds": [[k, v] for k, v in (speeds or {}).items()] if on_speed else [],
                             "speed": speed, "lesson": lesson if on_lesson else None,

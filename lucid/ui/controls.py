@@ -10,7 +10,8 @@ from typing import Any
 
 import streamlit as st
 
-from lucid.ui import stepper
+from lucid.ui import classroom_state, stepper, view_link
+from lucid.ui.copy_link import copy_link_button
 from lucid.ui.options import DIRECTIONS, LARGE_MODES, PRESETS, ZOOMS, DrawOptions
 
 
@@ -26,55 +27,70 @@ class ViewSettings:
 
 
 def view_controls(key: str) -> ViewSettings:
-    """Title row: page title, drawing options, classroom toggle (the autoplay speed is in the player's bar).
+    """Title row: page title, drawing options, *Copy link*, classroom toggle (the speed is in the player's bar).
 
-    ``<key>_speed`` (the speed label, the link's ``speed=``) is kept in session state; the player's bar
-    shows and sets it.
+    ``<key>_speed`` (the speed label, the link's ``speed=``) is plain session state, not a widget: the
+    player's bar shows and sets it, and ``lucid.ui.view_link.enter`` sets it from the link.
     """
-    classroom_now = bool(st.session_state.get(f"{key}_classroom"))
-    lead, opts_col, class_col = st.columns([4.0, 1.2, 1.6], vertical_alignment="top" if classroom_now else "bottom")
+    classroom_now = bool(view_link.entered_value(key, "classroom", classroom_state.is_on()))
+    lead, opts_col, link_col, class_col = st.columns([4.0, 1.2, 1.0, 1.6],
+                                                     vertical_alignment="top" if classroom_now else "bottom")
     if not classroom_now:  # on a projector the graph needs the height more: the title folds away
         lead.header("Playground", anchor=False)
         lead.caption("Type a program, run it, then watch the backward pass one gradient at a time.")
-    label = st.session_state[_init(f"{key}_speed", stepper.DEFAULT_SPEED)]
+    label = st.session_state.setdefault(f"{key}_speed", view_link.entered_value(key, "speed", stepper.DEFAULT_SPEED))
     with opts_col.popover("Drawing", icon=":material/tune:", width="stretch"):
         options = draw_options(key)
-        zoom = st.select_slider("Graph size", list(ZOOMS), key=f"{key}_zoom",
+        zoom = st.select_slider("Graph size", list(ZOOMS), **_bound(key, "zoom", next(iter(ZOOMS))),
                                 help="Fit screen keeps the whole graph in view (in Classroom mode the whole "
                                      "graph, with the current node magnified above the explanation); "
                                      "larger sizes scroll and follow the current node.")
+    with link_col:
+        copy_link_button(key)
     with class_col:
-        classroom = st.toggle("Classroom mode", key=f"{key}_classroom",
-                              help="Larger type, the whole graph on screen; the editor folds away.")
+        classroom = st.toggle(classroom_state.LABEL, **_bound(key, "classroom", classroom_state.is_on()),
+                              help="Larger type, the whole graph on screen; the editor folds away. "
+                                   "Kept on every page.")
     return ViewSettings(classroom, options, stepper.seconds_per_step(str(label)), ZOOMS[zoom],
                         lead if classroom_now else None)
 
 
-def _init(widget_key: str, default: object) -> str:
-    """``widget_key``, with ``default`` as its value unless the session (or a shared link) already set one.
+def _bound(key: str, suffix: str, default: object) -> dict[str, object]:
+    """``key=`` and ``value=`` for view widget ``<key>_<suffix>``: the value in effect, else ``default``.
 
-    The widgets take their value from session state only, never from a ``value=`` argument as well:
-    ``lucid.ui.view_link.restore_view`` may have set it from the link before they are drawn.
+    The value is passed in as well as kept under the key. A widget the browser has not mounted yet
+    (the Drawing popover's content while it is closed) is built from the value sent with it, not from
+    the session: without ``value=`` it showed the function's default (unticked boxes, the first
+    option) and sent that back on the next rerun, switching the drawing options off behind the
+    user's back. The value in effect is the widget's own state, or on entering the page the one
+    ``lucid.ui.view_link.enter`` read from the link.
     """
-    st.session_state.setdefault(widget_key, default)
-    return widget_key
+    return {"key": f"{key}_{suffix}", "value": view_link.entered_value(key, suffix, default)}
+
+
+def _index(key: str, suffix: str, choices: dict[str, object]) -> dict[str, object]:
+    """``key=`` and ``index=`` for a radio or selectbox, with the same reason as ``_bound``."""
+    labels = list(choices)
+    value = _bound(key, suffix, labels[0])["value"]
+    return {"key": f"{key}_{suffix}", "index": labels.index(value) if value in labels else 0}
 
 
 def draw_options(key: str) -> DrawOptions:
     """What the graph shows and how it is laid out (a circuit always runs left to right)."""
-    style = st.radio("Style", list(PRESETS), key=f"{key}_preset", horizontal=True,
+    style = st.radio("Style", list(PRESETS), **_index(key, "preset", PRESETS), horizontal=True,
                      help="Circuit: compact, left to right, value above and gradient below each wire, "
                           "as in the CS231n backprop notes.")
     circuit = PRESETS[style] == "circuit"
-    direction = st.radio("Direction", list(DIRECTIONS), key=f"{key}_direction", horizontal=True, disabled=circuit,
+    direction = st.radio("Direction", list(DIRECTIONS), **_index(key, "direction", DIRECTIONS), horizontal=True,
+                         disabled=circuit,
                          help="The Circuit style always runs left to right.")
     if circuit:
         st.caption("Circuits always run left to right.")
     c1, c2 = st.columns(2)
-    values = c1.checkbox("Values", key=_init(f"{key}_values", True))
-    grads = c2.checkbox("Gradients", key=_init(f"{key}_grads", True))
-    shapes = c1.checkbox("Shapes", key=_init(f"{key}_shapes", True))
-    constants = c2.checkbox("Constants", key=_init(f"{key}_constants", True))
-    large = st.selectbox("Large graphs", list(LARGE_MODES), key=f"{key}_large",
+    values = c1.checkbox("Values", **_bound(key, "values", True))
+    grads = c2.checkbox("Gradients", **_bound(key, "grads", True))
+    shapes = c1.checkbox("Shapes", **_bound(key, "shapes", True))
+    constants = c2.checkbox("Constants", **_bound(key, "constants", True))
+    large = st.selectbox("Large graphs", list(LARGE_MODES), **_index(key, "large", LARGE_MODES),
                          help="Compact mode collapses chains of one-input ops and shortens labels.")
     return DrawOptions(DIRECTIONS[direction], values, grads, shapes, constants, LARGE_MODES[large], PRESETS[style])

@@ -10,6 +10,7 @@ Session-state keys all start with the ``key`` argument, so two pages never clash
 """
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -63,10 +64,40 @@ def initial_source(share_url: bool) -> tuple[str, int | None]:
     return gallery.DEFAULT.source, None
 
 
+_CELL = '<span style="display:inline-block;width:{w}ch;text-align:center">{text}</span>'
+_CARET_BOX = ('<pre style="font-family:\'Source Code Pro\',monospace;font-size:0.875rem;line-height:1.6;'
+              'background:rgb(247,247,246);border-radius:0.5rem;padding:1rem;margin:0;overflow-x:auto;'
+              'tab-size:8">{body}</pre>')
+
+
+def caret_html(err: ExprError) -> str:
+    """The line and caret of ``err`` as HTML in which every non-ASCII character takes its exact columns.
+
+    A browser draws a Hangul syllable from a fallback font whose width is not two monospace columns,
+    so a plain-text caret line drifts; fixed-width cells keep the caret under the character it means.
+    """
+    cells, at, width, cut_before, cut_after = err.caret_cells()
+
+    def cell(ch: str, w: int) -> str:
+        text = html.escape(ch)
+        return text if ch.isascii() or w == 0 else _CELL.format(w=w, text=text)
+
+    line = "".join(cell(ch, w) for ch, w in cells)
+    pad = "".join("\t" if ch == "\t" else " " if ch.isascii() else _CELL.format(w=w, text="")
+                  for ch, w in cells[:at])
+    carets = "^" * max(1, sum(w for _, w in cells[at:at + width]))
+    before = "..." if cut_before else ""
+    after = "..." if cut_after else ""
+    return _CARET_BOX.format(body=f"{before}{line}{after}\n{' ' * len(before)}{pad}{carets}")
+
+
 def show_error(err: ExprError) -> None:
     """An ``ExprError`` as a person can act on it: where, what, and the line with a caret."""
     st.error(f"**Line {err.line}, column {err.col}:** {err.message}", icon="⚠️")
-    st.code(err.caret_text(), language=None)
+    if err.source_line.isascii():
+        st.code(err.caret_text(), language=None)
+    else:  # wide characters: columns enforced in HTML (caret_html)
+        st.html(caret_html(err))
 
 
 def editor(key: str, evaluate: Callable[[str], T], *, share_url: bool = False,

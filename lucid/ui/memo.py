@@ -104,17 +104,19 @@ class SharedCache(Generic[V]):
         self.hits = 0
         self.computations = 0
 
-    def get(self, key: Hashable, compute: Callable[[], V], *, should_stop: StopCheck | None = None) -> V:
+    def get(self, key: Hashable, compute: Callable[[], V], *, should_stop: StopCheck | None = None,
+            slots: threading.BoundedSemaphore | None = None) -> V:
         """The value for ``key``, computed by ``compute()`` once for every session asking at the same time.
 
         ``should_stop``: this caller's own wish to stop; while it waits for another session's computation it
         then leaves with ``WaitCancelled`` as soon as the wish turns true. ``compute`` itself is not stopped:
-        use ``get_cancellable`` for work that can stop early.
+        use ``get_cancellable`` for work that can stop early. ``slots``: the compute slots this key takes
+        instead of the cache's own (``max_concurrent``): a lane chosen by the work's predicted cost.
         """
-        return self.get_cancellable(key, lambda _everyone_stopped: compute(), should_stop=should_stop)
+        return self.get_cancellable(key, lambda _everyone_stopped: compute(), should_stop=should_stop, slots=slots)
 
     def get_cancellable(self, key: Hashable, compute: Callable[[StopCheck], V], *,
-                        should_stop: StopCheck | None = None) -> V:
+                        should_stop: StopCheck | None = None, slots: threading.BoundedSemaphore | None = None) -> V:
         """Like ``get`` for long work that polls a stop callback: ``compute(stop)`` gets one that is true only
         once every caller waiting for this key (the owner and each waiter) wants to stop.
 
@@ -137,7 +139,7 @@ class SharedCache(Generic[V]):
                 else:
                     flight.join(mine)
             if owner:
-                return _deliver(self._compute(key, flight, compute))
+                return _deliver(self._compute(key, flight, compute, slots or self._slots))
             try:
                 outcome = flight.wait(mine, self.poll_seconds)
             finally:
@@ -159,9 +161,10 @@ class SharedCache(Generic[V]):
             flight = self._inflight.get(key)
             return 0 if flight is None else flight.waiters()
 
-    def _compute(self, key: Hashable, flight: _Flight, compute: Callable[[StopCheck], V]) -> V | _Raised:
+    def _compute(self, key: Hashable, flight: _Flight, compute: Callable[[StopCheck], V],
+                 slots: threading.BoundedSemaphore | None) -> V | _Raised:
         try:
-            self._acquire_slot(flight)  # raises before holding a slot, so the finally below never over-releases
+            self._acquire_slot(flight, slots)  # raises before holding a slot, so the finally below never over-releases
             try:
                 with self._lock:
                     self.computations += 1
@@ -170,8 +173,8 @@ class SharedCache(Generic[V]):
                 except self.shared_errors as err:
                     outcome = _Raised(err)
             finally:
-                if self._slots is not None:
-                    self._slots.release()
+                if slots is not None:
+                    slots.release()
         except BaseException:  # this owner's failure is its own: the waiters ask again
             with self._lock:
                 self._inflight.pop(key, None)
@@ -190,11 +193,11 @@ class SharedCache(Generic[V]):
             flight.done(outcome)
         return outcome
 
-    def _acquire_slot(self, flight: _Flight) -> None:
+    def _acquire_slot(self, flight: _Flight, slots: threading.BoundedSemaphore | None) -> None:
         """Wait for a compute slot; give up with ``WaitCancelled`` once nobody wants this key any more."""
-        if self._slots is None:
+        if slots is None:
             return
-        while not self._slots.acquire(timeout=self.poll_seconds):
+        while not slots.acquire(timeout=self.poll_seconds):
             if flight.everyone_wants_to_stop():
                 raise WaitCancelled()
 

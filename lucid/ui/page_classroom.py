@@ -3,7 +3,7 @@
 On a projector every page needs what the Playground has: body text at least 18 px (the root font size
 goes to 20 px, and Streamlit sizes text in rem) and charts whose tick labels stay readable from the back
 row (at least 14 px: Vega draws its axes itself, so each chart is configured, ``chart``). Whether
-Classroom mode is on is the Playground's choice (its toggle's session value) or the link's
+Classroom mode is on is the session's setting (``lucid.ui.classroom_state``) or the link's
 ``classroom=1``. ``classroom_fonts`` is pure and tested without Streamlit.
 """
 from __future__ import annotations
@@ -38,11 +38,14 @@ def classroom_fonts(on: bool) -> dict[str, dict[str, int]]:
 
 
 def is_on(session_state: Any, query_params: Any) -> bool:
-    """Classroom mode for this session: the Playground's toggle, else the link's ``classroom=1``."""
-    chosen = session_state.get("pg_classroom")
+    """Classroom mode for this session: the session's setting (``classroom_state``, which app.py keeps in step
+    with the link on every page), else the link's ``classroom=1`` (a page run on its own)."""
+    from lucid.ui.classroom_state import SESSION_KEY, URL_KEY
+
+    chosen = session_state.get(SESSION_KEY)
     if isinstance(chosen, bool):
         return chosen
-    return str(query_params.get("classroom", "0")) == "1"
+    return str(query_params.get(URL_KEY, "0")) == "1"
 
 
 def chart(chart_: alt.TopLevelMixin, on: bool | None = None) -> alt.TopLevelMixin:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lucid.ui import share
+from lucid.ui import share, stepper
 from lucid.ui.analysis import Analysis
 
 
@@ -15,7 +15,8 @@ def on_program_shown(key: str, analysis: Analysis) -> None:
     first_time = shown_key not in st.session_state
     st.session_state[shown_key] = (analysis.source, analysis.seed)
     linked = st.session_state.pop(f"{key}_initial_step", None) if first_time else None
-    st.session_state[f"{key}_step"] = linked if linked is not None else 0
+    # A link may name a step past the program's last one: the URL then says the step that is shown.
+    st.session_state[f"{key}_step"] = stepper.clamp(linked, analysis.n_steps) if linked is not None else 0
     st.session_state[f"{key}_playing"] = False
     params = share.encode(analysis.source, step=st.session_state[f"{key}_step"])
     for stale in (share.PLAIN_KEY, share.PACKED_KEY, "example"):

@@ -2,15 +2,18 @@
 
 A teacher prepares a lesson as a link; whoever opens it gets the same view, not
 only the same program. The link's words (``share.VIEW_DEFAULTS``) are mapped to
-the view widgets' session state here: once when a session starts
-(``restore_view``, before the widgets are drawn) and back into the URL on every
-run (``publish_view``), so the address bar always holds the view on screen.
+the view widgets' session state here: whenever the page is entered (``enter``,
+before the widgets are drawn: a session's first run, a reload, a return from
+another page or through the browser's Back) and back into the URL on every run
+(``publish_view``), so the address bar always holds the view on screen.
+``remember`` keeps that URL in the session for a return through the menu, which
+arrives with a bare address.
 """
 from __future__ import annotations
 
 import streamlit as st
 
-from lucid.ui import share
+from lucid.ui import classroom_state, share
 from lucid.ui.options import DIRECTIONS, LARGE_MODES, PRESETS, ZOOMS
 
 _LARGE_WORDS = {"auto": "Automatic", "compact": "Always compact", "full": "Never compact"}
@@ -50,20 +53,88 @@ def link_view(widgets: dict[str, object]) -> dict[str, str]:
     })
 
 
-def restore_view(key: str) -> None:
-    """On a session's first run, give every view widget its value from the link (or the default)."""
-    done = f"{key}_view_restored"
-    if st.session_state.get(done):
-        return
-    st.session_state[done] = True
-    for suffix, value in widget_values(share.decode_view(st.query_params.to_dict())).items():
-        st.session_state[f"{key}_{suffix}"] = value
+PROGRAM_KEYS = (share.PLAIN_KEY, share.PACKED_KEY, "example")
+VIEW_SUFFIXES = ("classroom", "direction", "large", "speed", "zoom", "preset", *_SHOWN.values())
+"""Session-state key suffixes of the view widgets (``<key>_<suffix>``)."""
+
+
+def link_asks(params: dict[str, str]) -> bool:
+    """Whether a URL names a program or part of the view beyond Classroom mode.
+
+    A page switch through the menu names none of these (at most ``classroom=``, which every page carries).
+    A step alone names nothing: it is a step of no program in particular.
+    """
+    return any(name in params for name in (*PROGRAM_KEYS, *share.VIEW_DEFAULTS) if name != classroom_state.URL_KEY)
+
+
+def entering(key: str) -> bool:
+    """True on a session's first run of the page and on the first run after coming back from another page.
+
+    Streamlit drops a widget's state whenever a run does not draw it; the view widgets are drawn on every
+    run of the page, so their state is missing exactly when the page is entered.
+    """
+    return f"{key}_classroom" not in st.session_state
+
+
+def enter(key: str) -> bool:
+    """On entering the page, set every view widget (and the program and step to show) from the URL.
+
+    The URL is the source of truth: a link, a reload, the browser's Back and Forward all arrive as a URL.
+    A URL that names nothing (the menu's page switch) stands for what this session showed last, which is
+    put back into the address bar first. Classroom mode, when the URL leaves it out, is the session's
+    (``classroom_state``), kept across pages. Returns whether the page was entered.
+    """
+    if not entering(key):
+        return False
+    params = st.query_params.to_dict()
+    remembered = st.session_state.get(f"{key}_link")
+    st.session_state[f"{key}_resumed"] = resumed = not link_asks(params) and bool(remembered)
+    if resumed:
+        # Classroom mode is the session's (it may have changed on another page); the rest is the old link.
+        params = {k: v for k, v in remembered.items() if k != classroom_state.URL_KEY} | (
+            {classroom_state.URL_KEY: params[classroom_state.URL_KEY]} if classroom_state.URL_KEY in params else {})
+        st.query_params.from_dict(params)
+    view = share.decode_view(params)
+    linked = classroom_state.from_link(params)
+    view["classroom"] = "1" if (classroom_state.is_on() if linked is None else linked) else "0"
+    # Handed to the widgets as their value (``lucid.ui.controls``), not set under their keys: a widget
+    # both given a value and set through the Session State API makes Streamlit log a warning.
+    values = widget_values(view)
+    st.session_state[f"{key}_entered_view"] = {f"{key}_{suffix}": value for suffix, value in values.items()}
+    # The speed is no widget (the player's bar sets it): plain session state survives page switches, so the
+    # link's value is put in place here rather than offered to a widget.
+    st.session_state[f"{key}_speed"] = values["speed"]
+    # The program and step come from the URL too: the editor reads it when its text is missing, and the
+    # stepper starts at the linked step for a program it treats as newly shown.
+    st.session_state.pop(f"{key}_source", None)
+    st.session_state.pop(f"{key}_shown", None)
+    return True
+
+
+def entered_value(key: str, suffix: str, default: object) -> object:
+    """The value view widget ``<key>_<suffix>`` shows: its own state, else what the page was entered with."""
+    widget_key = f"{key}_{suffix}"
+    if widget_key in st.session_state:
+        return st.session_state[widget_key]
+    return st.session_state.get(f"{key}_entered_view", {}).get(widget_key, default)
+
+
+def resumed(key: str) -> bool:
+    """Whether this run entered the page through the menu and put back the session's last link (asked once).
+
+    The step in that link is the last one the server heard of; the browser tab knows the one it showed.
+    """
+    return bool(st.session_state.pop(f"{key}_resumed", False))
+
+
+def remember(key: str) -> None:
+    """Keep the URL the page shows now, to put it back when the page is entered again through the menu."""
+    st.session_state[f"{key}_link"] = st.query_params.to_dict()
 
 
 def publish_view(key: str) -> None:
     """Write the view on screen into the URL: non-default keys set, default ones removed."""
-    suffixes = ("classroom", "direction", "large", "speed", "zoom", "preset", *_SHOWN.values())
-    current = {s: st.session_state[f"{key}_{s}"] for s in suffixes if f"{key}_{s}" in st.session_state}
+    current = {s: st.session_state[f"{key}_{s}"] for s in VIEW_SUFFIXES if f"{key}_{s}" in st.session_state}
     params = share.encode_view(link_view(current))
     for name in share.VIEW_DEFAULTS:
         if name not in params and name in st.query_params:
@@ -71,3 +142,5 @@ def publish_view(key: str) -> None:
     changed = {k: v for k, v in params.items() if st.query_params.get(k) != v}
     if changed:
         st.query_params.update(changed)
+    if "classroom" in current:
+        classroom_state.set_on(bool(current["classroom"]))

@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+import unicodedata
 import zipfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -341,6 +342,10 @@ def _shared_palette(build: Callable[[int], Any], count: int) -> Any:
     return montage.quantize(colors=256, method=Image.Quantize.FASTOCTREE)
 
 
+#: Font files with Hangul, Han and Kana (Debian fonts-noto-cjk, fonts-nanum), tried for captions that need them.
+CJK_FONT_FILES = ("NotoSansCJK-Regular.ttc", "NanumGothic.ttf")
+
+
 def caption_font_size(width: int) -> int:
     """Caption text scales with the frame so it stays legible on wide graphs (16 to 40 px)."""
     return max(16, min(40, width // 90))
@@ -351,11 +356,17 @@ def caption_band(width: int) -> int:
     return 2 * caption_font_size(width) + 4
 
 
-def _font(size: int) -> Any:
-    """A TrueType font with the math symbols (∂, Σ) when one is installed, else Pillow's own."""
+def _font(size: int, text: str = "") -> Any:
+    """A TrueType font with the math symbols (∂, Σ) when one is installed, else Pillow's own.
+
+    Captions that name a variable in Hangul or Han (``∂출력/∂가중치``) need a CJK font, which also has ∂ and Σ.
+    """
     from PIL import ImageFont
 
-    for name in ("DejaVuSans.ttf", "LiberationSans-Regular.ttf", "Arial.ttf"):
+    names = ("DejaVuSans.ttf", "LiberationSans-Regular.ttf", "Arial.ttf")
+    if any(unicodedata.east_asian_width(ch) in ("W", "F") for ch in text):
+        names = (*CJK_FONT_FILES, *names)
+    for name in names:
         try:
             return ImageFont.truetype(name, size)
         except OSError:
@@ -399,7 +410,7 @@ def animation_gif(root: Tensor, trace: Trace, *, frame_ms: int = 1200, last_fram
     pngs, plan, windows = render_frames(root, trace, dpi=dpi, caption=caption, slide=_slide_size(slide), held=True,
                                       options=options)
     titles = _captions(trace, caption)
-    font = _font(caption_font_size(plan.canvas[0])) if caption else None
+    font = _font(caption_font_size(plan.canvas[0]), "".join(titles or ())) if caption else None
 
     def build(i: int) -> Any:
         return _frame_image(pngs[i], plan, titles[i] if titles else None, font, windows[i] if windows else None)
@@ -426,7 +437,7 @@ def frames_zip(root: Tensor, trace: Trace, *, dpi: float | None = None, caption:
     pngs, plan, windows = render_frames(root, trace, dpi=dpi, caption=caption, slide=_slide_size(slide), held=False,
                                       options=options)
     titles = _captions(trace, caption)
-    font = _font(caption_font_size(plan.canvas[0])) if caption else None
+    font = _font(caption_font_size(plan.canvas[0]), "".join(titles or ())) if caption else None
     digits = max(3, len(str(len(pngs) - 1)))
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
