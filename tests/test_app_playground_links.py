@@ -20,11 +20,10 @@ def app_at(page: str) -> AppTest:
     return at
 
 
-def linked(at: AppTest) -> share.SharedView:
-    """The program and step of the page's one *Open in Playground* link (a page link to the Playground)."""
-    (link,) = [e for e in at.get("page_link") if e.proto.label == "Open in Playground"]
-    assert link.proto.page.endswith("playground")
-    return share.decode(dict(urllib.parse.parse_qsl(link.proto.query_string)))
+def linked(at: AppTest, key: str) -> share.SharedView:
+    """The program and step the page's *Open in Playground* button opens (the button is on the page)."""
+    assert [b.label for b in at.button if b.key == key] == ["Open in Playground"]
+    return share.decode(at.session_state[f"{key}_opens"])
 
 
 def final_grads(source: str) -> dict[str, np.ndarray]:
@@ -40,7 +39,7 @@ def test_numbers_are_written_as_the_expression_language_reads_them():
 
 def test_pitfalls_opens_x_times_x_in_the_playground_at_its_last_step():
     at = app_at("pitfalls")
-    view = linked(at)
+    view = linked(at, "pitfall_open")
     assert view.source == "x = 3.0\ny = x * x\n"
     assert view.step == 2  # seed, then the two contributions into x
     assert final_grads(view.source)["x"] == 6.0
@@ -51,13 +50,12 @@ def test_in_classroom_mode_the_link_keeps_classroom_mode():
     at.query_params["classroom"] = "1"
     at.run()
     at.switch_page("pages/pitfalls.py").run()
-    (link,) = [e for e in at.get("page_link") if e.proto.label == "Open in Playground"]
-    assert dict(urllib.parse.parse_qsl(link.proto.query_string))["classroom"] == "1"
+    assert at.session_state["pitfall_open_opens"]["classroom"] == "1"
 
 
 def test_broadcasting_opens_the_same_sum_with_the_same_gradients():
     at = app_at("broadcasting")
-    view = linked(at)
+    view = linked(at, "bc_open")
     demo = broadcast_demo((3, 1), (4,), "+")
     grads = final_grads(view.source)
     np.testing.assert_allclose(grads["a"], demo.inputs[0].grad)
@@ -67,7 +65,7 @@ def test_broadcasting_opens_the_same_sum_with_the_same_gradients():
 
 def test_train_opens_the_step_graph_with_its_initial_weights_and_loss():
     at = app_at("train_mlp")
-    view = linked(at)
+    view = linked(at, "train_open")
     analysis = analyze(view.source)
     assert view.step == analysis.n_steps - 1
     names = {t.name for t in analysis.trace.order if t.name}
@@ -75,10 +73,12 @@ def test_train_opens_the_step_graph_with_its_initial_weights_and_loss():
     assert 0.3 < float(analysis.program.output.data) < 1.5  # a BCE of an untrained net: about log 2
 
 
-def test_a_page_run_on_its_own_still_offers_the_link_to_the_playground_address():
+def test_a_page_run_on_its_own_offers_the_playgrounds_address_when_the_button_is_clicked():
     at = AppTest.from_file(str(ROOT / "pages" / "pitfalls.py"), default_timeout=120).run()
     assert not at.exception
-    (button,) = [e for e in at.get("link_button") if e.proto.label == "Open in Playground"]
+    next(b for b in at.button if b.label == "Open in Playground").click().run()
+    assert not at.exception
+    (button,) = [e for e in at.get("link_button") if e.proto.label == "Go to the Playground"]
     query = urllib.parse.urlsplit(button.proto.url)
     assert query.path == "/playground"
     assert dict(urllib.parse.parse_qsl(query.query)) == program_link(square_program(3.0))

@@ -86,34 +86,36 @@ def program_link(source: str, step: int | None = None) -> dict[str, str]:
 
 
 def open_in_playground(source: str, step: int | None = None, *, key: str) -> None:
-    """The *Open in Playground* link for ``source`` (same tab, through the app's navigation).
+    """The *Open in Playground* button for ``source``: the Playground opens in this tab at that program and step.
 
-    A page file run on its own (no navigation, as in unit tests) has no Playground page to link to; it
-    then gets an ordinary link to the Playground's address.
+    A button that switches page (not a page link), so the browser's history gets the Playground only when
+    it is asked for. A page file run on its own (no navigation, as in unit tests) has no Playground page to
+    switch to; a click then offers an ordinary link to the Playground's address.
     """
     import urllib.parse
 
     import streamlit as st
-    from streamlit.errors import StreamlitPageNotFoundError
+    from streamlit.errors import StreamlitAPIException
 
     from lucid.expr import ExprError
+    from lucid.ui.page_classroom import classroom
 
     try:
         params = program_link(source, step)
     except ExprError as err:  # e.g. x = 1e308 overflows in x * x: the Playground would only show this error
         st.caption(f"No Playground link for these numbers: {err.message}.")
         return
-    from lucid.ui.page_classroom import classroom
-
     if classroom():  # the class keeps its projector view in the Playground
         params["classroom"] = "1"
-    help_text = "Step through this graph's backward pass one gradient at a time in the Playground."
+    st.session_state[f"{key}_opens"] = params  # what the button opens (kept for the page's next run and tests)
+    if not st.button("Open in Playground", key=key, icon=":material/hub:",
+                     help="Step through this graph's backward pass one gradient at a time in the Playground."):
+        return
     try:
-        st.page_link("pages/playground.py", label="Open in Playground", icon=":material/hub:",
-                     query_params=params, help=help_text)
-    except StreamlitPageNotFoundError:
-        st.link_button("Open in Playground", f"/playground?{urllib.parse.urlencode(params)}", icon=":material/hub:",
-                       help=help_text, key=key)
+        st.switch_page("pages/playground.py", query_params=params)
+    except StreamlitAPIException:
+        st.link_button("Go to the Playground", f"/playground?{urllib.parse.urlencode(params)}",
+                       icon=":material/hub:", key=f"{key}_address")
 
 
 PLAYGROUND_KEY = "pg"

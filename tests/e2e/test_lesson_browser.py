@@ -102,3 +102,18 @@ def test_the_bars_inspector_button_brings_the_node_inspector_on_screen_in_classr
                            timeout=SLOW)
     bar = page.locator(f"{PLAYER} .lucid-bar").bounding_box()
     assert inspector.bounding_box()["y"] >= bar["y"] + bar["height"] - 1  # not under the sticky bar
+
+
+def test_open_in_playground_from_pitfalls_lands_on_that_graph_at_its_last_step(page, app_url):
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{app_url}/pitfalls")
+    button = page.get_by_role("button", name="Open in Playground")
+    button.wait_for(timeout=SLOW)
+    wait_until_idle(page)
+    button.click()
+    page.wait_for_url("**/playground**", timeout=SLOW)
+    page.wait_for_selector(f"{PLAYER} g.node.current", timeout=SLOW)
+    wait_until_idle(page)
+    page.wait_for_function("sel => document.querySelector(sel).dataset.step === '2'", arg=PLAYER, timeout=SLOW)
+    assert page.locator(".st-key-pg_source textarea").input_value().strip() == "x = 3.0\ny = x * x"
+    assert page.evaluate("() => new URL(location.href).searchParams.get('step')") == "2"
