@@ -15,10 +15,13 @@ from lucid.lessons.broadcasting import (
     shape_cases,
     summed_axes_text,
 )
+from lucid.ui import page_classroom
 from lucid.ui.entry import ensure_navigation
+from lucid.ui.playground_link import broadcast_program, open_in_playground
 from lucid.viz import format_array
 
 ensure_navigation()
+page_classroom.apply_page_style()  # Classroom mode: 20 px type (charts: see page_classroom.chart)
 
 PRESETS = {
     "column and row: (3, 1) with (4,)": ("3, 1", "4"),
@@ -101,6 +104,7 @@ for item in demo.inputs:
         st.success(f"lucid's backward gives the same grad {item.label}.", icon=":material/check_circle:")
     else:
         st.error(f"lucid's backward disagrees: {array_text(item.engine_grad)}")
+open_in_playground(broadcast_program(demo.a, demo.b, op, demo.upstream), key="bc_open")
 
 st.header("The cases of gradient-shape matching")
 st.write("Every gradient an op hands back is brought to its input's shape by one rule, `match_shape`. "

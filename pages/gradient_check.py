@@ -10,11 +10,14 @@ import streamlit as st
 
 from lucid.autograd.gradcheck import GradcheckCancelled
 from lucid.lessons.gradient_check import as_grid, check_program, eps_sweep, sweep_affordable
+from lucid.ui import page_classroom
 from lucid.ui.cancel import session_should_stop
 from lucid.ui.editor import program_editor, session_memo
 from lucid.ui.entry import ensure_navigation
+from lucid.ui.playground_link import use_playground_program
 
 ensure_navigation()
+page_classroom.apply_page_style()  # Classroom mode: 20 px type (charts: see page_classroom.chart)
 
 EPS_CHOICES = [1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10]
 
@@ -50,6 +53,7 @@ st.write("Does backward compute the right thing? Nudge each input number by ±ep
          "|autodiff − numerical| / max(|autodiff|, |numerical|, 0.001) (absolute for tiny "
          "gradients, so a true zero is not reported as 100% off): around 1e-10 means they agree to about ten digits.")
 
+use_playground_program("gc")
 program = program_editor("gc")
 if program is None:
     st.info("Run a program to check its gradients.")
@@ -101,7 +105,8 @@ if tensors:
     for v in tensors:
         st.markdown(f"**{v.name}** · shape `{v.analytic.shape}` · worst relative error `{v.max_rel_error:.2e}` · "
                     f"{'agrees ✓' if v.ok else 'disagrees ✗'}")
-        st.altair_chart(error_heatmap(v.rel_error, f"relative error of ∂L/∂{v.name}"), width="content")
+        st.altair_chart(page_classroom.chart(error_heatmap(v.rel_error, f"relative error of ∂L/∂{v.name}")),
+                        width="content")
         with st.expander(f"numbers for {v.name}"):
             st.dataframe(tensor_table(v), hide_index=True,
                          column_config={"autodiff": st.column_config.NumberColumn(format="%.9f"),
@@ -126,7 +131,7 @@ if points:
         y=alt.Y("worst relative error:Q", scale=alt.Scale(type="log"), axis=alt.Axis(format=".0e")),
         tooltip=[alt.Tooltip("eps:Q", format=".0e"), alt.Tooltip("worst relative error:Q", format=".2e")])
     rule = alt.Chart(pd.DataFrame({"eps": [eps]})).mark_rule(color="#c53030", strokeDash=[4, 4]).encode(x="eps:Q")
-    st.altair_chart((chart + rule).properties(height=280), width="stretch")
+    st.altair_chart(page_classroom.chart((chart + rule).properties(height=280)), width="stretch")
 elif points is None:
     st.caption("(The sweep repeats the whole check for 12 step sizes, so it is skipped for programs with more "
                "than 300 input numbers or much arithmetic.)")

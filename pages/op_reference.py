@@ -6,10 +6,12 @@ import pandas as pd
 import streamlit as st
 
 from lucid.lessons.op_reference import check_all, reference_rows
+from lucid.ui import page_classroom
 from lucid.ui.entry import ensure_navigation
 from lucid.ui.process_cache import process_cache
 
 ensure_navigation()
+page_classroom.apply_page_style()  # Classroom mode: 20 px type (charts: see page_classroom.chart)
 
 
 @process_cache(max_entries=8, spinner="Checking every op against finite differences…")  # no client can clear it

@@ -13,12 +13,15 @@ from lucid.lessons.pitfalls import (
     try_lucid_backward,
     try_recursive_sort,
 )
+from lucid.ui import page_classroom
 from lucid.ui.entry import ensure_navigation
 from lucid.ui.large_graph_view import graph_image
+from lucid.ui.playground_link import open_in_playground, square_program
 from lucid.ui.process_cache import process_cache
 from lucid.viz import to_dot
 
 ensure_navigation()
+page_classroom.apply_page_style()  # Classroom mode: 20 px type (charts: see page_classroom.chart)
 
 
 @process_cache(max_entries=16, spinner="Building the chain and sorting it…")  # a cache no client can clear
@@ -54,6 +57,7 @@ st.write("lucid's graph of `y = x*x` after its backward pass: two edges from `x`
 # laid out by dot on the server: the browser then needs no Graphviz of its own (seconds of a first load)
 graph_image(to_dot(square.graph_root, square.trace))
 st.code(square.headline, language=None)  # the last step: the second part added to the first
+open_in_playground(square_program(x_value), key="pitfall_open")  # step through it one gradient at a time
 
 # ----- (b) ---------------------------------------------------------------------
 st.header("2 · Forgetting to zero the gradients between steps")
@@ -81,7 +85,7 @@ with right:
         color=alt.Color("loop:N", scale=alt.Scale(range=["#2b6cb0", "#c53030"]), legend=alt.Legend(orient="bottom")),
         tooltip=["step", "loop", alt.Tooltip("w:Q", format=".3f")])
     target = alt.Chart(pd.DataFrame({"w": [1.0]})).mark_rule(strokeDash=[5, 4], color="gray").encode(y="w:Q")
-    st.altair_chart((lines + target).properties(height=300), width="stretch")
+    st.altair_chart(page_classroom.chart((lines + target).properties(height=300)), width="stretch")
 st.markdown("**with reset:** `" + " ".join(f"{w:.3f}" for w in with_reset) + "`  \n"
             "**without:** `" + " ".join(f"{w:.3f}" for w in without_reset) + "`")
 

@@ -1,7 +1,7 @@
 """Playground: type a program, see its computation graph, step through the backward pass."""
 import streamlit as st
 
-from lucid.ui import classroom, controls, view_link
+from lucid.ui import classroom, controls, lesson_view, view_link
 from lucid.ui.analysis import INPUT_ROWS, shared_analysis
 from lucid.ui.editor import editor
 from lucid.ui.entry import ensure_navigation
@@ -30,7 +30,10 @@ if analysis is None:
     st.stop()
 
 on_program_shown(KEY, analysis)
+lesson_view.after_program_shown(KEY, analysis)  # a lesson's link opens at its step
 view_link.remember(KEY)
 backward_stepper(KEY, analysis, view.options, seconds=view.seconds_per_step, classroom=view.classroom,
-                 share_url=True, zoom=view.zoom, resume=view_link.resumed(KEY))
+                 share_url=True, zoom=view.zoom, resume=view_link.resumed(KEY), lesson=lesson_view.player_lesson(KEY),
+                 on_lesson=lambda direction: lesson_view.move(KEY, direction))
 inputs_table(analysis, INPUT_ROWS)
+lesson_view.lesson_panel(KEY)

@@ -17,6 +17,7 @@ from lucid.lessons.training import (
     compare_tensor_scalar,
     decision_grid,
     first_step_graph,
+    make_model,
     gradient_table,
     node_count,
     predict,
@@ -25,12 +26,15 @@ from lucid.lessons.training import (
     training_step_graph,
 )
 from lucid.nn import MLP
+from lucid.ui import page_classroom
 from lucid.ui.entry import ensure_navigation
 from lucid.ui.large_graph_view import graph_image, scalar_step_section
+from lucid.ui.playground_link import open_in_playground, training_step_program
 from lucid.ui.process_cache import holds, process_cache
 from lucid.viz import to_dot
 
 ensure_navigation()
+page_classroom.apply_page_style()  # Classroom mode: 20 px type (charts: see page_classroom.chart)
 
 LEARNING_RATES = [0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0]
 COLORS = alt.Scale(domain=[0, 1], range=["#2b6cb0", "#c53030"])
@@ -120,9 +124,9 @@ progress = st.progress(0.0, text="press Train")
 curve = st.empty()
 
 
+
 def loss_curve(losses: list[float]) -> None:
-    curve.line_chart(pd.DataFrame({"loss": losses}, index=pd.RangeIndex(1, len(losses) + 1, name="step")),
-                     x_label="step", y_label="loss", height=260)
+    curve.altair_chart(page_classroom.loss_curve(losses), width="stretch")
 
 
 def train_live(name: str, optimizer_name: str, hidden: int, lr: float, steps: int, seed: int) -> TrainingRun:
@@ -166,7 +170,7 @@ st.header("What the network learned")
 if ds.n_features == 2:
     st.write("Colour is the model's probability of label 1 on a grid; the white band is the 0.5 boundary. "
              "Circles are training points, triangles held-out test points.")
-    st.altair_chart(boundary_chart(model, prepared), width="stretch")
+    st.altair_chart(page_classroom.chart(boundary_chart(model, prepared)), width="stretch")
 else:
     st.write(f"The data has {ds.n_features} features, so there is no plane to colour. Held-out points on two "
              "features of your choice (label 1: zlib gets the chunk below 30%), crosses where the model is wrong:")
@@ -174,7 +178,7 @@ else:
     names = list(ds.feature_names)
     fx = names.index(f1.selectbox("horizontal", names, index=0, key="train_fx"))
     fy = names.index(f2.selectbox("vertical", names, index=3, key="train_fy"))
-    st.altair_chart(features_chart(model, prepared, names, fx, fy), width="stretch")
+    st.altair_chart(page_classroom.chart(features_chart(model, prepared, names, fx, fy)), width="stretch")
 
 st.header("The graph of one training step")
 # step 1 (the initial weights): after training the loss is flat, so the trained network's gradients are tiny
@@ -195,6 +199,9 @@ with text_col:
 with graph_col:
     # large=True: one-line gradient summaries keep the nodes narrow, so the graph is drawn near full size
     graph_image(to_dot(step_trace.root, step_trace, direction="TB", show_values=False, large=True))
+    open_in_playground(training_step_program(prepared.Z[:4], prepared.y[:4],
+                                             make_model(ds.n_features, hidden, int(seed)).weights()),
+                       key="train_open")
 
 scalar_step_section(int(seed))
 

@@ -35,5 +35,12 @@ def test_play_on_a_single_step_pass_does_nothing():
 
 def test_speeds_map_to_seconds_per_step():
     assert stepper.seconds_per_step("slow") == 2.0
-    assert stepper.seconds_per_step("very fast") == 0.25
+    assert stepper.seconds_per_step("very fast") == 0.5  # an old link's word: the quickest speed kept
+
+
+def test_autoplay_speeds_run_from_half_a_second_to_six_seconds_per_step():
+    seconds = list(stepper.SPEEDS.values())
+    assert seconds == sorted(seconds)
+    assert (seconds[0], seconds[-1]) == (0.5, 6.0)
+    assert stepper.SPEEDS["slow"] == 2.0 and stepper.SPEEDS["normal"] == 1.0 and stepper.SPEEDS["fast"] == 0.5
     assert stepper.seconds_per_step("warp") == stepper.SPEEDS[stepper.DEFAULT_SPEED]

@@ -18,7 +18,7 @@ def player_speed(at: AppTest) -> tuple[str, float]:
     """The speed the player's bar shows (its label, the link's ``speed=`` word) and the seconds it plays at."""
     (component,) = at.get("bidi_component")
     data = json.loads(component.proto.json)
-    assert [label for label, _ in data["speeds"]] == ["slow", "normal", "fast", "very fast"]
+    assert [label for label, _ in data["speeds"]] == ["fast", "normal", "slow", "slower", "very slow", "slowest"]
     return data["speed"], data["seconds"]
 
 

@@ -12,9 +12,18 @@ def test_only_what_differs_from_the_default_travels():
 
 
 def test_a_view_survives_the_round_trip_through_the_link():
-    view = {"classroom": "1", "dir": "LR", "hide": "gc", "large": "compact", "speed": "very fast", "zoom": "150",
+    view = {"classroom": "1", "dir": "LR", "hide": "gc", "large": "compact", "speed": "very slow", "zoom": "150",
             "style": "circuit"}
     assert share.decode_view(share.encode_view(view)) == view
+
+
+def test_every_speed_word_travels_in_a_link_and_old_words_still_open():
+    from lucid.ui import stepper
+
+    for word in stepper.SPEEDS:
+        assert share.decode_view(share.encode_view(dict(share.VIEW_DEFAULTS, speed=word)))["speed"] == word
+    assert share.decode_view({"speed": "very fast"})["speed"] == "fast"
+    assert share.decode_view({"speed": "slow"})["speed"] == "slow"
 
 
 def test_hidden_parts_are_kept_in_a_canonical_order_without_repeats():

@@ -120,6 +120,34 @@ def node_click(value: object, *, program_key: str, n_steps: int) -> NodeClick:
     return NodeClick(node, step)
 
 
+_LESSON_FIELDS = frozenset({"move", "at", "program"})
+LESSON_MOVES = frozenset({"next", "prev"})
+"""What the player asks of a lesson: Next past a program's last step, Previous before its step 0."""
+
+
+def lesson_move(value: object, *, program_key: str, at: int) -> str:
+    """The lesson move ``value`` (``{"move": "next"|"prev", "at": k, "program": key}``), checked: the move.
+
+    The player sends one when Next is pressed at the last step (or Previous at step 0) of a lesson's link.
+    It names the program and the link it was made on: a move made on a drawing or a link no longer on
+    screen (a replayed message, a second press still in flight) is refused, so a move is never applied
+    twice. Only the three fields are looked at, each by type first.
+    """
+    if not isinstance(value, dict):
+        raise BadBrowserValue(f"a lesson move must be an object, not {type(value).__name__}")
+    if len(value) != len(_LESSON_FIELDS) or set(value) != _LESSON_FIELDS:
+        raise BadBrowserValue("a lesson move has exactly the fields move, at and program")
+    program = value.get("program")
+    if not isinstance(program, str) or len(program) > MAX_PROGRAM_KEY_CHARS or program != program_key:
+        raise BadBrowserValue("the move was made on another program's drawing")
+    move = value.get("move")
+    if not isinstance(move, str) or move not in LESSON_MOVES:
+        raise BadBrowserValue("a lesson move is next or prev")
+    if whole_number(value.get("at"), low=0, high=MAX_STEP, what="the lesson position") != at:
+        raise BadBrowserValue("the move was made on another link of the lesson")
+    return move
+
+
 def json_text_problem(text: str, *, max_chars: int = MAX_JSON_CHARS, max_depth: int = MAX_JSON_DEPTH) -> str | None:
     """Why ``text`` must not reach a JSON parser (too long, too deep, a number too long), or None.
 

@@ -26,7 +26,9 @@ values, gradients: the size most node text is set in) under ``min_text_px``
 pixels high, a lens (an SVG ``<use>`` of the same graph, so it shows every
 step's looks with no copy to keep in step) magnifies the node receiving gradient
 and its edge above the explanation, or under a wide graph. The autoplay speed is
-chosen in the player's bar and reported to the server (``on_speed``).
+chosen in the player's bar and reported to the server (``on_speed``). In a lesson (``lucid.ui.lesson``) the
+bar shows the place in it, and Next after the last step (Prev at step 0) sends a lesson move instead of
+stopping; on a phone-wide screen the explanation goes below the graph.
 """
 from __future__ import annotations
 
@@ -37,7 +39,7 @@ from typing import Any
 
 import streamlit as st
 
-from lucid.ui.browser_events import BadBrowserValue, NodeClick, node_click
+from lucid.ui.browser_events import BadBrowserValue, NodeClick, lesson_move, node_click
 from lucid.viz.animation import Animation
 
 try:  # the explanation fragment's own look (lucid.viz builds the HTML; the page adds the CSS)
@@ -65,6 +67,8 @@ const ICONS = {
   last: 'M13 4h2v12h-2zM4 4v12l8-6z',
   play: 'M6 4v12l10-6z',
   pause: 'M5 4h4v12H5zM11 4h4v12h-4z',
+  inspect: 'M8 2a6 6 0 1 0 0 12A6 6 0 0 0 8 2zm0 2.2a3.8 3.8 0 1 1 0 7.6 3.8 3.8 0 0 1 0-7.6z'
+           + 'M12.2 13.6l1.4-1.4 4.6 4.6-1.4 1.4z',
 };
 
 function icon(name) {
@@ -77,6 +81,7 @@ function icon(name) {
   const path = document.createElementNS(ns, 'path');
   path.setAttribute('d', ICONS[name]);
   path.setAttribute('fill', 'currentColor');
+  path.setAttribute('fill-rule', 'evenodd');
   svg.appendChild(path);
   return svg;
 }
@@ -104,9 +109,16 @@ function build(parent) {
                                'aria-label': 'Step' });
   const label = el('span', { class: 'lucid-step-label', 'aria-live': 'polite' });
   const keys = el('span', { class: 'lucid-keys', tabindex: '0', role: 'note' }, '⌨ Keys');
+  // Where in a lesson the class is ("Lesson 2 / 5"), and a jump to the node inspector under the graph.
+  const lessonAt = el('span', { class: 'lucid-lesson', 'aria-live': 'polite' });
+  // An icon only: the bar stays one row on a projector.
+  const inspect = el('button', { type: 'button', class: 'lucid-btn lucid-inspect', 'data-action': 'inspect',
+                                 title: 'Node inspector: jump to it below the graph (click a node to pick it)',
+                                 'aria-label': 'Jump to the node inspector' });
+  inspect.appendChild(icon('inspect'));
   // Autoplay speed lives in the bar it governs (one row of controls above the graph, not two).
   const speed = el('select', { class: 'lucid-speed', 'aria-label': 'Autoplay speed', title: 'Autoplay speed' });
-  bar.append(slider, label, speed, keys);
+  bar.append(slider, label, lessonAt, speed, inspect, keys);
   const body = el('div', { class: 'lucid-body' });
   const host = el('div', { class: 'lucid-svg-host' });
   const expl = el('div', { class: 'lucid-expl', 'aria-live': 'polite' });
@@ -120,7 +132,7 @@ function build(parent) {
   body.append(column, expl);
   root.append(bar, body);
   parent.appendChild(root);
-  return { root, bar, buttons, slider, label, speed, keys, column, host, expl, lens, title, text };
+  return { root, bar, buttons, slider, label, lessonAt, inspect, speed, keys, column, host, expl, lens, title, text };
 }
 
 function scroller(node) {
@@ -153,7 +165,8 @@ function fit(ui, p) {
   let width = ui.host.clientWidth || 800;
   const whole = data.whole_graph && data.zoom === 'screen';
   const body = ui.root.querySelector('.lucid-body');
-  const shared = whole && data.beside && body.clientWidth > 0;
+  const row = data.beside && getComputedStyle(body).flexDirection.startsWith('row');
+  const shared = whole && row && body.clientWidth > 0;
   let total = 0;
   if (shared) {
     // Beside the explanation the graph gets up to its usual share of the row; a graph that the screen's
@@ -177,7 +190,7 @@ function fit(ui, p) {
                                                                     Math.round(total * data.min_graph_share)))}px` : '';
   // A wide graph fitted whole leaves the bottom of its column empty: the lens goes there (as wide as the
   // graph's column, the explanation keeps its own column); otherwise it sits above the explanation.
-  const under = whole && data.beside
+  const under = whole && row
     ? window.innerHeight - (pageTop(ui.host) + h * scale) - data.margin - 16 : 0;
   p.lensRoom = under >= data.lens_under_px ? Math.round(under) : 0;
   if (p.lensRoom && ui.lens.parentElement !== ui.column) ui.column.appendChild(ui.lens);
@@ -367,7 +380,7 @@ function load(ui, p, data) {
     }
   });
   ui.slider.max = String(Math.max(p.n - 1, 0));
-  ui.bar.style.display = p.n > 1 ? '' : 'none';
+  ui.bar.style.display = p.n > 1 || p.data.lesson ? '' : 'none';
   ui.expl.style.display = p.n > 0 ? '' : 'none';
 }
 
@@ -414,8 +427,16 @@ function show(ui, p, k, opts) {
   p.step = k;
   ui.slider.value = String(k);
   ui.label.textContent = p.n > 0 ? `step ${k} of ${p.n - 1}` : '';
-  ui.buttons.first.disabled = ui.buttons.prev.disabled = k <= 0;
-  ui.buttons.next.disabled = ui.buttons.last.disabled = k >= p.n - 1;
+  const lesson = p.data.lesson;
+  ui.buttons.first.disabled = k <= 0;
+  ui.buttons.last.disabled = k >= p.n - 1;
+  // In a lesson, Next after the last step opens the next link and Prev at step 0 the previous one.
+  ui.buttons.prev.disabled = k <= 0 && !(lesson && lesson.has_prev);
+  ui.buttons.next.disabled = k >= p.n - 1 && !(lesson && lesson.has_next);
+  ui.buttons.next.title = k >= p.n - 1 && lesson && lesson.has_next ? 'Next link of the lesson (→ or Page Down)'
+                                                                     : 'Next step (→ or Page Down)';
+  ui.buttons.prev.title = k <= 0 && lesson && lesson.has_prev ? "Previous link's last step (← or Page Up)"
+                                                             : 'Previous step (← or Page Up)';
   ui.root.dataset.step = String(k);
   ui.root.dataset.traceStep = String(traceOf(p, k));
   ui.host.dataset.frame = `${p.animId}:${k}`;
@@ -444,7 +465,7 @@ function speedChoice(ui, p, data) {
   if (ui.speed.dataset.labels !== labels) {
     ui.speed.innerHTML = '';
     for (const [name, seconds] of speeds) {
-      ui.speed.appendChild(el('option', { value: name }, `${name} · ${seconds} s`));
+      ui.speed.appendChild(el('option', { value: name, title: name }, `${seconds} s / step`));
     }
     ui.speed.dataset.labels = labels;
   }
@@ -517,6 +538,19 @@ export default function(component) {
   ui.keys.title = data.keys_help;
   ui.keys.setAttribute('aria-label', data.keys_help);
   speedChoice(ui, p, data);
+  const lessonMoved = before && before.lesson && data.lesson && before.lesson.at !== data.lesson.at;
+  p.lessonSent = false;
+  ui.lessonAt.style.display = data.lesson ? '' : 'none';
+  ui.lessonAt.textContent = data.lesson ? `Lesson ${data.lesson.where}` : '';
+  ui.lessonAt.title = data.lesson ? data.lesson.title : '';
+  ui.inspect.style.display = data.inspector_key ? '' : 'none';
+  ui.inspect.onclick = () => {
+    const target = data.inspector_key && document.querySelector('.st-key-' + data.inspector_key);
+    if (!target) return;
+    const s = scroller(ui.root);
+    const y = pageTop(target) - data.top - ui.bar.offsetHeight - 12;
+    s.scrollTo({ top: Math.max(0, y), behavior: 'smooth' });
+  };
   root.classList.toggle('lucid-classroom', !!data.classroom);
   root.classList.toggle('lucid-beside', !!data.beside);
   root.style.setProperty('--lucid-top', data.top + 'px');
@@ -536,6 +570,7 @@ export default function(component) {
     if (follow) settle(ui, p);
   } else {
     fit(ui, p);
+    if (lessonMoved) show(ui, p, playerOf(p, data.step));  // a lesson's next link with the same program
     if (p.playing && before && before.seconds !== data.seconds) setPlaying(ui, p, true);
     if (before && (before.classroom !== data.classroom || before.zoom !== data.zoom)) settle(ui, p);
   }
@@ -545,7 +580,18 @@ export default function(component) {
       setTimeout(() => { if (root.isConnected) urlStep(traceOf(p, p.step), p.data.program_id); }, ms);
     }
   }
-  const go = (k) => { setPlaying(ui, p, false); show(ui, p, k); };
+  const go = (k) => {
+    setPlaying(ui, p, false);
+    const lesson = p.data.lesson;
+    const move = lesson && (k > p.n - 1 && lesson.has_next ? 'next' : k < 0 && lesson.has_prev ? 'prev' : null);
+    if (move) {
+      // Past either end of a lesson's link: the server opens the neighbouring link (once per press).
+      if (!p.lessonSent) p.trigger('lesson', { move, at: lesson.at, program: p.programId });
+      p.lessonSent = true;
+      return;
+    }
+    show(ui, p, k);
+  };
   ui.buttons.first.onclick = () => go(0);
   ui.buttons.prev.onclick = () => go(p.step - 1);
   ui.buttons.next.onclick = () => go(p.step + 1);
@@ -554,7 +600,7 @@ export default function(component) {
   ui.slider.oninput = () => go(parseInt(ui.slider.value, 10) || 0);
   const onKey = (e) => {
     if (e.defaultPrevented || e.ctrlKey || e.altKey || e.metaKey || typing(e.target) || !root.isConnected) return;
-    if (p.n <= 1) return;
+    if (p.n <= 1 && !p.data.lesson) return;
     const onButton = e.target && e.target.closest && e.target.closest('button, a, [role=button]');
     let k = null;
     if (e.key === 'ArrowRight' || e.key === 'PageDown') k = p.step + 1;
@@ -615,6 +661,14 @@ _CSS = """
 .lucid-player .lucid-icon { width: 0.9em; height: 0.9em; flex: 0 0 auto; }
 .lucid-player .lucid-step { flex: 1 1 5rem; min-width: 5rem; accent-color: #D55E00; }
 .lucid-player .lucid-step-label { white-space: nowrap; font-variant-numeric: tabular-nums; color: #555555; }
+.lucid-player .lucid-lesson {
+  white-space: nowrap; font-variant-numeric: tabular-nums; font-weight: 600; color: #0072B2;
+  border: 1px solid #0072B2; border-radius: 0.5rem; padding: 0.1rem 0.5rem;
+}
+.lucid-player .lucid-btn.lucid-inspect { padding: 0.3rem 0.55rem; }
+.lucid-player .lucid-btn.lucid-inspect .lucid-icon { width: 1.05em; height: 1.05em; }
+/* On a projector the bar is one row: the keys hint (a tooltip for whoever prepares the lesson) folds away. */
+.lucid-player.lucid-classroom .lucid-keys { display: none; }
 .lucid-player .lucid-keys { white-space: nowrap; color: #555555; cursor: help; border-bottom: 1px dotted #888888; }
 .lucid-player .lucid-speed {
   flex: 0 0 auto; font: inherit; font-size: 0.9rem; color: #31333F; background: #FFFFFF;
@@ -647,6 +701,14 @@ _CSS = """
   max-height: calc(100vh - var(--lucid-top) - var(--lucid-bar-h, 3.5rem) - 24px);
 }
 .lucid-player .lucid-expl-head { font-weight: 600; margin-bottom: 0.4rem; }
+/* A phone: the explanation goes below the graph, and no longer sticks beside it. */
+@media (max-width: 640px) {
+  .lucid-player.lucid-beside .lucid-body { flex-direction: column; }
+  .lucid-player.lucid-beside .lucid-graph-col, .lucid-player.lucid-beside.lucid-classroom .lucid-graph-col {
+    flex: 0 0 auto; width: 100%;
+  }
+  .lucid-player.lucid-beside .lucid-expl { flex: 0 0 auto; position: static; max-height: none; }
+}
 .lucid-player .lucid-expl-body { overflow-wrap: anywhere; }
 .lucid-player .lucid-expl-body pre { white-space: pre; overflow-x: auto; }
 """
@@ -731,7 +793,9 @@ def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
                      seconds: float, classroom: bool = False, zoom: str | float = "screen",
                      beside: bool = True, follow_first: bool = False, share_url: bool = True,
                      top: int = 60, speeds: dict[str, float] | None = None, speed: str | None = None,
-                     on_speed: Callable[[str], None] | None = None, resume: bool = False) -> None:
+                     on_speed: Callable[[str], None] | None = None, resume: bool = False,
+                     lesson: dict[str, Any] | None = None, on_lesson: Callable[[str], None] | None = None,
+                     inspector_key: str | None = None) -> None:
     """Play ``anim`` in the browser, starting at ``step``; a click on a node is read back with ``take_click``.
 
     Steps in and out (``step``, the ``step`` of a click, the URL's ``step=``) are steps of the backward
@@ -746,6 +810,10 @@ def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
     the step this tab last showed for it.
     ``speeds`` (label -> seconds), when given with ``on_speed``, puts the autoplay speed choice in the
     player's bar, showing ``speed``; ``on_speed(label)`` runs when another speed is chosen.
+    ``lesson`` (``at``: the link's index, ``where``: "2 / 5", ``title``, ``has_prev``, ``has_next``) shows the
+    place in a lesson in the bar; Next after the last step (Prev at step 0) then asks for the neighbouring
+    link, and ``on_lesson("next" | "prev")`` runs with the move once ``browser_events.lesson_move`` accepts it.
+    ``inspector_key``: the key of the node inspector's container, which a button in the bar scrolls to.
     """
     def speed_chosen() -> None:
         try:
@@ -756,11 +824,26 @@ def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
         if on_speed is not None and speeds and isinstance(value, str) and value in speeds:
             on_speed(value)
 
+    def lesson_asked() -> None:
+        try:
+            state = st.session_state.get(key)
+        except (RecursionError, ValueError, TypeError):  # a crafted component state Streamlit cannot read
+            return
+        if on_lesson is None or lesson is None or not isinstance(state, dict):
+            return
+        try:
+            move = lesson_move(state.get("lesson"), program_key=program_id, at=int(lesson["at"]))
+        except BadBrowserValue:
+            return
+        on_lesson(move)
+
     data: dict[str, Any] = {"anim": anim.to_json(), "anim_id": animation_id(anim), "step": int(step),
                             "program_id": program_id,
                             "seconds": float(seconds), "classroom": classroom, "zoom": zoom, "beside": beside,
                             "follow_first": follow_first, "share_url": share_url, "top": top, "resume": resume,
                             "keys_help": KEYS_HELP, **sizing(classroom),
                             "speeds": [[k, v] for k, v in (speeds or {}).items()] if on_speed else [],
-                            "speed": speed}
-    _player_component()(key=key, data=data, on_node_change=_ignore_event, on_speed_change=speed_chosen)
+                            "speed": speed, "lesson": lesson if on_lesson else None,
+                            "inspector_key": inspector_key}
+    _player_component()(key=key, data=data, on_node_change=_ignore_event, on_speed_change=speed_chosen,
+                        on_lesson_change=lesson_asked)

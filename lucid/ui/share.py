@@ -14,6 +14,8 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from lucid.ui.stepper import OLD_SPEEDS, SPEEDS
+
 PLAIN_KEY = "code"
 PACKED_KEY = "z"
 STEP_KEY = "step"
@@ -39,15 +41,15 @@ def pack(source: str) -> str:
     return packed.rstrip("=")
 
 
-def unpack(text: str) -> str | None:
-    """Inverse of ``pack``; None for anything that is not a packed program of sensible size."""
-    if not text or len(text) > 4 * MAX_DECODED or any(not (c.isascii() and (c.isalnum() or c in "-_=")) for c in text):
+def unpack(text: str, limit: int = MAX_DECODED) -> str | None:
+    """Inverse of ``pack``; None for anything that is not a packed text of at most ``limit`` characters."""
+    if not text or len(text) > 4 * limit or any(not (c.isascii() and (c.isalnum() or c in "-_=")) for c in text):
         return None
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
         inflater = zlib.decompressobj()
-        data = inflater.decompress(raw, MAX_DECODED + 1)
-        if len(data) > MAX_DECODED or inflater.unconsumed_tail or not inflater.eof:
+        data = inflater.decompress(raw, limit + 1)
+        if len(data) > limit or inflater.unconsumed_tail or not inflater.eof:
             return None
         return data.decode("utf-8")
     except (binascii.Error, zlib.error, UnicodeDecodeError, ValueError):
@@ -86,7 +88,7 @@ VIEW_DEFAULTS: dict[str, str] = {
     "dir": "TB",        # LR: left to right
     "hide": "",         # letters of what the drawing leaves out: v values, g gradients, s shapes, c constants
     "large": "auto",    # compact | full
-    "speed": "normal",  # slow | normal | fast | very fast
+    "speed": "normal",  # one of stepper.SPEEDS (fast 0.5 s .. slowest 6 s); an old "very fast" opens as fast
     "zoom": "screen",   # width | 75 | 100 | 150
     "style": "standard",  # circuit: the CS231n-style drawing
 }
@@ -100,7 +102,7 @@ VIEW_CHOICES: dict[str, frozenset[str]] = {
     "classroom": frozenset({"0", "1"}),
     "dir": frozenset({"TB", "LR"}),
     "large": frozenset({"auto", "compact", "full"}),
-    "speed": frozenset({"slow", "normal", "fast", "very fast"}),
+    "speed": frozenset(SPEEDS),
     "zoom": frozenset({"screen", "width", "75", "100", "150"}),
     "style": frozenset({"standard", "circuit"}),
 }
@@ -118,6 +120,8 @@ def decode_view(params: Mapping[str, str]) -> dict[str, str]:
     view = dict(VIEW_DEFAULTS)
     for name, allowed in VIEW_CHOICES.items():
         value = str(params.get(name, view[name])).strip()
+        if name == "speed":
+            value = OLD_SPEEDS.get(value, value)
         if value in allowed:
             view[name] = value
     hide = str(params.get("hide", ""))

@@ -9,8 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SPEEDS: dict[str, float] = {"slow": 2.0, "normal": 1.0, "fast": 0.5, "very fast": 0.25}
-"""Autoplay speed label -> seconds per step (the browser player's interval)."""
+SPEEDS: dict[str, float] = {"fast": 0.5, "normal": 1.0, "slow": 2.0, "slower": 3.0, "very slow": 4.0,
+                             "slowest": 6.0}
+"""Autoplay speed label -> seconds per step (the browser player's interval): from 0.5 s, quick enough to
+replay a pass already explained, to 6 s, time to say each step aloud to a class. The labels are the link's
+``speed=`` words."""
+
+OLD_SPEEDS: dict[str, str] = {"very fast": "fast"}
+"""Words older links carry for a speed no longer offered -> the speed they now play at (0.25 s per step
+was too quick to read; such a link opens at the quickest speed kept)."""
 
 DEFAULT_SPEED = "normal"
 
@@ -62,5 +69,5 @@ def start(step: int, n_steps: int) -> Tick:
 
 
 def seconds_per_step(speed: str) -> float:
-    """Interval for a speed label; unknown labels play at the default speed."""
-    return SPEEDS.get(speed, SPEEDS[DEFAULT_SPEED])
+    """Interval for a speed label (an old link's word too); unknown labels play at the default speed."""
+    return SPEEDS.get(OLD_SPEEDS.get(speed, speed), SPEEDS[DEFAULT_SPEED])

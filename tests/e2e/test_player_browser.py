@@ -180,7 +180,7 @@ def test_at_1280x720_every_current_node_stays_in_view(tab, app_url, slug):
         assert box["bottom"] <= box["height"] + 0.5, (step, box)  # not below the fold
         assert box["left"] >= max(0, box["host_left"]) - 0.5, (step, box)
         assert box["right"] <= min(box["width"], box["host_right"]) + 0.5, (step, box)
-    buttons = tab.eval_on_selector_all(f"{PLAYER} .lucid-btn",
+    buttons = tab.eval_on_selector_all(f"{PLAYER} .lucid-btn[data-action]:not(.lucid-inspect)",
                                        "els => els.map(b => [b.textContent.trim(), b.scrollWidth <= b.clientWidth])")
     assert [t for t, _ in buttons] == ["First", "Prev", "Next", "Last", "Play"]
     assert all(fits for _, fits in buttons), buttons  # never truncated
