@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench import hostile_class as hostile  # noqa: E402
-from bench.streamlit_client import cpu_seconds, healthy, rss_mb, server  # noqa: E402
+from bench.streamlit_client import cpu_seconds, healthy, rss_mb, run_sync, server  # noqa: E402
 
 TARGET_SECONDS = 3.0
 """The issue's bound on the victim's time to graph under attack."""
@@ -36,13 +36,13 @@ def measure(repeats: int, timeout: float, copies: int = 1) -> dict:
     """Victim alone, then under attack, ``repeats`` times each on one server; what the server spent."""
     with server(memory_limit=hostile.MEMORY_CAP) as running:
         port = running.port
-        asyncio.run(hostile.fresh_graph(port, timeout))  # warm: the default page, as a class finds it
-        alone = [asyncio.run(hostile.victim(port, timeout)) for _ in range(repeats)]
+        run_sync(hostile.fresh_graph(port, timeout))  # warm: the default page, as a class finds it
+        alone = [run_sync(hostile.victim(port, timeout)) for _ in range(repeats)]
         attacks, cpu, wall = [], 0.0, 0.0
         for _ in range(repeats):
             cpu0, t0 = cpu_seconds(running.pid), time.perf_counter()
             attack = hostile.under_attack(port, timeout, copies=copies)
-            attacks.append(asyncio.run(asyncio.wait_for(attack, timeout * 6)))
+            attacks.append(run_sync(asyncio.wait_for(attack, timeout * 6)))
             cpu += cpu_seconds(running.pid) - cpu0
             wall += time.perf_counter() - t0
         peak = rss_mb(running.pid)[1]

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import concurrent.futures
 import contextlib
 import os
 import statistics
@@ -39,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.streamlit_client import cpu_seconds, rss_mb, server, session  # noqa: E402
+from bench.streamlit_client import cpu_seconds, rss_mb, run_sync, server, session  # noqa: E402
 from lucid import gallery  # noqa: E402
 from lucid.ui import share  # noqa: E402
 
@@ -119,20 +118,6 @@ async def _crowd(port: int, n: int, *, link: bool, distinct: bool, timeout: floa
                                   for i in range(n)))
 
 
-def _run_async(coroutine):
-    """``asyncio.run``, on a thread of its own when this thread already runs an event loop.
-
-    Playwright's sync API keeps a loop running in the main thread for as long as a browser is open
-    (a test session's browser fixture, say), and ``asyncio.run`` refuses to start inside it.
-    """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coroutine)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
-
-
 def run_n(n: int, *, link: bool = True, distinct: bool = False, timeout: float = 120.0,
           together: bool = True) -> Row:
     """Start a cold server, let ``n`` students in at once, measure, stop the server.
@@ -143,7 +128,7 @@ def run_n(n: int, *, link: bool = True, distinct: bool = False, timeout: float =
         port, pid = running.port, running.pid
         cpu0 = cpu_seconds(pid)
         t0 = time.perf_counter()
-        students = _run_async(asyncio.wait_for(_crowd(port, n, link=link, distinct=distinct, timeout=timeout,
+        students = run_sync(asyncio.wait_for(_crowd(port, n, link=link, distinct=distinct, timeout=timeout,
                                                       together=together),
                                                timeout=timeout * 4))
         wall = time.perf_counter() - t0

@@ -24,7 +24,6 @@ Loopback only; every wait is bounded by ``--timeout``. Asserts nothing: speed is
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import shutil
 import statistics
@@ -36,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.streamlit_client import server, session  # noqa: E402
+from bench.streamlit_client import run_sync, server, session  # noqa: E402
 
 BASELINE = "playground"
 MAIN_CONTENT = {
@@ -73,7 +72,7 @@ def server_load(port: int, page: str, timeout: float) -> float:
             run = await tab.run(timeout=timeout)
             return time.perf_counter() - start, run.exceptions
 
-    seconds, errors = asyncio.run(first_run())
+    seconds, errors = run_sync(first_run())
     if errors:
         raise RuntimeError(f"/{page}: {errors[0]}"[:200])
     return seconds

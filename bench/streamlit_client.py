@@ -24,6 +24,7 @@ is one tab. Every wait is bounded. The benches and the real-server tests all use
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import json
 import os
@@ -42,6 +43,21 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 PLAYER = "lucid_animation_player"
 """The player component's name (``lucid.ui.clickable_graph``)."""
+
+
+def run_sync(coroutine: Any) -> Any:
+    """``asyncio.run``, on a thread of its own when this thread already runs an event loop.
+
+    Playwright's sync API keeps a loop running in the main thread for as long as a browser is open
+    (a test session's browser fixture, say), and ``asyncio.run`` refuses to start inside it: every test
+    or bench that speaks to a server runs its coroutines through this.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def free_port() -> int:

@@ -1,12 +1,11 @@
 """The protocol client says what a browser tab says (read off a real Chromium session of the app)."""
-import asyncio
 import json
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.runtime.state.session_state import STREAMLIT_INTERNAL_KEY_PREFIX
 
-from bench.streamlit_client import PLAYER, Session
+from bench.streamlit_client import PLAYER, Session, run_sync
 
 
 class Replay:
@@ -42,7 +41,7 @@ def test_the_first_rerun_names_its_page_and_later_ones_carry_the_hash_st_navigat
                         forward(finished=ForwardMsg.FINISHED_SUCCESSFULLY)]), query="z=abc")
     first = BackMsg.FromString(s.rerun_message())
     assert first.rerun_script.page_name == "playground" and not first.rerun_script.page_script_hash
-    run = asyncio.run(s.finish(5))
+    run = run_sync(s.finish(5))
     assert run.player is not None and s.player_data()["program_id"] == "k"
     later = BackMsg.FromString(s.rerun_message(s.click("t1", 2)))
     assert later.rerun_script.page_script_hash == "nav-hash" and not later.rerun_script.page_name
@@ -59,7 +58,7 @@ def test_typed_text_is_sent_with_every_later_rerun_and_a_run_cut_short_for_a_rer
                         forward(player={"share_url": False, "program_id": "new"}),
                         forward(finished=ForwardMsg.FINISHED_SUCCESSFULLY)]))
     s.set_text("$$ID-1-pg_source", "out = 1\n")
-    run = asyncio.run(s.finish(5))
+    run = run_sync(s.finish(5))
     assert len(run.of_type("bidi_component")) == 1 and s.player_data()["program_id"] == "new"
     for _ in range(2):
         widgets = BackMsg.FromString(s.rerun_message()).rerun_script.widget_states.widgets

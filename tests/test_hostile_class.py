@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from bench import hostile_class as hostile
-from bench.streamlit_client import healthy, rss_mb, server
+from bench.streamlit_client import healthy, rss_mb, run_sync, server
 from lucid.viz.animation_cost import MAX_ANIMATION_WORK
 
 pytestmark = pytest.mark.skipif(shutil.which("dot") is None, reason="the player needs Graphviz's dot")
@@ -34,12 +34,12 @@ def attacked():
     log = ARTIFACTS / "hostile-class-server.log"
     with server(log=log, memory_limit=hostile.MEMORY_CAP) as running:
         cap = address_space_cap(running.pid)
-        warm = asyncio.run(hostile.fresh_graph(running.port, LIVENESS))  # the default page, as a class finds it
-        attack = asyncio.run(asyncio.wait_for(hostile.under_attack(running.port, LIVENESS), LIVENESS * 6))
+        warm = run_sync(hostile.fresh_graph(running.port, LIVENESS))  # the default page, as a class finds it
+        attack = run_sync(asyncio.wait_for(hostile.under_attack(running.port, LIVENESS), LIVENESS * 6))
         time.sleep(hostile.SETTLE_SECONDS)
         alive = running.process.poll() is None and healthy(running.port)
         rss = rss_mb(running.pid)[0] if alive else float("inf")
-        after = asyncio.run(hostile.fresh_graph(running.port, LIVENESS)) if alive else None
+        after = run_sync(hostile.fresh_graph(running.port, LIVENESS)) if alive else None
         yield warm, attack, alive, rss, after, running.output(), cap
 
 

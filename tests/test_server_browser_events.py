@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bench.hostile_class import CRAFTED as HOSTILE_CRAFTED
-from bench.streamlit_client import Session, server, session
+from bench.streamlit_client import Session, run_sync, server, session
 from lucid.ui import browser_events, share
 from tests.large_programs import scalar_mlp_source
 
@@ -36,7 +36,7 @@ def port():
 
 
 def run(coroutine):
-    return asyncio.run(asyncio.wait_for(coroutine, TIMEOUT * 3))
+    return run_sync(asyncio.wait_for(coroutine, TIMEOUT * 3))
 
 
 def heading(s: Session) -> str:

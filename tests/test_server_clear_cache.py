@@ -6,10 +6,9 @@ real server with a raw client, counting the work the server does (not timing it)
 """
 from __future__ import annotations
 
-import asyncio
 import re
 
-from bench.streamlit_client import ROOT, server, session
+from bench.streamlit_client import ROOT, run_sync, server, session
 from tests.serve_counted import counts, launcher
 
 TIMEOUT = 180.0
@@ -29,7 +28,7 @@ def test_a_clear_cache_message_leaves_the_train_pages_shared_work_cached(tmp_pat
         return warm, [first.exceptions, again.exceptions, fresh.exceptions]
 
     with server(log=tmp_path / "server.log", launcher=launcher(log)) as running:
-        warm, exceptions = asyncio.run(visit(running.port))
+        warm, exceptions = run_sync(visit(running.port))
     assert exceptions == [[], [], []]
     assert warm["step_graphs"] == 1 and warm["compare_tensor_scalar"] == 1 and warm["load"] >= 1
     assert counts(log) == warm  # nothing was computed again

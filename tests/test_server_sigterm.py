@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-from bench.streamlit_client import server, session
+from bench.streamlit_client import run_sync, server, session
 from lucid.ui import shutdown
 from tests.serve_counted import BUSY_SECONDS, launcher
 
@@ -41,7 +41,7 @@ def test_a_server_stops_within_5_s_of_sigterm_while_a_session_is_inside_a_long_c
                 pytest.fail(f"still running 5 s after SIGTERM, with {BUSY_SECONDS:.0f} s of work left to do")
 
     with server(log=tmp_path / "server.log", launcher=launcher(log), env=env) as running:
-        code = asyncio.run(stop_while_busy(running))
+        code = run_sync(stop_while_busy(running))
     assert code == 0
 
 

@@ -78,7 +78,7 @@ def test_every_frame_of_the_mlp_slide_gif_shows_the_highlighted_node_at_slide_si
 
 
 def test_a_small_graph_stays_whole_and_centred_on_its_slide():
-    out, trace = traced("x = 1.5\ny = tanh(x) * x")
+    out, trace = traced("x = 1.5\ny = tanh(x) + 1")
     _, plan, windows = export.render_frames(out, trace, dpi=None, caption=True, slide=export.SLIDE_SIZE,
                                             held=True, options={})
     assert windows is None and plan.centred
