@@ -201,24 +201,25 @@ def test_a_program_is_checked_for_its_cost_before_it_runs():
     assert predicted_cost("x = (") is None  # does not check: running it raises its own ExprError
 
 
-def test_a_cheap_program_is_analysed_while_a_near_limit_one_holds_the_expensive_lane():
-    source = "a = 1.25\nb = -0.5\nsigmoid(a * b) * a"
+def analyse_in_background(source: str) -> tuple[threading.Thread, threading.Event]:
+    """Start a session's analysis of ``source`` (nobody has run it yet) on a thread; ``done`` is set when it ends."""
     shared.ANALYSES.clear()
     done = threading.Event()
+    worker = threading.Thread(target=lambda: (shared.shared_analysis(source), done.set()))
+    worker.start()
+    return worker, done
+
+
+def test_a_cheap_program_is_analysed_while_a_near_limit_one_holds_the_expensive_lane():
     with shared.ANALYSIS_LANES.costly:
-        worker = threading.Thread(target=lambda: (shared.shared_analysis(source), done.set()))
-        worker.start()
+        worker, done = analyse_in_background("a = 1.25\nb = -0.5\nsigmoid(a * b) * a")
         worker.join(60)
         assert done.is_set()
 
 
 def test_near_limit_programs_are_analysed_one_at_a_time():
-    source = "x = randn(1000, 1000)\n(tanh(x) * x).sum()"
-    shared.ANALYSES.clear()
-    done = threading.Event()
     with shared.ANALYSIS_LANES.costly:
-        worker = threading.Thread(target=lambda: (shared.shared_analysis(source), done.set()))
-        worker.start()
+        worker, done = analyse_in_background("x = randn(1000, 1000)\n(tanh(x) * x).sum()")
         assert not done.wait(0.5)  # waits for the expensive lane
     worker.join(120)
     assert done.is_set()
