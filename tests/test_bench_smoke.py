@@ -102,10 +102,10 @@ def test_bench_load_runs_its_class_even_inside_a_running_event_loop():
     import asyncio
     import concurrent.futures
 
-    from bench import bench_load
+    from bench.streamlit_client import run_sync
 
     async def inside_a_loop() -> int:
-        return bench_load._run_async(asyncio.sleep(0.01, result=7))
+        return run_sync(asyncio.sleep(0.01, result=7))
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:  # this thread may run a loop already
         assert pool.submit(asyncio.run, inside_a_loop()).result() == 7

@@ -111,10 +111,10 @@ def test_broadcasting_page_lists_every_shape_matching_case():
 def test_op_reference_page_counts_ops_and_every_check_passes():
     at = open_page("op_reference")
     found = metrics(at)
-    assert found["ops"] == ["48"] and found["gradcheck fails"] == ["0"] and found["no gradient"] == ["6"]
-    assert found["gradcheck passes"] == ["42"]
+    assert found["ops"] == ["49"] and found["gradcheck fails"] == ["0"] and found["no gradient"] == ["6"]
+    assert found["gradcheck passes"] == ["43"]
     tables = [df.value for df in at.dataframe]
-    assert sum(len(t) for t in tables) == 48
+    assert sum(len(t) for t in tables) == 49
     arithmetic = next(t for t in tables if "mul" in set(t["op"]))
     row = arithmetic[arithmetic["op"] == "mul"].iloc[0]
     assert (row["symbol"], row["forward"], row["gradcheck"]) == ("×", "out = a · b", "✓ passes")
@@ -127,7 +127,7 @@ def test_op_reference_page_filters_and_redraws_with_a_new_seed():
     assert [list(df.value["op"]) for df in at.dataframe] == [["tanh"]]
     at.number_input(key="ops_seed").set_value(3).run()
     assert not at.exception
-    assert at.success[0].value == "All 42 differentiable ops agree with central differences (seed 3)."
+    assert at.success[0].value == "All 43 differentiable ops agree with central differences (seed 3)."
 
 
 # ----- Gradient check -----------------------------------------------------------
