@@ -11,15 +11,15 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from bench.streamlit_client import free_port, healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("LUCID_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -27,20 +27,6 @@ ARTIFACTS = ROOT / "artifacts"
 SERVER_START_SECONDS = 120
 ACTION_TIMEOUT_MS = 90_000
 """Default for every Playwright wait and action: generous, because CI machines are small and busy."""
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _healthy(port: int) -> bool:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-            return r.read() == b"ok"
-    except OSError:
-        return False
 
 
 def _stop(server: subprocess.Popen) -> None:
@@ -81,12 +67,12 @@ def streamlit_server(log_name: str = "e2e-server.log") -> Iterator[str]:
     log = ARTIFACTS / log_name
     with open(log, "wb") as out:
         for _attempt in range(3):
-            port = _free_port()
+            port = free_port()
             start_of_attempt = log.stat().st_size
             server = _start(out, port)
             try:
                 deadline = time.monotonic() + SERVER_START_SECONDS
-                while not _healthy(port):
+                while not healthy(port):
                     if server.poll() is not None:
                         break
                     if time.monotonic() > deadline:
