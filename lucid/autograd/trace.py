@@ -139,6 +139,13 @@ def backward_trace(root: Tensor, grad: Any = None, *, max_elements: int | None =
             raise TraceTooLarge(max_elements)
         return _kept(array, dtype)
 
+    def keep_or_share(array: Any, kept_already: np.ndarray, dtype: Any = None) -> np.ndarray:
+        """``kept_already`` when ``array`` holds the same numbers in the same shape and dtype, else a copy."""
+        a = np.asarray(array)
+        same = (a.shape == kept_already.shape and np.dtype(dtype or a.dtype) == kept_already.dtype
+                and np.array_equal(a, kept_already))
+        return kept_already if same else keep(a, dtype)
+
     def record(node: Tensor, parent: Tensor, slot: int, upstream: np.ndarray,
                raw: np.ndarray, matched: np.ndarray, axes: tuple[int, ...]) -> None:
         nonlocal upstream_of, locals_of
@@ -148,15 +155,11 @@ def backward_trace(root: Tensor, grad: Any = None, *, max_elements: int | None =
         locals_ = locals_of[1]
         local = None if locals_ is None or locals_[slot] is None else keep(locals_[slot], np.float64)
         raw_kept = keep(raw, np.float64)
-        same = not axes and matched.shape == raw_kept.shape and (matched is raw or np.array_equal(matched, raw_kept))
-        contribution = raw_kept if same else keep(matched, np.float64)
+        contribution = keep_or_share(matched, raw_kept, np.float64)  # nothing summed away: the same array
         first = id(parent) not in totals
         totals.add(id(parent))
-        if first and parent.grad is not None and np.shape(parent.grad) == contribution.shape and \
-                np.asarray(parent.grad).dtype == contribution.dtype and np.array_equal(parent.grad, contribution):
-            total = contribution  # the first contribution is the running total: one array, not two
-        else:
-            total = keep(parent.grad)
+        # the first contribution is usually the running total: one array, not two
+        total = keep_or_share(parent.grad, contribution) if first else keep(parent.grad)
         steps.append(TraceStep(len(steps), node, parent, slot, upstream_of[1], local,
                                raw_kept, contribution, axes, total))
 
@@ -168,8 +171,7 @@ def backward_trace(root: Tensor, grad: Any = None, *, max_elements: int | None =
     seed_total = seed if previous is None or root._op is not None else previous + seed
     seed_total = np.asarray(seed_total, dtype=_grad_dtype(root))
     seed_kept = keep(seed, np.float64)
-    total_kept = seed_kept if seed_total.dtype == seed_kept.dtype and np.array_equal(seed_total, seed_kept) \
-        else keep(seed_total)
+    total_kept = keep_or_share(seed_total, seed_kept)
     steps.append(TraceStep(0, None, root, 0, None, None, seed_kept, seed_kept, (), total_kept))
     order = backward(root, grad, record)
     # a step is final when no later step adds to the same parent
