@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import ACTION_TIMEOUT_MS, ROOT, SERVER_START_SECONDS, _free_port, _healthy, _stop
+from bench.streamlit_client import free_port, healthy
+from tests.e2e.conftest import ACTION_TIMEOUT_MS, ROOT, SERVER_START_SECONDS, _stop
 
 PROBE = Path(__file__).with_name("stop_probe_app.py")
 
@@ -50,7 +51,7 @@ def running(found: dict[str, list[str]]) -> list[str]:
 @pytest.fixture()
 def probe_server(tmp_path):
     log = tmp_path / "probe.log"
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "LUCID_STOP_PROBE_LOG": str(log), "PYTHONPATH": str(ROOT)}
     with open(tmp_path / "server.log", "wb") as out:
         server = subprocess.Popen(
@@ -60,7 +61,7 @@ def probe_server(tmp_path):
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         try:
             deadline = time.monotonic() + SERVER_START_SECONDS
-            while not _healthy(port):
+            while not healthy(port):
                 if server.poll() is not None or time.monotonic() > deadline:
                     pytest.fail(f"the probe server did not start: {(tmp_path / 'server.log').read_text()}")
                 time.sleep(0.2)
