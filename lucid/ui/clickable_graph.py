@@ -549,7 +549,8 @@ export default function(component) {
     if (!target) return;
     const s = scroller(ui.root);
     const y = pageTop(target) - data.top - ui.bar.offsetHeight - 12;
-    s.scrollTo({ top: Math.max(0, y), behavior: 'smooth' });
+    // at once, not smoothly: a smooth scroll still under way is cancelled by any other scroll (a refit)
+    s.scrollTo({ top: Math.max(0, y), behavior: 'auto' });
   };
   root.classList.toggle('lucid-classroom', !!data.classroom);
   root.classList.toggle('lucid-beside', !!data.beside);
