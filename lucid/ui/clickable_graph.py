@@ -545,12 +545,16 @@ export default function(component) {
   ui.lessonAt.title = data.lesson ? data.lesson.title : '';
   ui.inspect.style.display = data.inspector_key ? '' : 'none';
   ui.inspect.onclick = () => {
-    const target = data.inspector_key && document.querySelector('.st-key-' + data.inspector_key);
-    if (!target) return;
-    const s = scroller(ui.root);
-    const y = pageTop(target) - data.top - ui.bar.offsetHeight - 12;
-    // at once, not smoothly: a smooth scroll still under way is cancelled by any other scroll (a refit)
-    s.scrollTo({ top: Math.max(0, y), behavior: 'auto' });
+    const jump = () => {
+      const target = data.inspector_key && document.querySelector('.st-key-' + data.inspector_key);
+      if (!target) return;
+      const y = pageTop(target) - data.top - ui.bar.offsetHeight - 12;
+      scroller(ui.root).scrollTo({ top: Math.max(0, y), behavior: 'auto' });
+    };
+    // at once, and again shortly after: a refit of the graph in the same moment may scroll the page back
+    jump();
+    setTimeout(jump, 300);
+    setTimeout(jump, 1000);
   };
   root.classList.toggle('lucid-classroom', !!data.classroom);
   root.classList.toggle('lucid-beside', !!data.beside);
