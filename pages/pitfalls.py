@@ -7,7 +7,9 @@ import pandas as pd
 import streamlit as st
 
 from lucid.lessons.pitfalls import (
+    CHAIN_LENGTHS,
     DeepGraphResult,
+    first_failing_chain_length,
     quadratic_descent,
     square_gradients,
     try_lucid_backward,
@@ -94,8 +96,8 @@ st.header("3 · A recursive topological sort on a deep graph")
 st.write("Sorting the graph recursively uses one Python frame per level. A chain of N additions "
          "`x + 1 + 1 + …` is N levels deep, so past Python's recursion limit the sort dies. lucid sorts "
          "with an explicit stack.")
-n = st.select_slider("N additions in the chain", options=[100, 500, 900, 2_000, 5_000, 20_000, 100_000],
-                     value=2_000, key="pitfall_n")
+n = st.select_slider("N additions in the chain", options=CHAIN_LENGTHS, value=first_failing_chain_length(),
+                     key="pitfall_n")
 recursive = deep_chain(n, "recursive")
 iterative = deep_chain(n, "lucid")
 left, right = st.columns(2)

@@ -7,6 +7,7 @@ import pytest
 import lucid
 from lucid.lessons.pitfalls import (
     addition_chain,
+    first_failing_chain_length,
     hand_backward,
     quadratic_descent,
     recursive_topological_order,
@@ -117,3 +118,15 @@ def test_the_x_times_x_graph_shows_both_contributions_and_their_sum():
     assert explain(demo.trace, 2).arithmetic.endswith("⇒  grad x = −1.500 + (−1.500) = −3.000")
     assert demo.headline == "grad y · ∂y/∂x = 1.000 · (−1.500) = −1.500  ⇒  grad x = −1.500 + (−1.500) = −3.000"
     assert demo.accumulated == -3.0 and demo.assigned == -1.5
+
+
+def test_the_page_opens_on_the_shortest_chain_that_fails_under_the_limit_in_force():
+    limit = sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(1000)
+        assert first_failing_chain_length() == 2_000
+        sys.setrecursionlimit(3000)  # what importing IPython's completer does to the whole process
+        assert first_failing_chain_length() == 5_000
+        assert not try_recursive_sort(first_failing_chain_length()).ok
+    finally:
+        sys.setrecursionlimit(limit)

@@ -107,6 +107,21 @@ def quadratic_descent(steps: int = 6, lr: float = 0.3, w0: float = 0.0, target: 
 
 
 # ----- (c) recursive topological sort -------------------------------------------
+CHAIN_LENGTHS = (100, 500, 900, 2_000, 5_000, 20_000, 100_000)
+"""The chain lengths the page offers: some under any usual recursion limit, some far past it."""
+
+
+def first_failing_chain_length(options: tuple[int, ...] = CHAIN_LENGTHS) -> int:
+    """The shortest offered chain that a recursive sort cannot finish in this process: the page's default.
+
+    Python's limit is 1,000 frames, but a library may raise it for the whole process (IPython's
+    completer sets 3,000 when it is imported), so the demonstration reads the limit in force instead
+    of assuming it: the page opens on the failure it is there to show.
+    """
+    limit = sys.getrecursionlimit()
+    return next((n for n in options if n > limit), options[-1])
+
+
 def addition_chain(n: int) -> tuple[Tensor, Tensor]:
     """``x + 1 + 1 + … `` with ``n`` additions: a graph ``n`` nodes deep. Returns (x, out)."""
     x = Tensor(0.5, requires_grad=True, name="x")
