@@ -1,10 +1,13 @@
 """The example notebook teaches the chain rule with ``stepper`` and runs top to bottom in a real kernel (issue 20).
 
-nbclient starts an ipykernel (the ``python3`` kernel of the interpreter running the tests), runs every cell
+nbclient starts an ipykernel of the interpreter running the tests (a kernel spec of its own, found first on
+``JUPYTER_PATH``, so no ``python3`` kernel installed for another Python can stand in), runs every cell
 of ``examples/chain_rule.ipynb`` in the project folder (so ``import lucid`` finds this checkout) and keeps
 the widgets' state, as a notebook saved from JupyterLab would.
 """
+import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,14 +22,24 @@ NOTEBOOK = ROOT / "examples" / "chain_rule.ipynb"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
+KERNEL = "lucid-tests-python"
+
+
 @pytest.fixture(scope="module")
-def executed():
+def executed(tmp_path_factory):
     if shutil.which("dot") is None:
         pytest.skip("Graphviz's dot is not installed")
+    spec = tmp_path_factory.mktemp("jupyter") / "kernels" / KERNEL
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python (lucid tests)", "language": "python"}), encoding="utf-8")
     nb = nbformat.read(NOTEBOOK, as_version=4)
-    client = nbclient.NotebookClient(nb, timeout=180, kernel_name="python3", store_widget_state=True,
-                                     resources={"metadata": {"path": str(ROOT)}})
-    client.execute()
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("JUPYTER_PATH", str(spec.parent.parent))
+        client = nbclient.NotebookClient(nb, timeout=180, kernel_name=KERNEL, store_widget_state=True,
+                                         resources={"metadata": {"path": str(ROOT)}})
+        client.execute()
     return nb
 
 

@@ -1,19 +1,22 @@
 """The notebook player in a real JupyterLab and a real Chromium (issue 20).
 
 The test starts JupyterLab itself (``sys.executable -m jupyter lab``) on a free loopback port, without a
-token (``--allow-root``: CI runs as root), no update check and no extension index, in a
-temporary folder holding a copy of ``examples/chain_rule.ipynb``, with its own settings and
-workspace folders (nothing of the user's Jupyter setup is read or written). Chromium opens the notebook,
-runs every cell, and the widget of ``stepper(f)`` is checked the way a student uses it:
+token or XSRF check (``--allow-root``: CI runs as root), no update check, extension index or language
+servers, in a temporary folder
+holding a copy of ``examples/chain_rule.ipynb``, with its own settings, data and workspace folders (nothing
+of the user's Jupyter setup is read or written), and starts the notebook's kernel through the REST API.
+Chromium opens the notebook, runs every cell, and the widget of ``stepper(f)`` is checked the way a student uses it:
 
 - it renders the graph and the explanation, at the step the notebook set from Python (``player.step = 2``);
 - Next changes the explanation in the same moment as the click: the page sends no message to the kernel
   between the click and the new explanation (every websocket frame to the kernel is counted in the page);
 - three quick presses send exactly one message to the kernel, a ``comm_msg`` writing the step back
   (``STEP_SYNC_MS`` after the last press), never an ``execute_request``: the measured bound;
+- the presenter keys step it while it has the focus;
 - a click on a node brings the node inspector's facts from the kernel.
 
-A screenshot of the widget is saved as ``artifacts/e2e-notebook-stepper.png``.
+Screenshots of the widget and of its cell are saved as ``artifacts/e2e-notebook-stepper.png`` and
+``artifacts/e2e-notebook-cell.png``.
 """
 from __future__ import annotations
 
@@ -64,12 +67,30 @@ COUNT_KERNEL_FRAMES = """
 })();
 """
 PLAYER = ".jp-OutputArea-output .lucid-widget"
-#: The notebook's own kernel starts without asking, and no news toast covers the page.
-LAB_SETTINGS = {"@jupyterlab/notebook-extension/tracker": {"autoStartDefaultKernel": True},
-                "@jupyterlab/apputils-extension/notification": {"fetchNews": "false"}}
+#: No news toast covers the page.
+LAB_SETTINGS = {"@jupyterlab/apputils-extension/notification": {"fetchNews": "false"}}
 #: Every code cell shows the number of its run ("[3]:"), none is waiting for the kernel ("[*]:").
 ALL_RUN = ("() => { const p = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')];"
            " return p.length > 0 && p.every((e) => /\\[[0-9]+\\]/.test(e.textContent)); }")
+
+
+def _api(url: str, body: dict | None = None) -> dict:
+    data = None if body is None else json.dumps(body).encode("utf-8")
+    request = urllib.request.Request(url, data=data, method="GET" if body is None else "POST",  # noqa: S310
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as r:  # noqa: S310
+        return json.loads(r.read())
+
+
+def start_kernel(lab: str, notebook: str) -> None:
+    """Start the notebook's kernel through the server's REST API (the page then waits until it is idle).
+
+    Opening a notebook that has no session makes JupyterLab start one while the page is still loading,
+    which can race with a Run All; with the session there first, the page simply connects to it.
+    """
+    session = _api(f"{lab}/api/sessions", {"path": notebook, "type": "notebook", "name": notebook,
+                                           "kernel": {"name": "python3"}})
+    assert session["kernel"]["name"] == "python3"
 
 
 def _lab_ready(port: int) -> bool:
@@ -90,7 +111,9 @@ def jupyter_lab(folder: Path) -> Iterator[str]:
         path.write_text(json.dumps(settings), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "JUPYTER_CONFIG_DIR": str(folder / ".config"),
            "JUPYTERLAB_SETTINGS_DIR": str(folder / ".settings"),
-           "JUPYTERLAB_WORKSPACES_DIR": str(folder / ".workspaces"), "JUPYTER_RUNTIME_DIR": str(folder / ".run")}
+           "JUPYTERLAB_WORKSPACES_DIR": str(folder / ".workspaces"), "JUPYTER_RUNTIME_DIR": str(folder / ".run"),
+           # no kernel spec of the user's can stand in for this interpreter's own "python3" kernel
+           "JUPYTER_DATA_DIR": str(folder / ".data")}
     with open(ARTIFACTS / "e2e-jupyterlab.log", "wb") as log:
         port = free_port()
         lab = subprocess.Popen(  # noqa: S603
@@ -98,7 +121,8 @@ def jupyter_lab(folder: Path) -> Iterator[str]:
              f"--ServerApp.port={port}", "--ServerApp.port_retries=0", "--IdentityProvider.token=",
              "--ServerApp.password=", f"--ServerApp.root_dir={folder}", "--LabApp.news_url=",
              "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.extension_manager=readonly",
-             "--ServerApp.terminals_enabled=False", "--allow-root"],
+             "--ServerApp.terminals_enabled=False", "--ServerApp.jpserver_extensions={'jupyter_lsp': False}",
+             "--ServerApp.disable_check_xsrf=True", "--allow-root"],
             cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         try:
             deadline = time.monotonic() + START_SECONDS
@@ -121,6 +145,7 @@ def lab_url(tmp_path) -> Iterator[str]:
         pytest.skip("Graphviz's dot is not installed")
     shutil.copy(NOTEBOOK, tmp_path / NOTEBOOK.name)
     with jupyter_lab(tmp_path) as url:
+        start_kernel(url, NOTEBOOK.name)
         yield url
 
 
@@ -133,6 +158,7 @@ def test_the_stepper_plays_in_jupyterlab_without_asking_the_kernel(tab, lab_url)
     page.add_init_script(COUNT_KERNEL_FRAMES)
     page.goto(f"{lab_url}/lab/tree/{NOTEBOOK.name}")
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=SLOW)
+    page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=SLOW)  # connected to the running kernel
     # Run all: the Run menu's command, as a person would pick it.
     page.locator(".jp-NotebookPanel").first.click()
     page.get_by_role("menuitem", name="Run", exact=True).click()
@@ -180,6 +206,20 @@ def test_the_stepper_plays_in_jupyterlab_without_asking_the_kernel(tab, lab_url)
     player.locator("button[data-action=prev]").click()
     assert _head(page) == "Step 3 of 4: q → x through +"
 
+    # The presenter keys work once the player has the focus, and belong to it (the notebook keeps its cell).
+    active = "() => document.querySelector('.jp-Notebook .jp-Cell.jp-mod-active')?.innerText"
+    active_cell = page.evaluate(active)
+    player.locator(".lucid-player").focus()
+    page.keyboard.press("Home")
+    assert _head(page) == "Step 0 of 4: seed grad f = 1"
+    page.keyboard.press("ArrowRight")
+    assert _head(page) == "Step 1 of 4: f → q through ×"
+    page.keyboard.press("End")
+    assert _head(page) == "Step 4 of 4: q → y through +"
+    page.keyboard.press("ArrowLeft")
+    assert _head(page) == "Step 3 of 4: q → x through +"
+    assert page.evaluate(active) == active_cell
+
     # A click on z asks the kernel for its facts: value -4, gradient 3 (final at the last step).
     player.locator(".lucid-svg-host g.node#t3").click()
     facts = player.locator(".lucid-facts")
@@ -187,3 +227,6 @@ def test_the_stepper_plays_in_jupyterlab_without_asking_the_kernel(tab, lab_url)
     assert "Gradient (final)" in facts.inner_text()
     ARTIFACTS.mkdir(exist_ok=True)
     player.screenshot(path=str(ARTIFACTS / "e2e-notebook-stepper.png"))
+    # the cell with its code and the widget (the README's picture, docs/screenshot-notebook.png)
+    page.locator(".jp-CodeCell", has=page.locator(PLAYER)).first.screenshot(
+        path=str(ARTIFACTS / "e2e-notebook-cell.png"))
