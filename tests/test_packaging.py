@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import site
 import subprocess
 import sys
 import venv
@@ -82,12 +83,24 @@ def wheel(tmp_path_factory) -> Path:
     return built
 
 
+def _see_this_environment(python: Path) -> None:
+    """When the tests themselves run in a venv (scripts/test.sh uses the project's .venv), the new venv's
+    "system site packages" are the base interpreter's, not the ones the tests run with: a ``.pth`` file puts
+    this environment's site-packages (numpy, graphviz, pip) after the new venv's own."""
+    if sys.prefix == sys.base_prefix:
+        return
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],  # noqa: S603
+                             capture_output=True, text=True, check=True).stdout.strip()
+    Path(purelib, "test_environment.pth").write_text("\n".join(site.getsitepackages()) + "\n", encoding="utf-8")
+
+
 @pytest.fixture(scope="module")
 def venv_python(wheel, tmp_path_factory) -> Path:
     """A fresh venv that sees the system's packages (numpy, graphviz) and has only the wheel installed."""
     home = tmp_path_factory.mktemp("venv") / "env"
     venv.create(home, system_site_packages=True, with_pip=False)  # the system's pip is visible and installs here
     python = home / "bin" / "python"
+    _see_this_environment(python)
     done = subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", str(wheel)],  # noqa: S603
                           capture_output=True, text=True, env=_clean_env(), timeout=120, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
