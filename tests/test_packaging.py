@@ -169,11 +169,14 @@ c = a * b
 c.backward()
 import lucid.viz
 display = sorted(c._repr_mimebundle_())  # the notebook picture, drawn by the installed lucid.viz
+from lucid.viz import stepper  # the notebook player: its module imports without anywidget
+from lucid.viz.player import script, stylesheet  # and its script and stylesheet are in the wheel
 print(json.dumps({
     "file": lucid.__file__,
     "a.grad": a.grad.tolist(), "b.grad": b.grad.tolist(), "c.data": c.data.tolist(), "c.grad": c.grad,
     "streamlit_after_import": streamlit_after_import, "streamlit_after_viz": "streamlit" in sys.modules,
-    "display": display,
+    "display": display, "stepper": callable(stepper),
+    "player": [script().startswith("// The backward-pass player"), ".lucid-player .lucid-bar" in stylesheet()],
 }))
 """
 
@@ -194,3 +197,5 @@ def test_the_installed_wheel_runs_the_worked_example_without_streamlit(venv_pyth
     assert got["streamlit_after_viz"] is False
     expected_display = ["image/svg+xml", "text/plain"] if shutil.which("dot") else ["text/plain"]
     assert got["display"] == expected_display
+    assert got["stepper"] is True
+    assert got["player"] == [True, True]

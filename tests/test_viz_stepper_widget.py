@@ -217,3 +217,16 @@ def test_import_lucid_works_without_anywidget_and_stepper_says_what_to_install()
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)  # noqa: S603
     assert done.returncode == 0, done.stderr
     assert "needs anywidget: pip install" in done.stdout
+
+
+@needs_dot
+def test_a_pass_too_costly_to_animate_even_collapsed_is_refused_with_the_limit(monkeypatch):
+    from lucid.viz import animation_cost
+
+    too_much = animation_cost.AnimationWork(4_000, 900, 10 * animation_cost.MAX_ANIMATION_WORK)
+    monkeypatch.setattr(animation_cost, "full_work", lambda root, trace: too_much)
+    monkeypatch.setattr(animation_cost, "collapsed_work", lambda view: too_much)
+    _, _, _, f = circuit()
+    with pytest.raises(StepperError, match=r"Animating its 4,000 backward steps would take about 10\.0× the "
+                                           r"animation limit"):
+        stepper(f)

@@ -115,16 +115,24 @@ def _record_program(program: Program) -> Recording:
 def animate(rec: Recording, *, style: str = "standard", direction: str = "TB") -> Animation:
     """The animation of ``rec``, drawn collapsed when the full drawing would cost more than the app allows."""
     from lucid.viz.animation import build_animation, build_collapsed_animation
-    from lucid.viz.animation_cost import full_work
+    from lucid.viz.animation_cost import MAX_ANIMATION_WORK, AnimationTooCostly, collapsed_work, full_work
     from lucid.viz.collapse import CollapsedView
 
-    options = {"direction": direction, "preset": STYLES[style]}
-    if options["preset"] == "circuit":
-        options["direction"] = "LR"  # circuits always run left to right
+    options = drawing_options(style, direction)
     with np.errstate(all="ignore"):
         if full_work(rec.root, rec.trace).fits:
             return build_animation(rec.root, rec.trace, **options)
-        return build_collapsed_animation(CollapsedView(rec.root, rec.trace, ()), direction=options["direction"])
+        view = CollapsedView(rec.root, rec.trace, ())
+        work = collapsed_work(view)
+        if not work.fits:  # the app's budget: past it, building would keep the kernel busy for minutes
+            raise StepperError(str(AnimationTooCostly(work.work, MAX_ANIMATION_WORK, work.steps)))
+        return build_collapsed_animation(view, direction=options["direction"])
+
+
+def drawing_options(style: str, direction: str) -> dict[str, str]:
+    """``to_dot``'s options for a style and direction (circuits always run left to right)."""
+    preset = STYLES[style]
+    return {"direction": "LR" if preset == "circuit" else direction, "preset": preset}
 
 
 def _check_options(style: str, direction: str, zoom: str | float, seconds: float) -> None:
@@ -313,6 +321,6 @@ def stepper(x: Tensor | str | Program, step: int | None = None, *, style: str = 
     n = len(rec.trace.steps)
     start = 0 if step is None else _check_step(step, n)
     anim = animate(rec, style=style, direction=direction)
-    options = {"direction": "LR" if STYLES[style] == "circuit" else direction, "preset": STYLES[style]}
+    options = drawing_options(style, direction)
     data = player_data(anim, seconds=seconds, classroom=classroom, zoom=zoom, beside=beside)
     return cls(rec, anim, data, start, options)
