@@ -610,11 +610,12 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
 
 export function showStep(parentElement, traceStep) {
   // Show trace step ``traceStep`` in the player inside ``parentElement`` (a host asked for it), pausing autoplay.
+  // The page is not scrolled to it: the step was set from elsewhere (a notebook cell further down).
   const root = parentElement.querySelector('.' + PREFIX);
   const p = root && root.__player;
   if (!p || p.n === undefined) return;
   setPlaying(root.__ui, p, false);
-  show(root.__ui, p, playerOf(p, traceStep));
+  show(root.__ui, p, playerOf(p, traceStep), { noFollow: true });
 }
 
 export function shownStep(parentElement) {
