@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Install everything the tests need, then lint and run the whole suite (unit, app, browser).
+# Install everything the tests need into the project's .venv, then lint and run the whole suite with it
+# (unit, app, browser).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup_system.sh
-python3 -m pip install -q -r requirements-dev.txt
-python3 -m ruff check .
-python3 -m pytest -q
+PYTHON="$(bash scripts/venv.sh)"
+"$PYTHON" -m pip install -q -r requirements-dev.txt
+"$PYTHON" -m ruff check .
+"$PYTHON" -m pytest -q

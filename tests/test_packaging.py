@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import site
 import subprocess
 import sys
 import venv
@@ -82,12 +83,24 @@ def wheel(tmp_path_factory) -> Path:
     return built
 
 
+def _see_this_environment(python: Path) -> None:
+    """When the tests themselves run in a venv (scripts/test.sh uses the project's .venv), the new venv's
+    "system site packages" are the base interpreter's, not the ones the tests run with: a ``.pth`` file puts
+    this environment's site-packages (numpy, graphviz, pip) after the new venv's own."""
+    if sys.prefix == sys.base_prefix:
+        return
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],  # noqa: S603
+                             capture_output=True, text=True, check=True).stdout.strip()
+    Path(purelib, "test_environment.pth").write_text("\n".join(site.getsitepackages()) + "\n", encoding="utf-8")
+
+
 @pytest.fixture(scope="module")
 def venv_python(wheel, tmp_path_factory) -> Path:
     """A fresh venv that sees the system's packages (numpy, graphviz) and has only the wheel installed."""
     home = tmp_path_factory.mktemp("venv") / "env"
     venv.create(home, system_site_packages=True, with_pip=False)  # the system's pip is visible and installs here
     python = home / "bin" / "python"
+    _see_this_environment(python)
     done = subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", str(wheel)],  # noqa: S603
                           capture_output=True, text=True, env=_clean_env(), timeout=120, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -114,6 +127,8 @@ def test_the_wheel_holds_lucid_its_subpackages_and_its_run_time_files(wheel):
     assert not missing, f"left out of the wheel: {sorted(missing)}"
     for sub in ("autograd", "expr", "viz", "ui", "nn", "optim", "_tensor", "_backend", "_func", "lessons", "data"):
         assert f"lucid/{sub}/__init__.py" in names
+    # the player's script and stylesheet, which the app and the notebook widget read at run time
+    assert {"lucid/viz/player/player.js", "lucid/viz/player/player.css"} <= names
 
 
 def test_the_wheel_holds_nothing_but_lucid(wheel):
@@ -154,11 +169,14 @@ c = a * b
 c.backward()
 import lucid.viz
 display = sorted(c._repr_mimebundle_())  # the notebook picture, drawn by the installed lucid.viz
+from lucid.viz import stepper  # the notebook player: its module imports without anywidget
+from lucid.viz.player import script, stylesheet  # and its script and stylesheet are in the wheel
 print(json.dumps({
     "file": lucid.__file__,
     "a.grad": a.grad.tolist(), "b.grad": b.grad.tolist(), "c.data": c.data.tolist(), "c.grad": c.grad,
     "streamlit_after_import": streamlit_after_import, "streamlit_after_viz": "streamlit" in sys.modules,
-    "display": display,
+    "display": display, "stepper": callable(stepper),
+    "player": [script().startswith("// The backward-pass player"), ".lucid-player .lucid-bar" in stylesheet()],
 }))
 """
 
@@ -179,3 +197,5 @@ def test_the_installed_wheel_runs_the_worked_example_without_streamlit(venv_pyth
     assert got["streamlit_after_viz"] is False
     expected_display = ["image/svg+xml", "text/plain"] if shutil.which("dot") else ["text/plain"]
     assert got["display"] == expected_display
+    assert got["stepper"] is True
+    assert got["player"] == [True, True]

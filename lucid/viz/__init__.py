@@ -7,6 +7,7 @@
   ``large_frame`` give the collapsed steps and a main, overview and detail drawing per step;
   ``toggle`` opens or closes a clicked box; ``group``/``tag``/``tag_subgraph`` name the boxes.
 - ``format_array``: the compact fixed-width number text shared with the app's tables.
+- ``stepper(x)``: the backward pass as a notebook widget (anywidget, imported only when one is made).
 - ``to_svg``/``to_png``/``animation_gif``/``frames_zip``: exports (need Graphviz's ``dot``).
 """
 from lucid.viz.collapse import MAX_DRAWN, CollapsedStep, CollapsedView, collapsed_dot, describe_step, toggle
@@ -19,11 +20,12 @@ from lucid.viz.large import LargeFrame, large_frame, large_view
 from lucid.viz.numbers import format_array, format_number
 from lucid.viz.structure import LARGE_AUTO_NODES, node_label
 from lucid.viz.style import legend
+from lucid.viz.widget import StepperError, stepper
 
 __all__ = [
     "MAX_DRAWN", "CollapsedStep", "CollapsedView", "LargeFrame", "collapsed_dot", "describe_step", "group", "group_of",
     "large_frame", "large_view", "tag", "tag_subgraph", "toggle",
     "DIRECTIONS", "LARGE_AUTO_NODES", "GraphTooLarge", "GraphvizNotInstalled", "RenderError", "StepExplanation",
     "animation_gif", "contribution_note", "draw", "explain", "format_array", "format_number", "frames",
-    "frames_zip", "legend", "node_label", "to_dot", "to_png", "to_svg",
+    "frames_zip", "legend", "node_label", "stepper", "StepperError", "to_dot", "to_png", "to_svg",
 ]

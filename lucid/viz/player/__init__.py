@@ -1,0 +1,71 @@
+"""The backward-pass player as files of its own: one ES module and one stylesheet, two hosts.
+
+``player.js`` plays a ``lucid.viz.animation.Animation`` in the browser (stepping, slider, keys,
+autoplay, the lens, the explanation) and ``player.css`` is its look. They ship inside the package,
+so the player works offline, and the same two files serve both hosts: the Streamlit component
+(``lucid.ui.clickable_graph``) and the notebook widget (``lucid.viz.stepper``), so a fix to the
+player lands in both. The module's default export tells the hosts apart: Streamlit calls it with
+its component object, anywidget calls it with nothing and gets the widget's ``render``.
+
+Nothing here imports Streamlit or anywidget: this module only reads files and describes sizing.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import cache
+from importlib import resources
+
+from lucid.viz.animation import Animation
+from lucid.viz.document import EXPLANATION_CSS
+
+KEYS_HELP = ("Keys: → or Page Down: next step · ← or Page Up: previous · Home / End: first / last · "
+             "Space: play / pause (not while typing in the editor)")
+
+SCRIPT_FILE = "player.js"
+STYLESHEET_FILE = "player.css"
+
+
+def _read(name: str) -> str:
+    return resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
+
+
+@cache
+def script() -> str:
+    """The player's ES module (read once per process)."""
+    return _read(SCRIPT_FILE)
+
+
+@cache
+def stylesheet() -> str:
+    """The player's CSS: the explanation fragment's default look, then the player's own (which overrides it)."""
+    return EXPLANATION_CSS + _read(STYLESHEET_FILE)
+
+
+def sizing(classroom: bool) -> dict[str, float | bool]:
+    """How the player sizes the graph, per mode.
+
+    Normal mode: scale limits and the screen height kept for the controls above the graph (a big graph
+    scrolls and the current node is followed). Classroom mode (``whole_graph``): "Fit screen" fits the whole
+    graph into the screen below the controls (``margin`` px left under it, never less than ``min_height``
+    px tall), so a class sees every node at once; when that makes node text smaller than ``min_text_px``
+    on screen, a lens above the explanation shows the step's node and edge with text ``lens_text_px`` to
+    ``lens_max_px`` high, in ``lens_height`` of the screen height (more for a big node, as long as
+    ``lens_keep`` px of the explanation's column stay for the step's title and arithmetic line). Beside the
+    explanation the graph takes up to ``graph_share`` of the row, and no more than it needs (down to
+    ``min_graph_share``): the explanation and its lens get the rest. A wide graph that leaves at least
+    ``lens_under_px`` px of its column empty below it gets the lens there instead.
+    """
+    if classroom:
+        return {"min_scale": 0.0, "max_scale": 1.8, "reserve": 0, "min_text_px": 18, "whole_graph": True,
+                "margin": 12, "min_height": 200, "lens_text_px": 18.5, "lens_max_px": 30, "lens_height": 0.4,
+                "lens_keep": 170, "graph_share": 0.64, "min_graph_share": 0.5, "lens_under_px": 220}
+    return {"min_scale": 0.7, "max_scale": 1.25, "reserve": 270, "min_text_px": 0, "whole_graph": False}
+
+
+def animation_id(anim: Animation) -> str:
+    """A short id of an animation's content: the browser reloads the picture only when it changes."""
+    digest = hashlib.blake2b(digest_size=8)
+    digest.update(anim.svg.encode("utf-8"))
+    digest.update(json.dumps([anim.changes, [v[0] for v in anim.variants]]).encode("utf-8"))
+    return digest.hexdigest()

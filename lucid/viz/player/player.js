@@ -1,0 +1,689 @@
+// The backward-pass player: plays one lucid.viz.animation.Animation in the browser, with no server round trip.
+//
+// One module, two hosts. Streamlit's v2 component calls the default export with its component object
+// ({ data, setTriggerValue, parentElement }); anywidget calls the default export with nothing and gets back
+// { render }, the notebook widget (lucid.viz.stepper). Both end in ``mount``, so a fix lands in both.
+// No imports, no network: the module is shipped inside the Python package and handed to the host as text.
+const PREFIX = 'lucid-player';
+
+function el(tag, attrs, text) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+const ICONS = {
+  first: 'M5 4h2v12H5zM16 4v12L8 10z',
+  prev: 'M14 4v12L6 10z',
+  next: 'M6 4v12l8-6z',
+  last: 'M13 4h2v12h-2zM4 4v12l8-6z',
+  play: 'M6 4v12l10-6z',
+  pause: 'M5 4h4v12H5zM11 4h4v12h-4z',
+  inspect: 'M8 2a6 6 0 1 0 0 12A6 6 0 0 0 8 2zm0 2.2a3.8 3.8 0 1 1 0 7.6 3.8 3.8 0 0 1 0-7.6z'
+           + 'M12.2 13.6l1.4-1.4 4.6 4.6-1.4 1.4z',
+};
+
+function icon(name) {
+  // Drawn shapes, not font glyphs: every projector's browser shows them.
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', '0 0 20 20');
+  svg.setAttribute('aria-hidden', 'true');
+  svg.setAttribute('class', 'lucid-icon');
+  const path = document.createElementNS(ns, 'path');
+  path.setAttribute('d', ICONS[name]);
+  path.setAttribute('fill', 'currentColor');
+  path.setAttribute('fill-rule', 'evenodd');
+  svg.appendChild(path);
+  return svg;
+}
+
+function button(name, title) {
+  const b = el('button', { type: 'button', class: 'lucid-btn', title: title, 'data-action': name.toLowerCase() });
+  b.appendChild(icon(name.toLowerCase()));
+  b.appendChild(el('span', { class: 'lucid-label' }, name));
+  return b;
+}
+
+function build(parent) {
+  const root = el('div', { class: PREFIX });
+  const bar = el('div', { class: 'lucid-bar', role: 'toolbar', 'aria-label': 'Backward pass steps' });
+  const buttons = {
+    first: button('First', 'First step (Home)'),
+    prev: button('Prev', 'Previous step (← or Page Up)'),
+    next: button('Next', 'Next step (→ or Page Down)'),
+    last: button('Last', 'Last step (End)'),
+    play: button('Play', 'Play / pause (Space)'),
+  };
+  buttons.play.classList.add('lucid-primary');
+  for (const b of Object.values(buttons)) bar.appendChild(b);
+  const slider = el('input', { type: 'range', class: 'lucid-step', min: '0', max: '0', value: '0',
+                               'aria-label': 'Step' });
+  const label = el('span', { class: 'lucid-step-label', 'aria-live': 'polite' });
+  const keys = el('span', { class: 'lucid-keys', tabindex: '0', role: 'note' }, '⌨ Keys');
+  // Where in a lesson the class is ("Lesson 2 / 5"), and a jump to the node inspector under the graph.
+  const lessonAt = el('span', { class: 'lucid-lesson', 'aria-live': 'polite' });
+  // An icon only: the bar stays one row on a projector.
+  const inspect = el('button', { type: 'button', class: 'lucid-btn lucid-inspect', 'data-action': 'inspect',
+                                 title: 'Node inspector: jump to it below the graph (click a node to pick it)',
+                                 'aria-label': 'Jump to the node inspector' });
+  inspect.appendChild(icon('inspect'));
+  // Autoplay speed lives in the bar it governs (one row of controls above the graph, not two).
+  const speed = el('select', { class: 'lucid-speed', 'aria-label': 'Autoplay speed', title: 'Autoplay speed' });
+  bar.append(slider, label, lessonAt, speed, inspect, keys);
+  const body = el('div', { class: 'lucid-body' });
+  const host = el('div', { class: 'lucid-svg-host' });
+  const expl = el('div', { class: 'lucid-expl', 'aria-live': 'polite' });
+  const lens = el('div', { class: 'lucid-lens', 'aria-hidden': 'true' });
+  const title = el('div', { class: 'lucid-expl-head' });
+  const text = el('div', { class: 'lucid-expl-body' });
+  expl.append(lens, title, text);
+  // The graph's column: the graph, and under it the lens when a wide graph leaves room there.
+  const column = el('div', { class: 'lucid-graph-col' });
+  column.append(host);
+  body.append(column, expl);
+  root.append(bar, body);
+  parent.appendChild(root);
+  return { root, bar, buttons, slider, label, lessonAt, inspect, speed, keys, column, host, expl, lens, title, text };
+}
+
+function scroller(node) {
+  for (let p = node.parentElement; p; p = p.parentElement) {
+    const s = getComputedStyle(p);
+    if (/(auto|scroll)/.test(s.overflowY) && p.scrollHeight > p.clientHeight + 1) return p;
+  }
+  return document.scrollingElement || document.documentElement;
+}
+
+function pageTop(node) {
+  // Where ``node`` starts on the page, measured from the top of the page's scrolling content.
+  const s = scroller(node);
+  const scrolled = s === document.scrollingElement || s === document.documentElement ? window.scrollY : s.scrollTop;
+  return node.getBoundingClientRect().top + scrolled;
+}
+
+function fit(ui, p) {
+  ui.root.style.setProperty('--lucid-bar-h', ui.bar.offsetHeight + 'px');
+  // "screen": fit the width and the screen height below the controls, but never shrink past a
+  // readable scale (then the page scrolls) nor blow a tiny graph up; "width": fit the width only;
+  // a number: that fixed scale. In Classroom mode "screen" fits the whole graph into the screen
+  // below the controls, however small: the lens (see ``lens``) magnifies the step's node and edge.
+  const data = p.data;
+  const svg = ui.host.querySelector('svg');
+  if (!svg) return;
+  const w = parseFloat(svg.getAttribute('width')) * 4 / 3;
+  const h = parseFloat(svg.getAttribute('height')) * 4 / 3;
+  if (!(w > 0 && h > 0)) return;
+  let width = ui.host.clientWidth || 800;
+  const whole = data.whole_graph && data.zoom === 'screen';
+  const body = ui.root.querySelector('.lucid-body');
+  const row = data.beside && getComputedStyle(body).flexDirection.startsWith('row');
+  const shared = whole && row && body.clientWidth > 0;
+  let total = 0;
+  if (shared) {
+    // Beside the explanation the graph gets up to its usual share of the row; a graph that the screen's
+    // height already limits takes only the width it needs and leaves the rest to the explanation and lens.
+    total = body.clientWidth - (parseFloat(getComputedStyle(body).columnGap) || 16);
+    width = Math.round(total * data.graph_share);
+  }
+  let scale;
+  if (typeof data.zoom === 'number') scale = data.zoom;
+  else if (data.zoom === 'width') scale = Math.min(width / w, data.max_scale);
+  else if (whole) {
+    const height = Math.max(data.min_height, window.innerHeight - pageTop(ui.host) - data.margin);
+    scale = Math.min(width / w, height / h, data.max_scale);
+  } else {
+    const height = Math.max(320, window.innerHeight - data.reserve);
+    scale = Math.max(Math.min(width / w, height / h, data.max_scale), data.min_scale);
+  }
+  svg.style.width = Math.round(w * scale) + 'px';
+  svg.style.height = Math.round(h * scale) + 'px';
+  ui.column.style.flex = shared ? `0 0 ${Math.min(width, Math.max(Math.round(w * scale) + 4,
+                                                                    Math.round(total * data.min_graph_share)))}px` : '';
+  // A wide graph fitted whole leaves the bottom of its column empty: the lens goes there (as wide as the
+  // graph's column, the explanation keeps its own column); otherwise it sits above the explanation.
+  const under = whole && row
+    ? window.innerHeight - (pageTop(ui.host) + h * scale) - data.margin - 16 : 0;
+  p.lensRoom = under >= data.lens_under_px ? Math.round(under) : 0;
+  if (p.lensRoom && ui.lens.parentElement !== ui.column) ui.column.appendChild(ui.lens);
+  else if (!p.lensRoom && ui.lens.parentElement !== ui.expl) ui.expl.insertBefore(ui.lens, ui.expl.firstChild);
+  p.scale = scale;
+  lens(ui, p);
+}
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+function graphBox(p, g) {
+  // The box of a node or edge group in the outer SVG's own units (the graph group's transform applied).
+  const b = g.getBBox();
+  const m = p.graphMatrix;
+  const xs = [b.x, b.x + b.width].map((x) => m.a * x + m.e);
+  const ys = [b.y, b.y + b.height].map((y) => m.d * y + m.f);
+  return { left: Math.min(...xs), right: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys) };
+}
+
+function lens(ui, p) {
+  // A magnified live copy (an SVG <use> of the graph) of the step's node and the edge it takes, above the
+  // explanation, whenever the picture is drawn so small that node text is under min_text_px on screen.
+  const data = p.data;
+  const step = p.step;
+  const cur = p.current && p.current[step] && p.els[p.current[step]];
+  const small = data.min_text_px && p.minFont && p.scale && p.minFont * 4 / 3 * p.scale < data.min_text_px;
+  if (!cur || !small || !p.graphId || ui.expl.style.display === 'none') {
+    ui.lens.style.display = 'none';
+    delete ui.lens.dataset.node;
+    return;
+  }
+  ui.lens.style.display = '';
+  let svg = ui.lens.querySelector('svg');
+  if (!svg || svg.dataset.graph !== p.graphId) {
+    ui.lens.innerHTML = '';
+    svg = document.createElementNS(SVG_NS, 'svg');
+    svg.dataset.graph = p.graphId;
+    const use = document.createElementNS(SVG_NS, 'use');
+    use.setAttribute('href', '#' + p.graphId);
+    svg.appendChild(use);
+    ui.lens.appendChild(svg);
+  }
+  const node = graphBox(p, cur);
+  const edge = p.edge[step] && p.els[p.edge[step]];
+  const pad = 6;
+  let region = { ...node };
+  if (edge) {
+    const e = graphBox(p, edge);
+    region = { left: Math.min(region.left, e.left), right: Math.max(region.right, e.right),
+               top: Math.min(region.top, e.top), bottom: Math.max(region.bottom, e.bottom) };
+  }
+  const width = Math.max(120, ui.lens.clientWidth || ui.expl.clientWidth - 32);
+  // The lens takes lens_height of the screen, more for a node that needs it (a heatmap), but always leaves
+  // lens_keep px of the explanation column for the step's title and arithmetic line.
+  const room = window.innerHeight - Math.max(0, ui.expl.getBoundingClientRect().top) - data.lens_keep;
+  const prefH = p.lensRoom || Math.max(140, Math.round(window.innerHeight * data.lens_height));
+  const maxH = p.lensRoom || Math.max(prefH, room);
+  // px per graph unit: the node and its edge as large as the room allows, text at least lens_text_px and
+  // at most lens_max_px high. What does not fit at lens_text_px (a big heatmap node, a long edge)
+  // scrolls inside the lens, which opens on the node's name.
+  const kMin = data.lens_text_px / p.minFont;
+  const kMax = data.lens_max_px / p.minFont;
+  const rw0 = region.right - region.left + 2 * pad;
+  const rh0 = region.bottom - region.top + 2 * pad;
+  const k = Math.max(kMin, Math.min(width / rw0, prefH / rh0, kMax));
+  // No more of a long edge than a lens-full beyond the node on each side.
+  const left = Math.max(region.left, node.left - width / k) - pad;
+  const right = Math.min(region.right, node.right + width / k) + pad;
+  const top = Math.max(region.top, node.top - maxH / k) - pad;
+  const bottom = Math.min(region.bottom, node.bottom + maxH / k) + pad;
+  const vw = Math.max(right - left, width / k);
+  const vx = left - (vw - (right - left)) / 2;
+  svg.setAttribute('viewBox', `${vx} ${top} ${vw} ${bottom - top}`);
+  svg.style.width = Math.round(vw * k) + 'px';
+  svg.style.height = Math.round((bottom - top) * k) + 'px';
+  ui.lens.style.maxHeight = maxH + 'px';
+  // Open on the node: centred when it fits the lens, else its top-left (the name) in view.
+  const nx = (node.left - vx) * k, nw = (node.right - node.left) * k;
+  const ny = (node.top - top) * k, nh = (node.bottom - node.top) * k;
+  ui.lens.scrollLeft = nw <= width ? nx + nw / 2 - width / 2 : nx - 8;
+  ui.lens.scrollTop = nh <= maxH ? ny + nh / 2 - maxH / 2 : ny - 8;
+  ui.lens.dataset.node = cur.id;
+}
+
+function keepInView(ui, p, smooth) {
+  // The node receiving gradient (with the edge it flows along when both fit) stays inside the
+  // screen, below the sticky control bar, and inside the graph's own horizontal scroll.
+  const step = p.step;
+  const cur = p.current[step] && p.els[p.current[step]];
+  if (!cur) return;
+  let box = cur.getBoundingClientRect();
+  const edge = p.edge[step] && p.els[p.edge[step]];
+  const top = ui.bar.getBoundingClientRect().bottom + 8;
+  const bottom = window.innerHeight - 8;
+  const view = ui.host.getBoundingClientRect();
+  if (edge) {
+    const e = edge.getBoundingClientRect();
+    const u = { top: Math.min(box.top, e.top), bottom: Math.max(box.bottom, e.bottom),
+                left: Math.min(box.left, e.left), right: Math.max(box.right, e.right) };
+    // With the edge only when both fit: a long edge across a wide (collapsed) graph must not push the
+    // node itself out of the graph's horizontal scroll.
+    if (u.bottom - u.top <= bottom - top && u.right - u.left <= view.width) box = u;
+  }
+  const behavior = smooth ? 'smooth' : 'auto';
+  if (box.left < view.left || box.right > view.right) {
+    const dx = box.left - view.left - Math.max(0, (view.width - (box.right - box.left)) / 2);
+    ui.host.scrollBy({ left: dx, behavior });
+  }
+  if (box.top < top || box.bottom > bottom) {
+    let dy = box.top - top - Math.max(0, (bottom - top - (box.bottom - box.top)) / 2);
+    if (dy > 0 && ui.expl.offsetParent && getComputedStyle(ui.expl).position === 'sticky') {
+      // The explanation sticks below the bar only while the graph's column reaches below it: do not
+      // scroll further than that (unless the node itself would stay below the screen).
+      const body = ui.root.querySelector('.lucid-body').getBoundingClientRect();
+      const room = body.bottom - (top + ui.expl.offsetHeight + 8);
+      dy = Math.max(Math.min(dy, room), box.bottom - bottom);
+    }
+    const s = scroller(ui.root);
+    s.scrollBy({ top: dy, behavior });
+  }
+}
+
+function settle(ui, p) {
+  // The rest of the page may still be moving (an expander folding, fonts growing): look again. A graph
+  // fitted whole into the screen is seen from the top of the page (it was fitted to the room there).
+  for (const ms of [0, 250, 800]) {
+    setTimeout(() => {
+      if (!ui.root.isConnected) return;
+      if (p.data.whole_graph && p.data.zoom === 'screen' && !p.data.embedded) scroller(ui.root).scrollTo({ top: 0 });
+      fit(ui, p);
+      keepInView(ui, p, false);
+    }, ms);
+  }
+}
+
+function load(ui, p, data) {
+  const anim = data.anim;
+  p.animId = data.anim_id;
+  p.variants = anim.variants;
+  p.changes = anim.changes;
+  p.current = anim.current;
+  p.edge = anim.edge;
+  p.titles = anim.titles;
+  p.explanations = anim.explanations;
+  p.n = anim.changes.length;
+  // A collapsed graph steps box by box: step k shows the backward trace up to trace_steps[k].
+  p.traceSteps = anim.trace_steps && anim.trace_steps.length ? anim.trace_steps : null;
+  p.collapsed = !!anim.collapsed;
+  ui.host.innerHTML = anim.svg;
+  const svg = ui.host.querySelector('svg');
+  if (svg) svg.style.display = 'block';
+  // The lens shows the graph group itself (an SVG <use>): give it an id no other player on the page has.
+  const graph = svg && svg.querySelector('g.graph');
+  p.graphId = null;
+  if (graph) {
+    p.graphId = `${PREFIX}-graph-${Math.random().toString(36).slice(2, 10)}`;
+    graph.id = p.graphId;
+    const t = graph.transform.baseVal.consolidate();
+    p.graphMatrix = t ? t.matrix : { a: 1, d: 1, e: 0, f: 0 };
+  }
+  p.els = {};
+  p.base = {};
+  ui.host.querySelectorAll('g.node, g.edge').forEach((g) => { p.els[g.id] = g; });
+  for (const [id] of p.variants) {
+    const g = p.els[id];
+    if (g && !(id in p.base)) p.base[id] = { cls: g.getAttribute('class'), html: inner(g) };
+  }
+  p.shown = new Map();
+  p.step = 0;
+  // The node text that carries names, values and gradients: the size most node text is set in
+  // (the small kind/shape caption line is smaller and does not set the scale).
+  const counts = new Map();
+  ui.host.querySelectorAll('g.node text').forEach((t) => {
+    const f = parseFloat(t.getAttribute('font-size'));
+    if (f > 0) counts.set(f, (counts.get(f) || 0) + 1);
+  });
+  let body = 0, most = 0;
+  for (const [f, c] of counts) if (c > most || (c === most && f < body)) { body = f; most = c; }
+  p.minFont = body;
+  ui.host.querySelectorAll('g.node').forEach((node) => {
+    // t<k>/op<k>: a tensor or its op (the inspector); g<n>: a box or an open group's header (open/close it).
+    if (/^(t|op)[0-9]+$/.test(node.id) || (p.collapsed && /^g[0-9]+$/.test(node.id))) {
+      node.style.cursor = 'pointer';
+      // The click names the program it was made on: the server drops clicks on a drawing no longer shown.
+      node.addEventListener('click',
+        () => p.trigger('node', { node: node.id, step: traceOf(p, p.step), program: p.programId }));
+    }
+  });
+  ui.slider.max = String(Math.max(p.n - 1, 0));
+  ui.bar.style.display = p.n > 1 || p.data.lesson ? '' : 'none';
+  ui.expl.style.display = p.n > 0 ? '' : 'none';
+}
+
+function traceOf(p, k) {
+  // The step of the backward trace that player step k shows (what links and the server count in).
+  return p.traceSteps ? p.traceSteps[Math.max(0, Math.min(k, p.traceSteps.length - 1))] : k;
+}
+
+function playerOf(p, t) {
+  // The player step that shows trace step t: the first one whose run of trace steps reaches t.
+  if (!p.traceSteps) return t;
+  let lo = 0, hi = p.traceSteps.length - 1;
+  while (lo < hi) { const mid = (lo + hi) >> 1; if (p.traceSteps[mid] < t) lo = mid + 1; else hi = mid; }
+  return lo;
+}
+
+function inner(g) {
+  let html = '';
+  for (const c of g.children) if (c.tagName.toLowerCase() !== 'title') html += c.outerHTML;
+  return html;
+}
+
+function setLook(g, cls, html) {
+  for (const c of Array.from(g.children)) if (c.tagName.toLowerCase() !== 'title') c.remove();
+  g.setAttribute('class', cls);
+  g.insertAdjacentHTML('beforeend', html);
+}
+
+function show(ui, p, k, opts) {
+  k = Math.max(0, Math.min(k, p.n - 1));
+  if (p.n > 0) {
+    const target = new Map();
+    for (let i = 1; i <= k; i++) for (const v of p.changes[i]) target.set(p.variants[v][0], v);
+    for (const [id, v] of p.shown) {
+      if (!target.has(id)) { const b = p.base[id]; setLook(p.els[id], b.cls, b.html); }
+    }
+    for (const [id, v] of target) {
+      if (p.shown.get(id) !== v) setLook(p.els[id], p.variants[v][1], p.variants[v][2]);
+    }
+    p.shown = target;
+    ui.title.textContent = p.titles[k];
+    ui.text.innerHTML = p.explanations[k];
+  }
+  p.step = k;
+  ui.slider.value = String(k);
+  ui.label.textContent = p.n > 0 ? `step ${k} of ${p.n - 1}` : '';
+  const lesson = p.data.lesson;
+  ui.buttons.first.disabled = k <= 0;
+  ui.buttons.last.disabled = k >= p.n - 1;
+  // In a lesson, Next after the last step opens the next link and Prev at step 0 the previous one.
+  ui.buttons.prev.disabled = k <= 0 && !(lesson && lesson.has_prev);
+  ui.buttons.next.disabled = k >= p.n - 1 && !(lesson && lesson.has_next);
+  ui.buttons.next.title = k >= p.n - 1 && lesson && lesson.has_next ? 'Next link of the lesson (→ or Page Down)'
+                                                                     : 'Next step (→ or Page Down)';
+  ui.buttons.prev.title = k <= 0 && lesson && lesson.has_prev ? "Previous link's last step (← or Page Up)"
+                                                             : 'Previous step (← or Page Up)';
+  ui.root.dataset.step = String(k);
+  ui.root.dataset.traceStep = String(traceOf(p, k));
+  ui.host.dataset.frame = `${p.animId}:${k}`;
+  lens(ui, p);
+  if (p.data.share_url && !(opts && opts.noUrl)) urlStep(traceOf(p, k), p.data.program_id);
+  if (p.onStep) p.onStep(traceOf(p, k));
+  if (!(opts && opts.noFollow)) keepInView(ui, p, false);
+}
+
+function urlStep(k, programId) {
+  // The address bar always holds the step on screen, so the link can be shared as it is.
+  // The tab keeps it per program too: a return through the menu arrives at an address without it.
+  try { sessionStorage.setItem('lucid-step:' + programId, String(k)); } catch (e) { /* storage off */ }
+  const url = new URL(window.location.href);
+  if (url.searchParams.get('step') !== String(k)) {
+    url.searchParams.set('step', String(k));
+    window.history.replaceState(window.history.state, '', url.toString());
+  }
+}
+
+function speedChoice(ui, p, data) {
+  // The speed list comes from the server (its labels are the link's speed= words); a choice plays at once
+  // and is reported, so the server keeps it (and the link) for the next run.
+  const speeds = data.speeds || [];
+  ui.speed.style.display = speeds.length ? '' : 'none';
+  const labels = speeds.map((s) => s[0]).join('|');
+  if (ui.speed.dataset.labels !== labels) {
+    ui.speed.innerHTML = '';
+    for (const [name, seconds] of speeds) {
+      ui.speed.appendChild(el('option', { value: name, title: name }, `${seconds} s / step`));
+    }
+    ui.speed.dataset.labels = labels;
+  }
+  if (data.speed) ui.speed.value = data.speed;
+  ui.speed.onchange = () => {
+    const chosen = speeds.find((s) => s[0] === ui.speed.value);
+    if (!chosen) return;
+    p.data = { ...p.data, seconds: chosen[1], speed: chosen[0] };
+    if (p.playing) setPlaying(ui, p, true);
+    p.trigger('speed', chosen[0]);
+  };
+}
+
+function storedStep(programId, fallback) {
+  let raw = null;
+  try { raw = sessionStorage.getItem('lucid-step:' + programId); } catch (e) { raw = null; }
+  return raw !== null && /^[0-9]+$/.test(raw) ? Number(raw) : fallback;
+}
+
+function setPlaying(ui, p, on) {
+  if (p.timer) { clearTimeout(p.timer); p.timer = null; }
+  p.playing = on && p.n > 1;
+  const b = ui.buttons.play;
+  b.querySelector('.lucid-label').textContent = p.playing ? 'Pause' : 'Play';
+  b.querySelector('.lucid-icon path').setAttribute('d', ICONS[p.playing ? 'pause' : 'play']);
+  ui.root.dataset.playing = p.playing ? '1' : '0';
+  if (!p.playing) return;
+  if (p.step >= p.n - 1) show(ui, p, 0);
+  // Each step is due at start + i * interval: a late tick never delays the ones after it.
+  const start = performance.now();
+  const from = p.step;
+  const interval = p.data.seconds * 1000;
+  let i = 0;
+  const tick = () => {
+    if (!ui.root.isConnected || !p.playing) return;
+    i += 1;
+    show(ui, p, from + i);
+    if (p.step >= p.n - 1) { setPlaying(ui, p, false); return; }
+    p.timer = setTimeout(tick, Math.max(0, start + (i + 1) * interval - performance.now()));
+  };
+  p.timer = setTimeout(tick, interval);
+}
+
+const TEXT_INPUTS = /^(text|search|email|number|password|url|tel|date|datetime-local|month|time|week)$/;
+
+function typing(target) {
+  // Keys typed into the editor or any other text field (or aimed at another widget's slider or list)
+  // belong to that field, never to the player.
+  if (!target || !target.closest) return false;
+  const fields = 'textarea, select, [contenteditable=""], [contenteditable="true"], [role=combobox], [role=listbox]';
+  if (target.closest(fields)) return true;
+  const slider = target.closest('[role=slider]');
+  if (slider) return true;
+  const input = target.closest('input');
+  if (!input || input.classList.contains('lucid-step')) return false;
+  return TEXT_INPUTS.test(input.type || 'text') || input.type === 'range';
+}
+
+export function mount(parentElement, data, setTriggerValue, hooks) {
+  // Draw (or update) the player inside ``parentElement`` with ``data`` (an Animation and view options);
+  // ``setTriggerValue(name, value)`` reports a click, a speed or a lesson move to the host;
+  // ``hooks.onStep(traceStep)`` hears every step shown. Returns the cleanup (listeners removed).
+  let root = parentElement.querySelector('.' + PREFIX);
+  const ui = root ? root.__ui : build(parentElement);
+  root = ui.root;
+  root.__ui = ui;
+  const p = root.__player || (root.__player = { step: 0, playing: false });
+  p.trigger = setTriggerValue;
+  p.onStep = hooks && hooks.onStep;
+  const firstTime = p.animId === undefined;
+  const before = p.data;
+  p.data = data;
+  ui.keys.title = data.keys_help;
+  ui.keys.setAttribute('aria-label', data.keys_help);
+  speedChoice(ui, p, data);
+  const lessonMoved = before && before.lesson && data.lesson && before.lesson.at !== data.lesson.at;
+  p.lessonSent = false;
+  ui.lessonAt.style.display = data.lesson ? '' : 'none';
+  ui.lessonAt.textContent = data.lesson ? `Lesson ${data.lesson.where}` : '';
+  ui.lessonAt.title = data.lesson ? data.lesson.title : '';
+  ui.inspect.style.display = data.inspector_key ? '' : 'none';
+  ui.inspect.onclick = () => {
+    const jump = () => {
+      const target = data.inspector_key && document.querySelector('.st-key-' + data.inspector_key);
+      if (!target) return;
+      const y = pageTop(target) - data.top - ui.bar.offsetHeight - 12;
+      scroller(ui.root).scrollTo({ top: Math.max(0, y), behavior: 'auto' });
+    };
+    // at once, and again shortly after: a refit of the graph in the same moment may scroll the page back
+    jump();
+    setTimeout(jump, 300);
+    setTimeout(jump, 1000);
+  };
+  root.classList.toggle('lucid-classroom', !!data.classroom);
+  root.classList.toggle('lucid-beside', !!data.beside);
+  root.style.setProperty('--lucid-top', data.top + 'px');
+  if (p.animId !== data.anim_id) {
+    // Same program drawn another way (direction, options, a box opened): stay at the step on screen.
+    // Steps cross the server boundary as steps of the backward trace; a collapsed drawing maps them.
+    // Back on the page through the menu (``resume``): the step this tab last showed for the program.
+    const keep = !firstTime && p.programId === data.program_id ? traceOf(p, p.step)
+      : (firstTime && data.resume ? storedStep(data.program_id, data.step) : data.step);
+    setPlaying(ui, p, false);
+    load(ui, p, data);
+    p.programId = data.program_id;
+    fit(ui, p);
+    // A fresh page keeps its editor in view, unless a link opens at a later step or a class is watching.
+    const follow = !(firstTime && !data.follow_first && (!data.classroom || data.embedded));
+    show(ui, p, playerOf(p, keep), { noFollow: !follow });
+    if (follow) settle(ui, p);
+  } else {
+    fit(ui, p);
+    if (lessonMoved) show(ui, p, playerOf(p, data.step));  // a lesson's next link with the same program
+    if (p.playing && before && before.seconds !== data.seconds) setPlaying(ui, p, true);
+    if (before && (before.classroom !== data.classroom || before.zoom !== data.zoom)) settle(ui, p);
+  }
+  if (data.share_url && p.n > 0) {
+    // A rerun that rewrote the URL from the server's side (e.g. a view option) may carry an older step.
+    for (const ms of [0, 300, 1000]) {
+      setTimeout(() => { if (root.isConnected) urlStep(traceOf(p, p.step), p.data.program_id); }, ms);
+    }
+  }
+  const go = (k) => {
+    setPlaying(ui, p, false);
+    const lesson = p.data.lesson;
+    const move = lesson && (k > p.n - 1 && lesson.has_next ? 'next' : k < 0 && lesson.has_prev ? 'prev' : null);
+    if (move) {
+      // Past either end of a lesson's link: the server opens the neighbouring link (once per press).
+      if (!p.lessonSent) p.trigger('lesson', { move, at: lesson.at, program: p.programId });
+      p.lessonSent = true;
+      return;
+    }
+    show(ui, p, k);
+  };
+  ui.buttons.first.onclick = () => go(0);
+  ui.buttons.prev.onclick = () => go(p.step - 1);
+  ui.buttons.next.onclick = () => go(p.step + 1);
+  ui.buttons.last.onclick = () => go(p.n - 1);
+  ui.buttons.play.onclick = () => setPlaying(ui, p, !p.playing);
+  ui.slider.oninput = () => go(parseInt(ui.slider.value, 10) || 0);
+  const onKey = (e) => {
+    if (e.defaultPrevented || e.ctrlKey || e.altKey || e.metaKey || typing(e.target) || !root.isConnected) return;
+    if (p.n <= 1 && !p.data.lesson) return;
+    const onButton = e.target && e.target.closest && e.target.closest('button, a, [role=button]');
+    let k = null;
+    if (e.key === 'ArrowRight' || e.key === 'PageDown') k = p.step + 1;
+    else if (e.key === 'ArrowLeft' || e.key === 'PageUp') k = p.step - 1;
+    else if (e.key === 'Home') k = 0;
+    else if (e.key === 'End') k = p.n - 1;
+    else if ((e.key === ' ' || e.key === 'Spacebar') && !onButton) {
+      e.preventDefault();
+      setPlaying(ui, p, !p.playing);
+      return;
+    }
+    if (k === null) return;
+    e.preventDefault();
+    go(k);
+  };
+  // Embedded in a notebook, the keys belong to the player only while it has the focus (the notebook has its
+  // own shortcuts); in the app they work anywhere on the page, for a presenter's clicker.
+  const keyTarget = data.embedded ? root : document;
+  if (data.embedded) {
+    root.tabIndex = 0;
+    root.setAttribute('data-lm-suppress-shortcuts', 'true');
+  }
+  keyTarget.addEventListener('keydown', onKey);
+  const onResize = () => fit(ui, p);
+  window.addEventListener('resize', onResize);
+  // A graph fitted whole to the room below it is fitted again when the page above it changes height
+  // (the editor folded after a Run, a message gone), or it would stay as small as the moment it was drawn.
+  let queued = false;
+  const page = root.closest('[data-testid="stMainBlockContainer"]') || document.body;
+  const watcher = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(() => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => {
+      queued = false;
+      if (root.isConnected && p.data && p.data.whole_graph && p.data.zoom === 'screen') fit(ui, p);
+    });
+  });
+  if (watcher) watcher.observe(page);
+  return () => {
+    keyTarget.removeEventListener('keydown', onKey);
+    window.removeEventListener('resize', onResize);
+    if (watcher) watcher.disconnect();
+  };
+}
+
+export function showStep(parentElement, traceStep) {
+  // Show trace step ``traceStep`` in the player inside ``parentElement`` (a host asked for it), pausing autoplay.
+  // The page is not scrolled to it: the step was set from elsewhere (a notebook cell further down).
+  const root = parentElement.querySelector('.' + PREFIX);
+  const p = root && root.__player;
+  if (!p || p.n === undefined) return;
+  setPlaying(root.__ui, p, false);
+  show(root.__ui, p, playerOf(p, traceStep), { noFollow: true });
+}
+
+export function shownStep(parentElement) {
+  // The trace step on screen in the player inside ``parentElement`` (null before the first picture).
+  const root = parentElement.querySelector('.' + PREFIX);
+  const p = root && root.__player;
+  return p && p.n !== undefined ? traceOf(p, p.step) : null;
+}
+
+// The notebook host (anywidget). Synced traits: ``data`` (the player's data, made once by Python), ``step``
+// (the trace step on screen, both ways) and ``inspection`` (the node inspector's facts, HTML escaped by
+// Python). Stepping never waits for the kernel: the picture changes at once, and the step is written back
+// to the kernel once the person has stopped on a step for STEP_SYNC_MS (one message for a burst of presses).
+export const STEP_SYNC_MS = 400;
+
+function renderWidget({ model, el: host }) {
+  const stage = el('div', { class: 'lucid-widget' });
+  const playerBox = el('div', { class: 'lucid-widget-player' });
+  const facts = el('div', { class: 'lucid-facts', 'aria-live': 'polite' });
+  stage.append(playerBox, facts);
+  host.appendChild(stage);
+  let pending = null;   // the step waiting to be written back, and its timer
+  let lastSent = null;  // the last step written back (its echo from the kernel is not a request to move)
+  const writeBack = () => {
+    const t = pending.step;
+    pending = null;
+    if (t === model.get('step')) return;
+    lastSent = t;
+    model.set('step', t);
+    model.save_changes();
+  };
+  const onStep = (t) => {
+    if (pending) clearTimeout(pending.timer);
+    pending = t === model.get('step') ? null : { step: t, timer: setTimeout(writeBack, STEP_SYNC_MS) };
+  };
+  const trigger = (name, value) => {
+    // A click on a node asks the kernel for its facts (values, gradient, op, local derivatives).
+    if (name === 'node' && value) model.send({ kind: 'inspect', node: value.node, step: value.step });
+  };
+  let cleanup = null;
+  const draw = () => {
+    if (cleanup) cleanup();
+    const data = { ...model.get('data'), step: model.get('step') };
+    cleanup = mount(playerBox, data, trigger, { onStep });
+  };
+  const showFacts = () => { facts.innerHTML = model.get('inspection') || ''; };
+  const onStepChanged = () => {
+    const t = model.get('step');
+    if (t === lastSent) { lastSent = null; return; }
+    if (t !== shownStep(playerBox)) showStep(playerBox, t);
+  };
+  model.on('change:data', draw);
+  model.on('change:step', onStepChanged);
+  model.on('change:inspection', showFacts);
+  draw();
+  showFacts();
+  return () => {
+    if (pending) clearTimeout(pending.timer);
+    model.off('change:data', draw);
+    model.off('change:step', onStepChanged);
+    model.off('change:inspection', showFacts);
+    if (cleanup) cleanup();
+  };
+}
+
+export default function host(component) {
+  // Streamlit passes its component object; anywidget passes nothing and expects the widget.
+  if (component === undefined) return { render: renderWidget };
+  const { data, setTriggerValue, parentElement } = component;
+  return mount(parentElement, data, setTriggerValue);
+}
