@@ -95,6 +95,28 @@ WHOLE_GRAPH_IN_VIEW = """(sel) => {
 }"""
 
 
+WHERE_THE_NODES_ARE = """(sel) => {
+    const root = document.querySelector(sel);
+    const box = (el) => {
+        const b = el.getBoundingClientRect();
+        return [b.top, b.bottom, b.left, b.right].map(Math.round);
+    };
+    return {scroll_y: window.scrollY, height: innerHeight, width: innerWidth,
+            bar: box(root.querySelector('.lucid-bar')),
+            svg: box(root.querySelector('.lucid-svg-host > svg')),
+            nodes: [...root.querySelectorAll('.lucid-svg-host > svg g.node')].map((g) => [g.id, ...box(g)])};
+}"""
+
+
+def wait_for_whole_graph(tab) -> None:
+    """Wait until every node is on screen below the player's bar; on a timeout, say where everything was."""
+    try:
+        tab.wait_for_function(WHOLE_GRAPH_IN_VIEW, arg=PLAYER, timeout=SLOW)
+    except Exception as timeout:
+        where = tab.evaluate(WHERE_THE_NODES_ARE, PLAYER)
+        raise AssertionError(f"the whole graph never came into view: {where}") from timeout
+
+
 @pytest.mark.parametrize(("slug", "view"), [("cs231n-sigmoid", {}), (gallery.DEFAULT.slug, {}), ("used-twice", {}),
                                            ("cs231n-sigmoid", {"style": "circuit"})],
                          ids=["cs231n-sigmoid", "default", "used-twice", "cs231n-sigmoid-circuit"])
@@ -102,7 +124,7 @@ def test_classroom_at_1280x720_shows_the_whole_graph_and_the_step_readable_at_ev
     open_classroom(tab, app_url, slug, **view)
     a = analyze(gallery.by_slug(slug).source)
     # The page settles (the editor folds, fonts grow) and the player fits the graph to the room left.
-    tab.wait_for_function(WHOLE_GRAPH_IN_VIEW, arg=PLAYER, timeout=SLOW)
+    wait_for_whole_graph(tab)
     for step in range(a.n_steps):
         if step:
             tab.keyboard.press("ArrowRight")
@@ -137,7 +159,7 @@ def test_classroom_at_1280x720_shows_the_whole_graph_and_the_step_readable_at_ev
 
 def test_classroom_lens_scrolls_a_tall_heatmap_node_and_opens_on_its_name(tab, app_url):
     open_classroom(tab, app_url, "mlp")
-    tab.wait_for_function(WHOLE_GRAPH_IN_VIEW, arg=PLAYER, timeout=SLOW)
+    wait_for_whole_graph(tab)
     a = analyze(gallery.by_slug("mlp").source)
     tall = next(k for k in range(a.n_steps) if a.trace.steps[k].parent.data.ndim == 2
                 and a.trace.steps[k].parent.data.shape[0] >= 6)
@@ -175,7 +197,7 @@ def test_graph_size_is_honoured_in_classroom_mode(tab, app_url):
 
 def test_the_graph_is_fitted_again_when_the_editor_folds_after_a_run(tab, app_url):
     open_classroom(tab, app_url, "cs231n-sigmoid")
-    tab.wait_for_function(WHOLE_GRAPH_IN_VIEW, arg=PLAYER, timeout=SLOW)
+    wait_for_whole_graph(tab)
     svg = f"{PLAYER} .lucid-svg-host > svg"
     folded = tab.eval_on_selector(svg, "el => el.getBoundingClientRect().height")
     summary = tab.locator("[data-testid='stExpander'] summary").first
@@ -187,4 +209,4 @@ def test_the_graph_is_fitted_again_when_the_editor_folds_after_a_run(tab, app_ur
     summary.click()  # the editor folds (no rerun): the graph takes the room back
     tab.wait_for_function("([sel, h]) => Math.abs(document.querySelector(sel).getBoundingClientRect().height - h) <= 2",
                           arg=[svg, folded], timeout=SLOW)
-    tab.wait_for_function(WHOLE_GRAPH_IN_VIEW, arg=PLAYER, timeout=SLOW)
+    wait_for_whole_graph(tab)

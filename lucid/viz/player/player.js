@@ -149,6 +149,7 @@ function fit(ui, p) {
   if (p.lensRoom && ui.lens.parentElement !== ui.column) ui.column.appendChild(ui.lens);
   else if (!p.lensRoom && ui.lens.parentElement !== ui.expl) ui.expl.insertBefore(ui.lens, ui.expl.firstChild);
   p.scale = scale;
+  p.fittedTop = whole ? pageTop(ui.host) : undefined;
   lens(ui, p);
 }
 
@@ -597,7 +598,12 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
     queued = true;
     requestAnimationFrame(() => {
       queued = false;
-      if (root.isConnected && p.data && p.data.whole_graph && p.data.zoom === 'screen') fit(ui, p);
+      if (!(root.isConnected && p.data && p.data.whole_graph && p.data.zoom === 'screen')) return;
+      const before = p.fittedTop;
+      fit(ui, p);
+      // The page above moved the graph (the editor folded): it is now fitted to the room below its new
+      // place, which is on screen when the page is seen from the top, as after a new drawing (see settle).
+      if (before !== undefined && Math.abs(p.fittedTop - before) > 1) scroller(ui.root).scrollTo({ top: 0 });
     });
   });
   if (watcher) watcher.observe(page);
