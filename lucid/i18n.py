@@ -1,0 +1,129 @@
+"""The one translation layer: every string a person reads goes through ``_``/``ngettext`` here.
+
+Why a ``ContextVar`` and not a module-global switch: Streamlit runs each session's script in its own
+thread, so one student choosing 한국어 must not turn a neighbour's page Korean. Each run (or each
+computation on behalf of a run) sets the language for its own context with ``use_language`` or
+``set_language``; everything below reads it.
+
+Catalogs are standard gettext ``.po`` files under ``lucid/locale/<lang>/LC_MESSAGES/lucid.po``,
+extracted with Babel (``babel.cfg`` at the top of the repository). Only the ``.po`` is kept in the
+repository: it is compiled in memory the first time a language is used, so a fresh clone works with
+no build step. Missing or fuzzy entries fall back to the English text.
+
+Strings that must be marked where they are defined but translated where they are shown (gallery
+titles, tables at module level) use ``N_`` (a no-op marker Babel extracts) and are passed through
+``_`` at display time.
+"""
+from __future__ import annotations
+
+import functools
+import io
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar, Token
+from pathlib import Path
+
+DOMAIN = "lucid"
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+DEFAULT_LANGUAGE = "en"
+#: The languages the interface offers, each named in its own language (what a picker shows).
+LANGUAGES: dict[str, str] = {"en": "English", "ko": "한국어"}
+
+_language: ContextVar[str] = ContextVar("lucid_language", default=DEFAULT_LANGUAGE)
+
+
+def normalize_language(value: object) -> str:
+    """A supported language code for ``value`` (``"ko"``, ``"ko-KR"``, ``"ko_KR"``, ``"KO"``), else English.
+
+    Links and browsers send many spellings; anything not offered falls back to the default rather
+    than failing, since a link with ``lang=xx`` should still open.
+    """
+    if not isinstance(value, str):
+        return DEFAULT_LANGUAGE
+    code = value.strip().replace("_", "-").split("-")[0].lower()
+    return code if code in LANGUAGES else DEFAULT_LANGUAGE
+
+
+def current_language() -> str:
+    """The language of the current context (thread / task / ``use_language`` block)."""
+    return _language.get()
+
+
+def set_language(language: object) -> Token[str]:
+    """Set the language for the rest of the current context (one Streamlit script run); returns a reset token."""
+    return _language.set(normalize_language(language))
+
+
+@contextmanager
+def use_language(language: object) -> Iterator[str]:
+    """Within the block, the current context speaks ``language`` (a cached build made for one language)."""
+    token = set_language(language)
+    try:
+        yield _language.get()
+    finally:
+        _language.reset(token)
+
+
+@functools.cache
+def translations(language: str):
+    """The compiled catalog of ``language``: the ``.po`` read and compiled to ``.mo`` in memory, once per process."""
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+    from babel.support import NullTranslations, Translations
+
+    po = LOCALE_DIR / language / "LC_MESSAGES" / f"{DOMAIN}.po"
+    if language == DEFAULT_LANGUAGE or not po.is_file():
+        return NullTranslations()
+    with po.open("rb") as fh:
+        catalog = read_po(fh, locale=language, domain=DOMAIN)
+    buffer = io.BytesIO()
+    write_mo(buffer, catalog, use_fuzzy=False)
+    buffer.seek(0)
+    return Translations(fp=buffer, domain=DOMAIN)
+
+
+def _(message: str) -> str:
+    """``message`` in the current language (the English text when it has no translation)."""
+    return translations(current_language()).gettext(message)
+
+
+gettext = _
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """The form of a counted message for ``n`` in the current language (Korean has one form, English two)."""
+    return translations(current_language()).ngettext(singular, plural, n)
+
+
+def pgettext(context: str, message: str) -> str:
+    """``message`` translated in ``context``: the same English word may need two Korean words."""
+    return translations(current_language()).pgettext(context, message)
+
+
+def N_(message: str) -> str:
+    """Mark ``message`` for extraction without translating it now; ``_`` translates it where it is shown."""
+    return message
+
+
+def locale_name(language: str | None = None) -> str:
+    """The CLDR locale of a language code, for Babel's number formatting."""
+    return normalize_language(language or current_language())
+
+
+def format_decimal(value: float, pattern: str | None = None) -> str:
+    """``value`` with the current language's decimal and grouping signs (CLDR, through Babel)."""
+    from babel.numbers import format_decimal as babel_format_decimal
+
+    return babel_format_decimal(value, format=pattern, locale=locale_name())
+
+
+def format_integer(value: int) -> str:
+    """A count with the current language's grouping (1,234 in both English and Korean)."""
+    return format_decimal(int(value), "#,##0")
+
+
+def format_percent(value: float, pattern: str | None = None) -> str:
+    """``value`` (0.25) as a percentage in the current language's style."""
+    from babel.numbers import format_percent as babel_format_percent
+
+    return babel_format_percent(value, format=pattern, locale=locale_name())
