@@ -127,3 +127,112 @@ def format_percent(value: float, pattern: str | None = None) -> str:
     from babel.numbers import format_percent as babel_format_percent
 
     return babel_format_percent(value, format=pattern, locale=locale_name())
+
+
+class Message:
+    """A message kept as its English template and values, rendered in whichever language reads it.
+
+    Text computed once and shared by every session (an ``ExprError`` kept in the process-wide cache, a
+    reason in a cached table) must not be frozen in the language of the session that happened to compute
+    it: it holds a ``Message``, and ``str()`` renders it where it is shown, in that reader's language.
+    Values that are ``Message`` themselves are rendered too. A translation whose placeholders do not
+    match the English ones falls back to English rather than failing.
+    """
+
+    __slots__ = ("msgid", "plural", "n", "params")
+
+    def __init__(self, msgid: str, params: dict[str, object] | None = None, *, plural: str | None = None,
+                 n: int | None = None) -> None:
+        self.msgid = msgid
+        self.plural = plural
+        self.n = n
+        self.params = tuple((params or {}).items())
+
+    def render(self, language: str | None = None) -> str:
+        if language is not None:
+            with use_language(language):
+                return self.render()
+        if self.plural is not None:
+            template = ngettext(self.msgid, self.plural, int(self.n or 0))
+            english = self.msgid if self.n == 1 else self.plural
+        else:
+            template = _(self.msgid)
+            english = self.msgid
+        if not self.params and self.plural is None:
+            return template
+        values = {k: str(v) if isinstance(v, Message) else v for k, v in self.params}
+        values.setdefault("n", self.n)
+        try:
+            return template.format(**values)
+        except (KeyError, IndexError, ValueError):  # a translation with the wrong placeholders: English
+            return english.format(**values)
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def __format__(self, spec: str) -> str:
+        return format(self.render(), spec)
+
+    def __repr__(self) -> str:
+        return f"Message({self.msgid!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Message):
+            return (self.msgid, self.plural, self.n, self.params) == (other.msgid, other.plural, other.n,
+                                                                      other.params)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.msgid, self.plural, self.n))
+
+
+def L_(msgid: str, **params: object) -> Message:
+    """A lazily translated message: ``L_("unmatched '{text}'", text=t)``; Babel extracts ``msgid``."""
+    return Message(msgid, params)
+
+
+def LN_(singular: str, plural: str, n: int, **params: object) -> Message:
+    """A lazily translated counted message; ``{n}`` in the templates is the count."""
+    return Message(singular, params, plural=plural, n=n)
+
+
+def text(value: object) -> str:
+    """``value`` as the current reader's text: a ``Message`` is rendered, anything else is ``str()``."""
+    return value.render() if isinstance(value, Message) else str(value)
+
+
+def T_(msgid: str, **values: object) -> list[object]:
+    """``msgid`` translated and cut at its ``{name}`` placeholders, each value put in its place.
+
+    For text whose pieces are not all plain strings (an explanation's names in bold, formulas in code
+    spans): the sentence is translated whole, so each language keeps its own word order, and the pieces
+    keep their type. A value that is a list or tuple is spliced in. A translation whose placeholders do
+    not match the English ones falls back to the English sentence.
+    """
+    try:
+        return _split(_(msgid), values)
+    except (KeyError, ValueError):
+        return _split(msgid, values)
+
+
+def _split(template: str, values: dict[str, object]) -> list[object]:
+    out: list[object] = []
+    for literal, field, _spec, _conv in _FORMATTER.parse(template):
+        if literal:
+            out.append(literal)
+        if field is None:
+            continue
+        value = values[field]
+        if isinstance(value, list | tuple):
+            out.extend(value)
+        else:
+            out.append(value)
+    return out
+
+
+#: Babel's keywords for this project: the standard ones plus the lazy and template helpers above.
+KEYWORDS: dict[str, object] = {"_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2),
+                               "N_": None, "L_": None, "LN_": (1, 2), "T_": None}
+
+
+_FORMATTER = __import__("string").Formatter()

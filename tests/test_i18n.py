@@ -2,7 +2,7 @@
 import threading
 
 from lucid import i18n
-from lucid.i18n import _, format_decimal, format_integer, ngettext, use_language
+from lucid.i18n import _, format_decimal, format_integer, use_language
 
 
 def test_english_is_the_default_and_returns_the_message_itself():
@@ -13,20 +13,13 @@ def test_english_is_the_default_and_returns_the_message_itself():
 def test_korean_comes_from_the_repository_po_with_no_compile_step():
     with use_language("ko"):
         assert _("Language") == "언어"
+        assert _("Classroom mode") == "강의 모드"
     assert _("Language") == "Language"  # the block ended: back to English
 
 
 def test_a_message_without_an_entry_falls_back_to_english():
     with use_language("ko"):
         assert _("A sentence nobody translated") == "A sentence nobody translated"
-
-
-def test_plurals_english_has_two_forms_korean_one():
-    assert ngettext("{n} step", "{n} steps", 1).format(n=1) == "1 step"
-    assert ngettext("{n} step", "{n} steps", 3).format(n=3) == "3 steps"
-    with use_language("ko"):
-        assert ngettext("{n} step", "{n} steps", 1).format(n=1) == "1단계"
-        assert ngettext("{n} step", "{n} steps", 3).format(n=3) == "3단계"
 
 
 def test_language_codes_are_normalised_and_unknown_ones_fall_back_to_english():

@@ -24,6 +24,7 @@ from lucid._tensor.tensor import Tensor
 from lucid.autograd import Trace, backward_trace
 from lucid.expr import ExprError, Program, run
 from lucid.expr.program import predicted_cost
+from lucid.i18n import current_language
 from lucid.ui.memo import SharedCache
 from lucid.ui.memory import return_large_blocks_to_os
 from lucid.viz.animation import Animation, build_animation, build_collapsed_animation
@@ -194,9 +195,10 @@ def animation_key(analysis: Analysis, options: Any, expanded: Iterable[str] = ()
     """The shared cache's key for an animation: program, seed, drawing options and the opened boxes.
 
     Opened boxes are a sorted tuple of group keys, so the same set opened in any order, in any
-    session, is one animation, and two different sets never share one.
+    session, is one animation, and two different sets never share one. The language is part of the key:
+    an animation holds its explanations and legend already written, and the layout fits their text.
     """
-    return ("animation", analysis.source, analysis.seed, options, tuple(sorted(set(expanded))))
+    return ("animation", analysis.source, analysis.seed, options, current_language(), tuple(sorted(set(expanded))))
 
 
 @dataclass(frozen=True)
