@@ -170,6 +170,9 @@ class Message:
     def __str__(self) -> str:
         return self.render()
 
+    def __contains__(self, part: str) -> bool:
+        return part in self.render()
+
     def __format__(self, spec: str) -> str:
         return format(self.render(), spec)
 
@@ -196,6 +199,11 @@ def LN_(singular: str, plural: str, n: int, **params: object) -> Message:
     return Message(singular, params, plural=plural, n=n)
 
 
+def english(value: object) -> str:
+    """``value`` in English, whatever the current language (for code that inspects a message's words)."""
+    return value.render(DEFAULT_LANGUAGE) if isinstance(value, Message) else str(value)
+
+
 def text(value: object) -> str:
     """``value`` as the current reader's text: a ``Message`` is rendered, anything else is ``str()``."""
     return value.render() if isinstance(value, Message) else str(value)
@@ -215,6 +223,15 @@ def T_(msgid: str, **values: object) -> list[object]:
         return _split(msgid, values)
 
 
+def TN_(singular: str, plural: str, n: int, **values: object) -> list[object]:
+    """``T_`` for a counted sentence: the form for ``n`` (``{n}`` in the templates is the count)."""
+    values.setdefault("n", n)
+    try:
+        return _split(ngettext(singular, plural, n), values)
+    except (KeyError, ValueError):
+        return _split(singular if n == 1 else plural, values)
+
+
 def _split(template: str, values: dict[str, object]) -> list[object]:
     out: list[object] = []
     for literal, field, _spec, _conv in _FORMATTER.parse(template):
@@ -226,13 +243,14 @@ def _split(template: str, values: dict[str, object]) -> list[object]:
         if isinstance(value, list | tuple):
             out.extend(value)
         else:
-            out.append(value)
+            out.append(value if isinstance(value, str) else text(value))
     return out
 
 
 #: Babel's keywords for this project: the standard ones plus the lazy and template helpers above.
 KEYWORDS: dict[str, object] = {"_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2),
-                               "N_": None, "L_": None, "LN_": (1, 2), "T_": None}
+                               "N_": None, "L_": None, "LN_": (1, 2), "T_": None,
+                               "TN_": (1, 2)}
 
 
 _FORMATTER = __import__("string").Formatter()
