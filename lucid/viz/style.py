@@ -28,7 +28,7 @@ KIND_STYLE: dict[str, dict[str, str]] = {
     "op": {"shape": "ellipse", "style": "filled", "fillcolor": "#FFF4CC", "color": "#8A6A00"},
 }
 #: Words shown in a tensor's label so the kind reads without colour.
-KIND_WORD = {"leaf": "leaf", "const": "const", "intermediate": "", "output": "output"}
+KIND_WORD = {"leaf": N_("leaf"), "const": N_("const"), "intermediate": "", "output": N_("output")}
 
 #: Per progress state: the border (colour, width). Widths never change a node's size in dot.
 PROGRESS_STYLE = {
