@@ -214,5 +214,5 @@ def contribution_note(step: TraceStep, direction: str = "LR") -> str:
         body = f"{num.shape_text(c.shape)}, mean {num.format_number(c.mean()) if c.size else '-'}"
     note = f"{BACK_ARROW.get(direction, '◀')} grad += {body}"
     if step.summed_axes:
-        note += f"  (Σ axis {','.join(str(a) for a in step.summed_axes)})"
+        note += "  (" + _("Σ axis {axes}").format(axes=",".join(str(a) for a in step.summed_axes)) + ")"
     return note
