@@ -34,7 +34,9 @@ def view_controls(key: str) -> ViewSettings:
     player's bar shows and sets it, and ``lucid.ui.view_link.enter`` sets it from the link.
     """
     classroom_now = bool(view_link.entered_value(key, "classroom", classroom_state.is_on()))
-    lead, opts_col, link_col, class_col, lang_col = st.columns([4.0, 1.2, 1.0, 1.6, 1.0],
+    # Classroom mode's larger type needs wider buttons; its lead column holds only the folded editor.
+    widths = [3.0, 1.2, 1.2, 1.7, 1.0] if classroom_now else [4.0, 1.2, 1.0, 1.6, 1.0]
+    lead, opts_col, link_col, class_col, lang_col = st.columns(widths,
                                                      vertical_alignment="top" if classroom_now else "bottom")
     if not classroom_now:  # on a projector the graph needs the height more: the title folds away
         lead.header(_("Playground"), anchor=False)
