@@ -1,10 +1,12 @@
 """Lucid Graph Lab: `streamlit run app.py`. The Playground first, then the classroom pages."""
 import streamlit as st
 
-from lucid.ui import classroom_state, shutdown
+from lucid.i18n import _
+from lucid.ui import classroom_state, language, shutdown
 
 shutdown.install()  # once per process: SIGTERM ends the server within seconds, even mid-computation
 st.set_page_config(page_title="Lucid Graph Lab", page_icon=":material/hub:", layout="wide")
+language.follow_link()  # this run's language (the link's lang=, else the session's), before any text is made
 
 
 def _home() -> None:
@@ -14,16 +16,16 @@ def _home() -> None:
 
 # The Playground lives at /playground, not at the root: a default page is served only at "/", so a
 # shared /playground?code=… link would hit "Page not found" once the server has run any session.
-playground = st.Page("pages/playground.py", title="Playground", url_path="playground", icon=":material/hub:")
+playground = st.Page("pages/playground.py", title=_("Playground"), url_path="playground", icon=":material/hub:")
 pages = [
     st.Page(_home, title="Lucid Graph Lab", url_path="home", default=True, visibility="hidden"),
     playground,
-    st.Page("pages/gradient_check.py", title="Gradient check", url_path="gradient_check",
+    st.Page("pages/gradient_check.py", title=_("Gradient check"), url_path="gradient_check",
             icon=":material/rule:"),
-    st.Page("pages/train_mlp.py", title="Train an MLP", url_path="train_mlp", icon=":material/model_training:"),
-    st.Page("pages/pitfalls.py", title="Pitfalls", url_path="pitfalls", icon=":material/warning:"),
-    st.Page("pages/broadcasting.py", title="Broadcasting", url_path="broadcasting", icon=":material/open_in_full:"),
-    st.Page("pages/op_reference.py", title="Op reference", url_path="op_reference", icon=":material/menu_book:"),
+    st.Page("pages/train_mlp.py", title=_("Train an MLP"), url_path="train_mlp", icon=":material/model_training:"),
+    st.Page("pages/pitfalls.py", title=_("Pitfalls"), url_path="pitfalls", icon=":material/warning:"),
+    st.Page("pages/broadcasting.py", title=_("Broadcasting"), url_path="broadcasting", icon=":material/open_in_full:"),
+    st.Page("pages/op_reference.py", title=_("Op reference"), url_path="op_reference", icon=":material/menu_book:"),
 ]
 current = st.navigation(pages, position="top")
 classroom_state.follow_link()  # Classroom mode holds on every page and is in every page's link

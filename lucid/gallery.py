@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lucid.i18n import N_
+
 
 @dataclass(frozen=True)
 class Example:
-    """One gallery entry: ``slug`` for URLs, a ``title``, the ``lesson`` in one sentence, the program text."""
+    """One gallery entry: ``slug`` for URLs, a ``title``, the ``lesson`` in one sentence, the program text.
+
+    ``title`` and ``lesson`` are the English text (marked for the catalogs); pages show them through ``_``."""
 
     slug: str
     title: str
@@ -20,17 +24,17 @@ class Example:
 
 EXAMPLES: tuple[Example, ...] = (
     Example(
-        "scalar", "Scalar expression",
-        "Every operation is a node, and a, b and c collect gradient along every path that leads to the output.",
+        "scalar", N_("Scalar expression"),
+        N_("Every operation is a node, and a, b and c collect gradient along every path that leads to the output."),
         "a = 1.3\n"
         "b = -0.7\n"
         "c = 0.45\n"
         "out = tanh(a*b + c**2) * sigmoid(a - c) + log(b*b + 1)\n",
     ),
     Example(
-        "cs231n-circuit", "CS231n: f = (x + y) * z",
-        "A multiply gate swaps its inputs' values into their gradients and an add gate copies its gradient, "
-        "so ∂f/∂x = ∂f/∂y = z = -4 and ∂f/∂z = x + y = 3.",
+        "cs231n-circuit", N_("CS231n: f = (x + y) * z"),
+        N_("A multiply gate swaps its inputs' values into their gradients and an add gate copies its gradient, "
+        "so ∂f/∂x = ∂f/∂y = z = -4 and ∂f/∂z = x + y = 3."),
         "x = -2.0\n"
         "y = 5.0\n"
         "z = -4.0\n"
@@ -38,9 +42,9 @@ EXAMPLES: tuple[Example, ...] = (
         "f = q * z\n",
     ),
     Example(
-        "cs231n-sigmoid", "CS231n: a sigmoid neuron, gate by gate",
-        "The sigmoid built from its gates (neg, exp, +1, 1/x) backpropagates to the same gradient as the "
-        "closed form σ(1 - σ) = 0.1966, which then splits over the weights and inputs.",
+        "cs231n-sigmoid", N_("CS231n: a sigmoid neuron, gate by gate"),
+        N_("The sigmoid built from its gates (neg, exp, +1, 1/x) backpropagates to the same gradient as the "
+        "closed form σ(1 - σ) = 0.1966, which then splits over the weights and inputs."),
         "w0 = 2.0\n"
         "x0 = -1.0\n"
         "w1 = -3.0\n"
@@ -49,8 +53,9 @@ EXAMPLES: tuple[Example, ...] = (
         "f = 1 / (1 + exp(-(w0*x0 + w1*x1 + w2)))\n",
     ),
     Example(
-        "neuron", "A single neuron",
-        "A neuron is a weighted sum plus a bias through tanh: each weight's gradient is its input times tanh's slope.",
+        "neuron", N_("A single neuron"),
+        N_("A neuron is a weighted sum plus a bias through tanh: each weight's gradient is its input times tanh's "
+           "slope."),
         "x = [0.5, -1.2, 2.0]\n"
         "w = [0.3, 0.8, -0.5]\n"
         "b = 0.1\n"
@@ -58,39 +63,39 @@ EXAMPLES: tuple[Example, ...] = (
         "out = tanh(z)\n",
     ),
     Example(
-        "used-twice", "x*x: a node used twice",
-        "When a node feeds an op twice, both contributions are added (+=), so d(x*x)/dx = 2x = 6, not 3.",
+        "used-twice", N_("x*x: a node used twice"),
+        N_("When a node feeds an op twice, both contributions are added (+=), so d(x*x)/dx = 2x = 6, not 3."),
         "x = 3.0\n"
         "y = x * x\n",
     ),
     Example(
-        "bias-broadcast", "A bias broadcast over a batch",
-        "Broadcasting copies the bias to every row, so its gradient is the sum of the rows' gradients.",
+        "bias-broadcast", N_("A bias broadcast over a batch"),
+        N_("Broadcasting copies the bias to every row, so its gradient is the sum of the rows' gradients."),
         "X = randn(4, 3)\n"
         "b = [0.1, -0.2, 0.3]\n"
         "H = tanh(X + b)\n"
         "loss = sum(H * H)\n",
     ),
     Example(
-        "reduction", "A reduction",
-        "Summing over an axis sends the same upstream gradient back to every element that was summed.",
+        "reduction", N_("A reduction"),
+        N_("Summing over an axis sends the same upstream gradient back to every element that was summed."),
         "A = randn(3, 4)\n"
         "s = A.sum(axis=0)\n"
         "out = sum(s * s) / 4\n",
     ),
     Example(
-        "softmax-ce", "Softmax + cross-entropy",
-        "Through softmax and the log, the gradient at the logits comes out as "
-        "(softmax(logits) - one-hot targets) / batch size.",
+        "softmax-ce", N_("Softmax + cross-entropy"),
+        N_("Through softmax and the log, the gradient at the logits comes out as "
+        "(softmax(logits) - one-hot targets) / batch size."),
         "logits = randn(4, 3)\n"
         "Y = const([[1, 0, 0], [0, 0, 1], [0, 1, 0], [0, 0, 1]])\n"
         "p = softmax(logits, axis=1)\n"
         "loss = -sum(Y * log(p)) / 4\n",
     ),
     Example(
-        "mlp", "A 2-layer MLP on a batch",
-        "Backprop through a network is the chain rule applied layer by layer: "
-        "matmuls pass gradients through transposed weights.",
+        "mlp", N_("A 2-layer MLP on a batch"),
+        N_("Backprop through a network is the chain rule applied layer by layer: "
+        "matmuls pass gradients through transposed weights."),
         "x = const(randn(6, 3))\n"
         "W1 = randn(3, 4)\n"
         "b1 = zeros(4)\n"
@@ -102,15 +107,15 @@ EXAMPLES: tuple[Example, ...] = (
         "loss = mean((y - t) ** 2)\n",
     ),
     Example(
-        "mse", "Mean squared error",
-        "The gradient of the mean squared error is 2·(prediction - target)/N: big misses get big gradients.",
+        "mse", N_("Mean squared error"),
+        N_("The gradient of the mean squared error is 2·(prediction - target)/N: big misses get big gradients."),
         "pred = [2.5, 0.0, 2.1, 7.8]\n"
         "target = const([3.0, -0.5, 2.0, 7.5])\n"
         "loss = mean((pred - target) ** 2)\n",
     ),
     Example(
-        "residual", "A residual connection",
-        "A skip connection hands its gradient straight through, added to whatever the branch sends back.",
+        "residual", N_("A residual connection"),
+        N_("A skip connection hands its gradient straight through, added to whatever the branch sends back."),
         "x = 0.8\n"
         "w = -1.5\n"
         "branch = tanh(w * x)\n"
@@ -118,8 +123,8 @@ EXAMPLES: tuple[Example, ...] = (
         "out = r * r\n",
     ),
     Example(
-        "div-pow", "A division/power chain",
-        "Quotient and power rules chain: each step multiplies the upstream gradient by its own local derivative.",
+        "div-pow", N_("A division/power chain"),
+        N_("Quotient and power rules chain: each step multiplies the upstream gradient by its own local derivative."),
         "x = 2.0\n"
         "y = 0.5\n"
         "q = x ** 3 / (y + 1)\n"
@@ -127,31 +132,31 @@ EXAMPLES: tuple[Example, ...] = (
         "out = r / x\n",
     ),
     Example(
-        "relu-gate", "ReLU gates the gradient",
-        "ReLU passes the gradient where its input was positive and blocks it (zero) everywhere else.",
+        "relu-gate", N_("ReLU gates the gradient"),
+        N_("ReLU passes the gradient where its input was positive and blocks it (zero) everywhere else."),
         "x = [-1.5, -0.2, 0.3, 2.0]\n"
         "y = relu(x)\n"
         "weights = const([1.0, 2.0, 3.0, 4.0])\n"
         "out = sum(y * weights)\n",
     ),
     Example(
-        "sigmoid-saturation", "Saturating sigmoid",
-        "Far from zero the sigmoid is flat, so almost no gradient gets through: the vanishing gradient.",
+        "sigmoid-saturation", N_("Saturating sigmoid"),
+        N_("Far from zero the sigmoid is flat, so almost no gradient gets through: the vanishing gradient."),
         "x = [-6.0, -1.0, 0.0, 1.0, 6.0]\n"
         "s = sigmoid(x)\n"
         "out = sum(s)\n",
     ),
     Example(
-        "fused-ce", "Fused cross-entropy",
-        "cross_entropy takes logits and integer class targets in one numerically stable op, "
-        "so the whole loss is a single node.",
+        "fused-ce", N_("Fused cross-entropy"),
+        N_("cross_entropy takes logits and integer class targets in one numerically stable op, "
+        "so the whole loss is a single node."),
         "logits = randn(4, 3)\n"
         "targets = const([0, 2, 1, 2])\n"
         "loss = cross_entropy(logits, targets)\n",
     ),
     Example(
-        "matmul", "Matrix product",
-        "For C = A @ B the gradients are upstream @ Bᵀ for A and Aᵀ @ upstream for B: shapes tell you the order.",
+        "matmul", N_("Matrix product"),
+        N_("For C = A @ B the gradients are upstream @ Bᵀ for A and Aᵀ @ upstream for B: shapes tell you the order."),
         "A = randn(2, 3)\n"
         "B = randn(3, 2)\n"
         "C = A @ B\n"

@@ -1,6 +1,7 @@
 """Playground: type a program, see its computation graph, step through the backward pass."""
 import streamlit as st
 
+from lucid.i18n import _
 from lucid.ui import classroom, controls, lesson_view, view_link
 from lucid.ui.analysis import INPUT_ROWS, shared_analysis
 from lucid.ui.editor import editor
@@ -18,7 +19,7 @@ view = controls.view_controls(KEY)
 view_link.publish_view(KEY)
 classroom.apply_style(view.classroom)
 # In Classroom mode the folded editor shares the controls' row: one row of page above the graph.
-with (view.lead or st.container()), st.expander("Program", expanded=not view.classroom, icon=":material/edit:"):
+with (view.lead or st.container()), st.expander(_("Program"), expanded=not view.classroom, icon=":material/edit:"):
     # Programs are shared by every session of this server (a class opening one link computes it once);
     # the session keeps only the source text.
     analysis = editor(KEY, shared_analysis, share_url=True, height=130 if view.classroom else 150,
@@ -26,7 +27,7 @@ with (view.lead or st.container()), st.expander("Program", expanded=not view.cla
 
 if analysis is None:
     view_link.remember(KEY)
-    st.info("Run a program to see its graph.")
+    st.info(_("Run a program to see its graph."))
     st.stop()
 
 on_program_shown(KEY, analysis)

@@ -23,6 +23,8 @@ SHOTS = {
     "screenshot-playground.png": ("/playground?example=scalar&classroom=1", ["ArrowRight"] * 5, "g.edge.flowing"),
     "screenshot-circuit.png": ("/playground?example=cs231n-sigmoid&classroom=1&style=circuit",
                                ["ArrowRight"] * 4, "g.node.current"),
+    "screenshot-playground-ko.png": ("/playground?example=scalar&classroom=1&lang=ko", ["ArrowRight"] * 5,
+                                     "g.edge.flowing"),
 }
 
 

@@ -94,5 +94,5 @@ def test_a_graph_drawn_by_dot_is_laid_out_once_per_dot_text(monkeypatch):
     cache = cache_of(large_graph_view._svg_of)
     dot = 'digraph { a -> b [label="grad += 0.12345"] }'
     assert large_graph_view._svg_of(dot) == large_graph_view._svg_of(dot)
-    assert laid_out == [dot] and ((dot,), ()) in cache  # the key: the arguments, as process_cache keeps them
+    assert laid_out == [dot] and ("en", (dot,), ()) in cache  # the key: the language and the arguments
     assert cache.max_bytes is not None and cache.bytes >= len(large_graph_view._svg_of(dot))

@@ -27,6 +27,8 @@ from __future__ import annotations
 import unicodedata
 from functools import lru_cache
 
+from lucid.i18n import L_, Message
+
 #: Operators the app prints, read back as the language's own.
 OPERATOR_ALIASES = {"×": "*", "·": "*", "⋅": "*", "−": "-", "÷": "/"}
 
@@ -66,20 +68,24 @@ def describe(ch: str) -> str:
 
 
 @lru_cache(maxsize=8192)  # a program uses few distinct characters; Hangul text repeats them
-def refusal(ch: str) -> str | None:
+def refusal(ch: str) -> Message | None:
     """Why ``ch`` may appear nowhere in a program, not even in a comment (None: it may, somewhere)."""
     if ch in "\t\n" or " " <= ch <= "~":
         return None
-    what = f"character {describe(ch)} is not allowed"
+    shown = describe(ch)
     category = unicodedata.category(ch)
     if ch in _BIDI:
-        return f"{what}: it changes the order in which text is displayed, so the program would not read as it runs"
+        return L_("character {shown} is not allowed: it changes the order in which text is displayed, so the "
+                  "program would not read as it runs", shown=shown)
     if is_ignorable(ch) or category == "Cf":
-        return f"{what}: it is invisible, so two programs that look the same could differ; delete it"
+        return L_("character {shown} is not allowed: it is invisible, so two programs that look the same could "
+                  "differ; delete it", shown=shown)
     if category == "Cc" or category in ("Zl", "Zp"):
-        return f"{what}: only ordinary spaces, tabs and new lines may separate code"
+        return L_("character {shown} is not allowed: only ordinary spaces, tabs and new lines may separate code",
+                  shown=shown)
     if category in ("Cs", "Co", "Cn"):
-        return f"{what}: it is not a character that can be shown (unassigned, private or a lone surrogate)"
+        return L_("character {shown} is not allowed: it is not a character that can be shown (unassigned, "
+                  "private or a lone surrogate)", shown=shown)
     return None
 
 
@@ -110,25 +116,25 @@ def is_name_char(ch: str) -> bool:
 
 
 @lru_cache(maxsize=8192)
-def _letter_problem(ch: str) -> str | None:
+def _letter_problem(ch: str) -> Message | None:
     """Why the non-ASCII character ``ch`` cannot be part of a name, whatever its neighbours."""
     plain = unicodedata.normalize("NFKC", ch)
     if plain != unicodedata.normalize("NFC", ch):
-        return (f"character {describe(ch)} is a variant of '{plain}': type '{plain}' instead "
-                "(names are compared after Unicode NFKC normalisation, so both would be one name)")
+        return L_("character {shown} is a variant of '{plain}': type '{plain}' instead (names are compared after "
+                  "Unicode NFKC normalisation, so both would be one name)", shown=describe(ch), plain=plain)
     if unicodedata.category(ch) == "Nd":
-        return f"digit {describe(ch)} is not allowed in names: use the digits 0-9"
+        return L_("digit {shown} is not allowed in names: use the digits 0-9", shown=describe(ch))
     return None
 
 
-def name_problem(text: str) -> tuple[int, str] | None:
+def name_problem(text: str) -> tuple[int, Message] | None:
     """(index into ``text``, message) of the first reason ``text`` cannot be a name, else None."""
     for i, ch in enumerate(text):
         problem = None if ch.isascii() else _letter_problem(ch)
         if problem:
             return i, problem
     if unicodedata.normalize("NFKC", text) != unicodedata.normalize("NFC", text):
-        return 0, f"name '{text}' changes under Unicode NFKC normalisation: type it in plain letters"
+        return 0, L_("name '{text}' changes under Unicode NFKC normalisation: type it in plain letters", text=text)
     first: tuple[int, str] | None = None
     seen: set[str] = set()
     for i, ch in enumerate(text):
@@ -139,12 +145,14 @@ def name_problem(text: str) -> tuple[int, str] | None:
             first = (i, script)
         seen.add(script)
         if not scripts_may_mix(seen):
-            return i, (f"name '{text}' mixes {first[1]} letters with the {script} {describe(ch)}: letters of "
-                       "different scripts can look identical, so write each name in one script")
+            return i, L_("name '{text}' mixes {first} letters with the {script} {shown}: letters of different "
+                         "scripts can look identical, so write each name in one script", text=text, first=first[1],
+                         script=script, shown=describe(ch))
     letters = [ch for ch in text if script_of(ch) is not None]
     if letters and all(ch in _LATIN_LOOKALIKES for ch in letters):
         latin = "".join(_LATIN_LOOKALIKES.get(ch, ch) for ch in text)
         script = script_of(letters[0])
-        return 0, (f"name '{text}' looks like the Latin name '{latin}' but is written in {script} letters, "
-                   f"such as {describe(letters[0])}: type it in Latin letters")
+        return 0, L_("name '{text}' looks like the Latin name '{latin}' but is written in {script} letters, such "
+                     "as {shown}: type it in Latin letters", text=text, latin=latin, script=script,
+                     shown=describe(letters[0]))
     return None

@@ -46,6 +46,7 @@ from lucid.expr.functions import (
 )
 from lucid.expr.limits import Limits
 from lucid.expr.shapes import Shape, ShapeProblem
+from lucid.i18n import L_, LN_, Message, english
 
 _MAX_EXACT_INT = 2 ** 53
 _RESERVED = {"True", "False", "None"}
@@ -133,7 +134,7 @@ def _shorten(text: str, most: int = 24) -> str:
 
 def _suggest(name: str, candidates: Any) -> str:
     close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
-    return f"; did you mean '{close[0]}'?" if close else ""
+    return L_("; did you mean '{name}'?", name=close[0]) if close else ""
 
 
 class Compiler:
@@ -144,7 +145,7 @@ class Compiler:
         self.env: dict[str, Value] = {}
 
     # ----- errors and bookkeeping ---------------------------------------------------
-    def error(self, at: Any, message: str, kind: str = "syntax", length: int | None = None) -> ExprError:
+    def error(self, at: Any, message: str | Message, kind: str = "syntax", length: int | None = None) -> ExprError:
         if length is None:
             length = at.length if isinstance(at, S.Node) else 1
         return ExprError(message, at.line, at.col, line_text(self.source, at.line), kind, length)
@@ -158,26 +159,30 @@ class Compiler:
         limits, plan = self.limits, self.plan
         n = sh.size(instr.shape)
         if len(instr.shape) > limits.max_ndim:
-            raise self.error(at, f"{instr.label} would make a tensor with {len(instr.shape)} dimensions "
-                             f"(the limit is {limits.max_ndim})", "limit")
+            raise self.error(at, L_("{label} would make a tensor with {count} dimensions (the limit is {max_ndim})",
+                                    label=instr.label, count=len(instr.shape), max_ndim=limits.max_ndim), "limit")
         if n > limits.max_tensor_elements:
-            raise self.error(at, f"{instr.label} would make a tensor of shape {instr.shape} with {n:,} elements "
-                             f"(the limit is {limits.max_tensor_elements:,})", "limit")
+            raise self.error(at, L_("{label} would make a tensor of shape {shape} with {n} elements (the limit is "
+                                    "{limit})", label=instr.label, shape=instr.shape, n=format(n, ","),
+                                    limit=format(limits.max_tensor_elements, ",")), "limit")
         if n == 0:
-            raise self.error(at, f"{instr.label} would make an empty tensor of shape {instr.shape}; "
-                             "empty tensors are not supported", "shape")
+            raise self.error(at, L_("{label} would make an empty tensor of shape {shape}; empty tensors are not "
+                                    "supported",
+                                    label=instr.label, shape=instr.shape), "shape")
         plan.total_elements += n + extra_elements
         if plan.total_elements > limits.max_total_elements:
-            raise self.error(at, f"the program's tensors would hold more than {limits.max_total_elements:,} "
-                             "elements in total", "limit")
+            raise self.error(at, L_("the program's tensors would hold more than {max_total_elements} elements in "
+                                    "total",
+                                    max_total_elements=format(limits.max_total_elements, ",")), "limit")
         plan.trace_elements += trace_elements
         if plan.trace_elements > limits.max_trace_elements:
-            raise self.error(at, f"{instr.label}: the step-by-step record of the backward pass would keep more "
-                             f"than {limits.max_trace_elements:,} numbers (the trace limit); use fewer or "
-                             "smaller tensors", "limit")
+            raise self.error(at, L_("{label}: the step-by-step record of the backward pass would keep more than "
+                                    "{limit} numbers (the trace limit); use fewer or smaller tensors",
+                                    label=instr.label, limit=format(limits.max_trace_elements, ",")), "limit")
         plan.graph_nodes += 1
         if plan.graph_nodes > limits.max_graph_nodes:
-            raise self.error(at, f"the graph would have more than {limits.max_graph_nodes:,} nodes", "limit")
+            raise self.error(at, L_("the graph would have more than {max_graph_nodes} nodes",
+                                    max_graph_nodes=format(limits.max_graph_nodes, ",")), "limit")
         plan.instrs.append(instr)
         return Value(len(plan.instrs) - 1, instr.shape, grad, mask, literal)
 
@@ -189,21 +194,21 @@ class Compiler:
     # ----- statements ----------------------------------------------------------------
     def program(self, statements: list[S.Statement]) -> Plan:
         if not statements:
-            raise ExprError("the program is empty: write an expression, like tanh(0.5)", 1, 1,
+            raise ExprError(L_("the program is empty: write an expression, like tanh(0.5)"), 1, 1,
                             line_text(self.source, 1), "syntax")
         value = None
         for i, st in enumerate(statements):
             if isinstance(st, S.ExprStmt):
                 if i != len(statements) - 1:
-                    raise self.error(st, "only the last line may be a bare expression; give this value a name, "
-                                     "like y = ...", length=st.value.length if st.value.line == st.line else 1)
+                    raise self.error(st, L_("only the last line may be a bare expression; give this value a name, "
+                                            "like y = ..."), length=st.value.length if st.value.line == st.line else 1)
                 value = self.expr(st.value)
             else:
                 value = self.assign(st)
         if value.mask:
             last = statements[-1]
-            raise self.error(last, "the output is a comparison (True/False values), which has no gradient; use it "
-                             "as the condition of where(...)", "argument")
+            raise self.error(last, L_("the output is a comparison (True/False values), which has no gradient; use it "
+                                      "as the condition of where(...)"), "argument")
         self.plan.output = value.slot
         self.plan.trace_elements += 2 * sh.size(value.shape)  # the seed gradient and the output's running total
         return self.plan
@@ -211,10 +216,12 @@ class Compiler:
     def assign(self, st: S.Assign) -> Value:
         name = st.name
         if name in FUNCTIONS:
-            raise self.error(st, f"'{name}' is the name of a function; choose another name for the variable",
+            raise self.error(st, L_("'{name}' is the name of a function; choose another name for the variable",
+                                    name=name),
                              "name", len(name))
         if name in _RESERVED:
-            raise self.error(st, f"cannot assign to {name}", "syntax", len(name))
+            raise self.error(st, L_("cannot assign to {name}",
+                                    name=name), "syntax", len(name))
         node = st.value
         value = self.leaf_number(node, grad=True) if isinstance(node, S.Num) else self.expr(node)
         self.plan.instrs.append(Instr("bind", (value.slot,), st.line, st.col, len(name), name=name))
@@ -246,19 +253,22 @@ class Compiler:
         if isinstance(node, S.ListLit):
             return self.leaf_list(node, grad=not in_const)
         if isinstance(node, S.Keyword):
-            raise self.error(node, f"{node.value} can only be an option value, like keepdims=True or axis=None",
+            raise self.error(node, L_("{value} can only be an option value, like keepdims=True or axis=None",
+                                      value=node.value),
                              "argument")
         if isinstance(node, S.TupleLit):
-            raise self.error(node, "tuples like (2, 3) are only allowed as shape or axis arguments", "argument")
-        raise self.error(node, "slices and '...' are only allowed inside an index, like x[1:3]")
+            raise self.error(node, L_("tuples like (2, 3) are only allowed as shape or axis arguments"), "argument")
+        raise self.error(node, L_("slices and '...' are only allowed inside an index, like x[1:3]"))
 
     def name(self, node: S.Name) -> Value:
         value = self.env.get(node.id)
         if value is not None:
             return value
         if node.id in FUNCTIONS:
-            raise self.error(node, f"'{node.id}' is a function: call it, like {node.id}(x)", "name")
-        raise self.error(node, f"name '{node.id}' is not defined{_suggest(node.id, self.env)}", "name")
+            raise self.error(node, L_("'{name}' is a function: call it, like {name}(x)",
+                                      name=node.id), "name")
+        raise self.error(node, L_("name '{name}' is not defined{hint}",
+                                  name=node.id, hint=_suggest(node.id, self.env)), "name")
 
     def leaf_number(self, node: S.Num, grad: bool) -> Value:
         data = np.array(node.value, dtype=np.float64)
@@ -280,17 +290,18 @@ class Compiler:
         if isinstance(node, S.Num):
             return (), [self.int_value(node, "an index") if ints else node.value]
         if not isinstance(node, S.ListLit):
-            what = "index lists may contain only whole numbers" if ints else \
-                "list literals may contain only numbers (to combine tensors use stack([a, b]))"
+            what = L_("index lists may contain only whole numbers") if ints else \
+                L_("list literals may contain only numbers (to combine tensors use stack([a, b]))")
             raise self.error(node, what, "argument")
         if not node.items:
-            raise self.error(node, "empty lists are not allowed", "argument")
+            raise self.error(node, L_("empty lists are not allowed"), "argument")
         parts = [self._walk_literal(item, ints) for item in node.items]
         first = parts[0][0]
         flat: list[float] = []
         for item, (shape, values) in zip(node.items, parts):
             if shape != first:
-                raise self.error(item, f"the rows of a list literal must have the same shape: {first} and {shape}",
+                raise self.error(item, L_("the rows of a list literal must have the same shape: {first} and {shape}",
+                                          first=first, shape=shape),
                                  "shape")
             flat.extend(values)
         return (len(parts),) + first, flat
@@ -300,26 +311,29 @@ class Compiler:
               label: str) -> Value:
         for k, v in enumerate(values):
             if v.mask and not (spec.name == "where" and k == 0):
-                raise self.error(at, f"{label}: comparison results (True/False) can only be used as the "
-                                 "condition of where(...), like where(x > 0, x, 0)", "argument")
+                raise self.error(at, L_("{label}: comparison results (True/False) can only be used as the condition of "
+                                        "where(...), like where(x > 0, x, 0)",
+                                        label=label), "argument")
         try:
             shape = spec.shape([v.shape for v in values], options)
         except ShapeProblem as problem:
             message = problem.message
-            if not message.startswith(("cannot", spec.name)):
-                message = f"{label}: {message}"
+            if not english(message).startswith(("cannot", spec.name)):
+                message = L_("{label}: {message}", label=label, message=message)
             raise self.error(at, message, problem.kind) from None
         extra = sum(sh.size(v.shape) for v in values)  # the gradients backward sends to the inputs
         if spec.name == "matmul":
             self.plan.matmul_work += sh.matmul(values[0].shape, values[1].shape)[1]
             if self.plan.matmul_work > self.limits.max_matmul_work:
-                raise self.error(at, f"{label}: the matrix products would need more than "
-                                 f"{self.limits.max_matmul_work:,} multiply-adds", "limit")
+                raise self.error(at, L_("{label}: the matrix products would need more than {max_matmul_work} "
+                                        "multiply-adds",
+                                        label=label, max_matmul_work=format(self.limits.max_matmul_work, ",")), "limit")
         if spec.name == "pow":
             exponent = values[1].literal
             if exponent is not None and abs(exponent) > self.limits.max_exponent:
-                raise self.error(at, f"the exponent {exponent:g} is too large (the limit is "
-                                 f"{self.limits.max_exponent:g})", "limit")
+                raise self.error(at, L_("the exponent {exponent} is too large (the limit is {limit})",
+                                        exponent=format(exponent, "g"),
+                                        limit=format(self.limits.max_exponent, "g")), "limit")
         grad = spec.group != "comparison" and any(v.grad for v in values)
         call = spec.call
         ins = self.instr("op", at, label, shape, args=tuple(v.slot for v in values), op=spec.op or spec.name,
@@ -337,8 +351,10 @@ class Compiler:
         spec = FUNCTIONS.get(node.func)
         if spec is None:
             if node.func in self.env:
-                raise self.error(node, f"'{node.func}' is a variable, not a function", "name")
-            raise self.error(node, f"unknown function '{node.func}'{_suggest(node.func, FUNCTIONS)}", "name")
+                raise self.error(node, L_("'{name}' is a variable, not a function",
+                                          name=node.func), "name")
+            raise self.error(node, L_("unknown function '{name}'{hint}",
+                                      name=node.func, hint=_suggest(node.func, FUNCTIONS)), "name")
         label = f"{spec.name}()"
         if spec.name == "const":
             values, _ = self.bind_args(spec, node, node.args, node.kwargs, None, True)
@@ -349,14 +365,15 @@ class Compiler:
             return self.emit(ins, node, False, literal=value.literal)
         values, options = self.bind_args(spec, node, node.args, node.kwargs, None, in_const)
         if spec.name == "where" and not values[0].mask:  # numbers as a condition: 0.5 is neither True nor False
-            raise self.error(node.args[0], f"{label}: the condition must be True/False values, a comparison such "
-                             "as where(x > 0, x, 0), not numbers", "argument")
+            raise self.error(node.args[0], L_("{label}: the condition must be True/False values, a comparison such as "
+                                              "where(x > 0, x, 0), not numbers",
+                                              label=label), "argument")
         if spec.is_constructor:
             try:
                 shape = spec.shape([], options)
             except ShapeProblem as problem:
-                message = problem.message if problem.message.startswith(spec.name) else \
-                    f"{label}: {problem.message}"
+                message = problem.message if english(problem.message).startswith(spec.name) else \
+                    L_("{label}: {message}", label=label, message=problem.message)
                 raise self.error(node, message, problem.kind) from None
             make = spec.make
             ins = self.instr("leaf", node, label, shape, grad=not in_const,
@@ -368,21 +385,24 @@ class Compiler:
         spec = METHODS.get(node.name)
         if spec is None:
             if node.name == "T":
-                raise self.error(node, "'.T' is not a method: write x.T without parentheses", "name")
+                raise self.error(node, L_("'.T' is not a method: write x.T without parentheses"), "name")
             close = difflib.get_close_matches(node.name, list(METHODS), n=1, cutoff=0.6)
-            hint = f"; did you mean '.{close[0]}()'?" if close else ""
-            raise self.error(node, f"unknown method '.{node.name}()'{hint}", "name")
+            hint = L_("; did you mean '.{name}()'?", name=close[0]) if close else ""
+            raise self.error(node, L_("unknown method '.{name}()'{hint}",
+                                      name=node.name, hint=hint), "name")
         receiver = self.expr(node.receiver, in_const)
         values, options = self.bind_args(spec, node, node.args, node.kwargs, receiver, in_const)
         return self.apply(spec, node, values, options, f".{node.name}()")
 
     def attribute(self, node: S.Attribute, in_const: bool) -> Value:
         if node.name in METHODS:
-            raise self.error(node, f"'.{node.name}' is a method: call it, like x.{node.name}()", "name")
+            raise self.error(node, L_("'.{name}' is a method: call it, like x.{name}()",
+                                      name=node.name), "name")
         if node.name != "T":
             close = difflib.get_close_matches(node.name, list(METHODS), n=1, cutoff=0.6)
-            hint = f"; did you mean '.{close[0]}()'?" if close else ""
-            raise self.error(node, f"unknown attribute '.{node.name}' (the only attribute is .T){hint}", "name")
+            hint = L_("; did you mean '.{name}()'?", name=close[0]) if close else ""
+            raise self.error(node, L_("unknown attribute '.{name}' (the only attribute is .T){hint}",
+                                      name=node.name, hint=hint), "name")
         receiver = self.expr(node.receiver, in_const)
         return self.apply(FUNCTIONS["transpose"], node, [receiver], {"axes": None}, ".T")
 
@@ -392,8 +412,9 @@ class Compiler:
         key = tuple(items) if node.is_tuple else items[0]
         label = "indexing [...]"
         if receiver.mask:
-            raise self.error(node, f"{label}: comparison results (True/False) can only be used as the "
-                             "condition of where(...)", "argument")
+            raise self.error(node, L_("{label}: comparison results (True/False) can only be used as the condition of "
+                                      "where(...)",
+                                      label=label), "argument")
         try:
             shape = sh.index(receiver.shape, key)
         except ShapeProblem as problem:
@@ -414,12 +435,12 @@ class Compiler:
             parts = [None if p is None or (isinstance(p, S.Keyword) and p.value is None)
                      else self.int_value(p, "a slice bound") for p in (node.start, node.stop, node.step)]
             if parts[2] == 0:
-                raise self.error(node.step, "a slice step cannot be zero", "argument")
+                raise self.error(node.step, L_("a slice step cannot be zero"), "argument")
             return slice(*parts)
         if isinstance(node, S.ListLit):
             return self.literal_array(node, ints=True)
-        raise self.error(node, "indices must be literals: x[0], x[1:3], x[:, 0] or x[[0, 2]]; computed or tensor "
-                         "indices are not supported", "argument")
+        raise self.error(node, L_("indices must be literals: x[0], x[1:3], x[:, 0] or x[[0, 2]]; computed or "
+                                  "tensor indices are not supported"), "argument")
 
     # ----- arguments -----------------------------------------------------------------
     def bind_args(self, spec: FunctionSpec, at: S.Node, args: list[S.Node], kwargs: list[S.KeywordArg],
@@ -439,28 +460,31 @@ class Compiler:
                 given[p.name] = positional.pop(0)
         if positional:
             count = len(params)
-            raise self.error(positional[0], f"{what} takes {count} argument{'s' if count != 1 else ''} "
-                             f"({', '.join(p.name for p in params) or 'none'}) but {len(args)} were given",
-                             "argument")
+            names = ", ".join(p.name for p in params) or L_("none")
+            raise self.error(positional[0], LN_("{what} takes {n} argument ({names}) but {given} were given",
+                                                "{what} takes {n} arguments ({names}) but {given} were given", count,
+                                                what=what, names=names, given=len(args)), "argument")
         by_name = {p.name: p for p in params}
         for kw in kwargs:
             p = by_name.get(kw.name)
             if p is None or p.kind in TENSOR_KINDS:
-                allowed = ", ".join(spec.keywords) or "none"
+                allowed = ", ".join(spec.keywords) or L_("none")
                 hint = _suggest(kw.name, spec.keywords) if spec.keywords else ""
-                message = (f"{what} has no option '{kw.name}'{hint} (options: {allowed})" if p is None else
-                           f"{what}: pass '{kw.name}' by position, not as a keyword")
+                message = (L_("{what} has no option '{name}'{hint} (options: {allowed})", what=what, name=kw.name,
+                              hint=hint, allowed=allowed) if p is None else
+                           L_("{what}: pass '{name}' by position, not as a keyword", what=what, name=kw.name))
                 raise self.error(kw, message, "argument", len(kw.name))
             if kw.name in given:
-                raise self.error(kw, f"{what} got '{kw.name}' twice", "argument", len(kw.name))
+                raise self.error(kw, L_("{what} got '{name}' twice",
+                                        what=what, name=kw.name), "argument", len(kw.name))
             given[kw.name] = kw.value
         values: list[Value] = [] if receiver is None else [receiver]
         options: dict[str, Any] = {}
         for p in params:
             if p.name not in given:
                 if p.required:
-                    raise self.error(at, f"{what} is missing its argument '{p.name}' "
-                                     f"(usage: {spec.signature()})", "argument")
+                    raise self.error(at, L_("{what} is missing its argument '{name}' (usage: {value})",
+                                            what=what, name=p.name, value=spec.signature()), "argument")
                 if p.kind not in TENSOR_KINDS:
                     options[p.name] = p.default
                 continue
@@ -483,20 +507,23 @@ class Compiler:
 
     def tensor_list(self, node: S.Node, what: str, in_const: bool) -> list[Value]:
         if not isinstance(node, S.ListLit | S.TupleLit) or not node.items:
-            raise self.error(node, f"{what} takes a list of tensors, like {what[:-2]}([a, b])", "argument")
+            raise self.error(node, L_("{what} takes a list of tensors, like {what2}([a, b])",
+                                      what=what, what2=what[:-2]), "argument")
         return [self.expr(item, in_const) for item in node.items]
 
     def targets(self, node: S.Node, what: str, in_const: bool) -> tuple[Value, np.ndarray | None]:
         if isinstance(node, S.Num | S.ListLit):
             data = self.literal_array(node, ints=False)
             if not np.all(data == np.round(data)):
-                raise self.error(node, f"{what}: targets must be whole-number class indices", "argument")
+                raise self.error(node, L_("{what}: targets must be whole-number class indices",
+                                          what=what), "argument")
             ins = self.instr("leaf", node, "the targets", data.shape, grad=False, make=lambda rng, d=data: d.copy())
             return self.emit(ins, node, False), data
         value = self.expr(node, in_const)
         if value.grad or value.mask:
-            raise self.error(node, f"{what}: targets must be constant class indices; write them inline, like "
-                             "cross_entropy(z, [0, 2]), or wrap them in const(...)", "argument")
+            raise self.error(node, L_("{what}: targets must be constant class indices; write them inline, like "
+                                      "cross_entropy(z, [0, 2]), or wrap them in const(...)",
+                                      what=what), "argument")
         return value, None
 
     def varargs(self, nodes: Any, p: Param, what: str, spec: FunctionSpec) -> Any:
@@ -520,12 +547,14 @@ class Compiler:
                 return None
             if isinstance(node, S.Num):
                 return int(node.value) if node.is_int and abs(node.value) <= _MAX_EXACT_INT else node.value
-            raise self.error(node, f"{label} must be a number literal like 0.5"
-                             f"{' or None' if p.kind == OPT_FLOAT else ''}", "argument")
+            raise self.error(node, L_("{label} must be a number literal like 0.5 or None", label=label)
+                             if p.kind == OPT_FLOAT else L_("{label} must be a number literal like 0.5", label=label),
+                             "argument")
         if p.kind == BOOL:
             if isinstance(node, S.Keyword) and isinstance(node.value, bool):
                 return node.value
-            raise self.error(node, f"{label} must be True or False", "argument")
+            raise self.error(node, L_("{label} must be True or False",
+                                      label=label), "argument")
         if p.kind == AXIS:
             if is_none:
                 return None
@@ -533,10 +562,10 @@ class Compiler:
                 return tuple(self.int_value(item, label) for item in node.items)
             if isinstance(node, S.Num):
                 return self.int_value(node, label)
-            hint = f"; for the elementwise {spec.name}imum of two tensors use {spec.name}imum(a, b)" \
+            hint = L_("; for the elementwise {name}imum of two tensors use {name}imum(a, b)", name=spec.name) \
                 if spec.name in ("max", "min") else ""
-            raise self.error(node, f"{label} must be an integer literal like 0, a tuple like (0, 1), or None{hint}",
-                             "argument")
+            raise self.error(node, L_("{label} must be an integer literal like 0, a tuple like (0, 1), or "
+                                      "None{hint}", label=label, hint=hint), "argument")
         if p.kind in (INTS, OPT_INTS):
             if p.kind == OPT_INTS and is_none:
                 return None
@@ -544,16 +573,21 @@ class Compiler:
                 return tuple(self.int_value(item, label) for item in node.items)
             if isinstance(node, S.Num):
                 return (self.int_value(node, label),)
-            raise self.error(node, f"{label} must be whole-number literals, like 3 or (2, 3)", "argument")
-        raise self.error(node, f"{label}: unsupported option", "internal")  # pragma: no cover
+            raise self.error(node, L_("{label} must be whole-number literals, like 3 or (2, 3)",
+                                      label=label), "argument")
+        raise self.error(node, L_("{label}: unsupported option",
+                                  label=label), "internal")  # pragma: no cover
 
     def int_value(self, node: S.Node, label: str) -> int:
         if not isinstance(node, S.Num):
-            raise self.error(node, f"{label} must be a whole-number literal like 3", "argument")
+            raise self.error(node, L_("{label} must be a whole-number literal like 3",
+                                      label=label), "argument")
         if not node.is_int:
-            raise self.error(node, f"{label} must be a whole number, not {node.text}", "argument")
+            raise self.error(node, L_("{label} must be a whole number, not {text}",
+                                      label=label, text=node.text), "argument")
         if abs(node.value) > _MAX_EXACT_INT:
-            raise self.error(node, f"{label}: {_shorten(node.text)} is too large", "limit")
+            raise self.error(node, L_("{label}: {shown} is too large",
+                                      label=label, shown=_shorten(node.text)), "limit")
         return int(node.value)
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from lucid.i18n import Message, _, text
+
 # Kinds, so callers can react without parsing messages.
 KINDS = ("character", "syntax", "name", "argument", "shape", "limit", "numeric", "internal")
 
@@ -22,17 +24,26 @@ class ExprError(Exception):
     column (``^^^`` when ``length`` covers a whole name or operator).
     ``caret_text()`` is just those last two lines, for a UI that shows the
     message separately.
+
+    The message is kept as its template (``template``: a ``lucid.i18n.Message``, or plain text) and
+    ``message`` renders it in the language of whoever reads it: one program's error is computed once
+    and shown to every session of the server, each in its own language.
     """
 
-    def __init__(self, message: str, line: int = 1, col: int = 1, source_line: str = "",
+    def __init__(self, message: str | Message, line: int = 1, col: int = 1, source_line: str = "",
                  kind: str = "syntax", length: int = 1) -> None:
         super().__init__(message, line, col, source_line, kind, length)
-        self.message = message
+        self.template = message
         self.line = max(1, int(line))
         self.col = max(1, int(col))
         self.source_line = source_line
         self.kind = kind
         self.length = max(1, int(length))
+
+    @property
+    def message(self) -> str:
+        """The message in the current language (``lucid.i18n``)."""
+        return text(self.template)
 
     def caret_cells(self) -> tuple[list[tuple[str, int]], int, int, bool, bool]:
         """The shown stretch of the line as (character, columns) cells, the caret's first cell and its
@@ -70,7 +81,8 @@ class ExprError(Exception):
         return f"{prefix}{shown}{suffix}\n{' ' * len(prefix)}{pad}{carets}"
 
     def __str__(self) -> str:
-        return f"{self.message} (line {self.line}, column {self.col})\n{self.caret_text()}"
+        where = _("(line {line}, column {col})").format(line=self.line, col=self.col)
+        return f"{self.message} {where}\n{self.caret_text()}"
 
 
 def position_of(source: str, offset: int) -> tuple[int, int]:
@@ -84,7 +96,7 @@ def position_of(source: str, offset: int) -> tuple[int, int]:
 def line_text(source: str, line: int) -> str:
     """Text of 1-based ``line`` of ``source`` without its newline ('' past the end)."""
     start = 0
-    for _ in range(line - 1):
+    for _k in range(line - 1):
         start = source.find("\n", start) + 1
         if start == 0:
             return ""

@@ -14,35 +14,37 @@ import numpy as np
 from lucid._tensor.tensor import Tensor
 from lucid.expr.compiler import Instr, Plan
 from lucid.expr.errors import ExprError, line_text
+from lucid.i18n import L_, N_, Message
 
 NUMERIC_ERRORS = {"over": "raise", "divide": "raise", "invalid": "raise", "under": "ignore"}
 
 _HINTS = {
-    "log": " (log of a negative number?)",
-    "sqrt": " (square root of a negative number?)",
-    "pow": " (a negative number to a fractional power, or 0 to a negative power?)",
-    "div": " (0/0?)",
+    "log": N_(" (log of a negative number?)"),
+    "sqrt": N_(" (square root of a negative number?)"),
+    "pow": N_(" (a negative number to a fractional power, or 0 to a negative power?)"),
+    "div": N_(" (0/0?)"),
 }
 
 
-def _error(plan: Plan, ins: Instr, message: str, kind: str) -> ExprError:
+def _error(plan: Plan, ins: Instr, message: str | Message, kind: str) -> ExprError:
     return ExprError(message, ins.line, ins.col, line_text(plan.source, ins.line), kind, ins.length)
 
 
 def numeric_error(plan: Plan, ins: Instr, problem: str) -> ExprError:
     """Say which operation went wrong numerically, in words a student can act on."""
-    hint = _HINTS.get(ins.op, "")
+    hint = L_(_HINTS[ins.op]) if ins.op in _HINTS else ""
     if "overflow" in problem:
-        what = "the result is too large for float64 (overflow)"
+        what = L_("the result is too large for float64 (overflow)")
         hint = ""
     elif "divide by zero" in problem:  # NumPy says "invalid value encountered in divide" for 0/0
-        what = "division by zero" if ins.op != "log" else "log of 0 is minus infinity"
+        what = L_("division by zero") if ins.op != "log" else L_("log of 0 is minus infinity")
         hint = ""
     elif "invalid" in problem or "nan" in problem:
-        what = "the result is not a number (NaN)"
+        what = L_("the result is not a number (NaN)")
     else:
-        what = "the result is infinite"
-    return _error(plan, ins, f"numeric problem in {ins.label}: {what}{hint}", "numeric")
+        what = L_("the result is infinite")
+    return _error(plan, ins, L_("numeric problem in {label}: {what}{hint}",
+                                label=ins.label, what=what, hint=hint), "numeric")
 
 
 def run_op(plan: Plan, ins: Instr, args: list[Tensor]) -> Tensor:
@@ -51,17 +53,19 @@ def run_op(plan: Plan, ins: Instr, args: list[Tensor]) -> Tensor:
         biggest = float(np.max(np.abs(exponent))) if exponent.size else 0.0
         if biggest > plan.limits.max_exponent:
             shown = f"{biggest:.0f}" if biggest < 1e16 and biggest == int(biggest) else f"{biggest:g}"
-            raise _error(plan, ins, f"the exponent {shown} is too large (the limit is "
-                         f"{plan.limits.max_exponent:g})", "limit")
+            raise _error(plan, ins, L_("the exponent {shown} is too large (the limit is {max_exponent})",
+                                       shown=shown, max_exponent=format(plan.limits.max_exponent, "g")), "limit")
     try:
         out = ins.call(*args)
     except FloatingPointError as exc:
         raise numeric_error(plan, ins, str(exc)) from None
     except MemoryError:
-        raise _error(plan, ins, f"{ins.label} needs more memory than is available", "limit") from None
+        raise _error(plan, ins, L_("{label} needs more memory than is available",
+                                   label=ins.label), "limit") from None
     except (ArithmeticError, ValueError, TypeError, IndexError) as exc:
         text = str(exc)  # an engine message that already names the op is not prefixed a second time
-        raise _error(plan, ins, text if text.startswith(f"{ins.op} ") else f"{ins.label}: {text}", "argument") from None
+        message = text if text.startswith(f"{ins.op} ") else L_("{label}: {message}", label=ins.label, message=text)
+        raise _error(plan, ins, message, "argument") from None
     if out.data.dtype.kind == "f" and not np.isfinite(out.data).all():
         raise numeric_error(plan, ins, "nan" if np.isnan(out.data).any() else "inf")
     return out
@@ -113,7 +117,8 @@ def materialize(plan: Plan, rng: np.random.Generator) -> list[Tensor]:
             if not np.isfinite(data).all():
                 raise numeric_error(plan, ins, "inf")
             if data.shape != ins.shape:  # pragma: no cover - the checker and the makers agree
-                raise _error(plan, ins, f"{ins.label} made shape {data.shape}, expected {ins.shape}", "internal")
+                raise _error(plan, ins, L_("{label} made shape {shape}, expected {shape2}",
+                                           label=ins.label, shape=data.shape, shape2=ins.shape), "internal")
             if ins.grad:
                 inputs.append(Tensor(data, requires_grad=True))
             else:

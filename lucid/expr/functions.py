@@ -21,6 +21,7 @@ import numpy as np
 import lucid
 from lucid.expr import shapes as sh
 from lucid.expr.shapes import Shape, ShapeProblem
+from lucid.i18n import L_, N_
 
 REQUIRED = object()
 
@@ -120,20 +121,21 @@ _add(FunctionSpec("clip", (Param("x", TENSOR), Param("low", OPT_FLOAT, None), Pa
                   engine=lucid.clip))
 
 # ----- elementwise of two or three tensors (broadcasting) -------------------------
-VERBS = {"add": "add", "sub": "subtract", "mul": "multiply", "div": "divide", "pow": "raise to a power",
-         "maximum": "take the maximum of", "minimum": "take the minimum of", "eq": "compare", "ne": "compare",
-         "lt": "compare", "le": "compare", "gt": "compare", "ge": "compare", "where": "select between",
-         "mse_loss": "compare (mse_loss)", "binary_cross_entropy": "compare (binary_cross_entropy)",
-         "binary_cross_entropy_with_logits": "compare (binary_cross_entropy_with_logits)"}
+VERBS = {"add": N_("add"), "sub": N_("subtract"), "mul": N_("multiply"), "div": N_("divide"),
+         "pow": N_("raise to a power"), "maximum": N_("take the maximum of"), "minimum": N_("take the minimum of"),
+         "eq": N_("compare"), "ne": N_("compare"), "lt": N_("compare"), "le": N_("compare"), "gt": N_("compare"),
+         "ge": N_("compare"), "where": N_("select between"), "mse_loss": N_("compare (mse_loss)"),
+         "binary_cross_entropy": N_("compare (binary_cross_entropy)"),
+         "binary_cross_entropy_with_logits": N_("compare (binary_cross_entropy_with_logits)")}
 
 
 def _broadcasting(name: str) -> Callable[[list[Shape], dict], Shape]:
-    return lambda shapes, _: sh.broadcast(VERBS[name], *shapes)
+    return lambda shapes, _: sh.broadcast(L_(VERBS[name]), *shapes)
 
 
 def _scalar_loss(name: str) -> Callable[[list[Shape], dict], Shape]:
     def rule(shapes: list[Shape], _: dict) -> Shape:
-        sh.broadcast(VERBS[name], *shapes)
+        sh.broadcast(L_(VERBS[name]), *shapes)
         return ()
     return rule
 
@@ -210,15 +212,18 @@ _add(FunctionSpec("binary_cross_entropy_with_logits", (Param("logits", TENSOR), 
 def _cross_entropy_shape(shapes: list[Shape], o: dict) -> Shape:
     logits, targets = shapes
     if len(logits) not in (1, 2):
-        raise ShapeProblem(f"cross_entropy needs logits of shape (N, C) or (C,), not {logits}")
+        raise ShapeProblem(L_("cross_entropy needs logits of shape (N, C) or (C,), not {logits}",
+                              logits=logits))
     rows = logits[0] if len(logits) == 2 else 1
     if sh.size(targets) != rows:
-        raise ShapeProblem(f"cross_entropy got {rows} row(s) of logits {logits} but {sh.size(targets)} "
-                           f"target(s) of shape {targets}")
+        raise ShapeProblem(L_("cross_entropy got {rows} row(s) of logits {logits} but {value} target(s) of "
+                              "shape {targets}",
+                              rows=rows, logits=logits, value=sh.size(targets), targets=targets))
     classes = logits[-1]
     known = o.get("targets")
     if known is not None and known.size and (known.min() < 0 or known.max() >= classes):
-        raise ShapeProblem(f"cross_entropy targets must be class indices in 0..{classes - 1}", "argument")
+        raise ShapeProblem(L_("cross_entropy targets must be class indices in 0..{value}",
+                              value=classes - 1), "argument")
     return ()
 
 
@@ -278,12 +283,13 @@ def _shape_of(name: str) -> Callable[[list[Shape], dict], Shape]:
 def _arange_count(o: dict) -> int:
     start, stop, step = (0.0, o["start"], o["step"]) if o["stop"] is None else (o["start"], o["stop"], o["step"])
     if step == 0:
-        raise ShapeProblem("arange: step must not be 0", "argument")
+        raise ShapeProblem(L_("arange: step must not be 0"), "argument")
     count = (stop - start) / step
     if not math.isfinite(count):
-        raise ShapeProblem("arange: the range is too large", "limit")
+        raise ShapeProblem(L_("arange: the range is too large"), "limit")
     if count > 1e15:
-        raise ShapeProblem(f"arange would make about {count:.3g} values", "limit")
+        raise ShapeProblem(L_("arange would make about {count} values",
+                              count=format(count, ".3g")), "limit")
     return max(0, math.ceil(count))
 
 
@@ -294,7 +300,7 @@ def _arange_make(rng: np.random.Generator, o: dict) -> np.ndarray:
 
 def _linspace_shape(_: list[Shape], o: dict) -> Shape:
     if o["num"] < 0:
-        raise ShapeProblem("linspace: num must not be negative", "argument")
+        raise ShapeProblem(L_("linspace: num must not be negative"), "argument")
     return (o["num"],)
 
 

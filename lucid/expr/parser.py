@@ -23,6 +23,7 @@ from lucid.expr import syntax as S
 from lucid.expr.errors import ExprError, line_text
 from lucid.expr.limits import Limits
 from lucid.expr.tokens import Token
+from lucid.i18n import L_, Message
 
 _COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 _KEYWORD_VALUES = {"True": True, "False": False, "None": None}
@@ -51,16 +52,19 @@ class Parser:
         tok = self.peek(ahead)
         return tok.kind == "op" and tok.text == text
 
-    def error(self, tok: Token | S.Node, message: str, kind: str = "syntax", length: int | None = None) -> ExprError:
+    def error(self, tok: Token | S.Node, message: str | Message, kind: str = "syntax",
+              length: int | None = None) -> ExprError:
         if length is None:
             length = len(tok.text) if isinstance(tok, Token) else tok.length
         return ExprError(message, tok.line, tok.col, line_text(self.source, tok.line), kind, length)
 
-    def unexpected(self, tok: Token, wanted: str) -> ExprError:
+    def unexpected(self, tok: Token, wanted: str | Message) -> ExprError:
         if tok.kind in ("newline", "end"):
-            return self.error(tok, f"unexpected end of line: expected {wanted}")
-        what = f"number {tok.text}" if tok.kind == "number" else f"'{tok.text}'"
-        return self.error(tok, f"unexpected {what}: expected {wanted}")
+            return self.error(tok, L_("unexpected end of line: expected {wanted}",
+                                      wanted=wanted))
+        what = L_("number {text}", text=tok.text) if tok.kind == "number" else f"'{tok.text}'"
+        return self.error(tok, L_("unexpected {what}: expected {wanted}",
+                                  what=what, wanted=wanted))
 
     def expect(self, text: str) -> Token:
         if not self.is_op(text):
@@ -71,11 +75,12 @@ class Parser:
         """Build a node, counting it and measuring its depth against the limits."""
         self.nodes += 1
         if self.nodes > self.limits.max_syntax_nodes:
-            raise self.error(at, f"the program is too large: more than {self.limits.max_syntax_nodes} "
-                             "syntax elements", "limit")
+            raise self.error(at, L_("the program is too large: more than {max_syntax_nodes} syntax elements",
+                                    max_syntax_nodes=self.limits.max_syntax_nodes), "limit")
         depth = 1 + max((c.depth for c in children if c is not None), default=0)
         if depth > self.limits.max_depth:
-            raise self.error(at, f"the expression is nested too deeply (more than {self.limits.max_depth} levels)",
+            raise self.error(at, L_("the expression is nested too deeply (more than {max_depth} levels)",
+                                    max_depth=self.limits.max_depth),
                              "limit")
         if length is None:
             length = len(at.text) if isinstance(at, Token) else at.length
@@ -84,7 +89,8 @@ class Parser:
     def enter(self, at: Token) -> None:
         self.nesting += 1
         if self.nesting > self.limits.max_depth:
-            raise self.error(at, f"the expression is nested too deeply (more than {self.limits.max_depth} levels)",
+            raise self.error(at, L_("the expression is nested too deeply (more than {max_depth} levels)",
+                                    max_depth=self.limits.max_depth),
                              "limit")
 
     # ----- statements --------------------------------------------------------
@@ -98,8 +104,8 @@ class Parser:
             tok = self.peek()
             if tok.kind != "newline":
                 if tok.kind == "op" and tok.text == ",":
-                    raise self.error(tok, "unexpected ',': tuples and unpacking are not supported")
-                raise self.unexpected(tok, "the end of the line (one statement per line)")
+                    raise self.error(tok, L_("unexpected ',': tuples and unpacking are not supported"))
+                raise self.unexpected(tok, L_("the end of the line (one statement per line)"))
         return statements
 
     def statement(self) -> S.Statement:
@@ -109,11 +115,11 @@ class Parser:
             self.advance()
             value = self.expression()
             if self.is_op("="):
-                raise self.error(self.peek(), "chained assignment (a = b = ...) is not supported")
+                raise self.error(self.peek(), L_("chained assignment (a = b = ...) is not supported"))
             return S.Assign(first.text, value, first.line, first.col)
         value = self.expression()
         if self.is_op("="):
-            raise self.error(self.peek(), "can only assign to a plain name, like x = ...")
+            raise self.error(self.peek(), L_("can only assign to a plain name, like x = ..."))
         return S.ExprStmt(value, first.line, first.col)
 
     # ----- expressions -------------------------------------------------------
@@ -127,7 +133,7 @@ class Parser:
             left = self.make(S.Binary, tok, (left, right), op=tok.text, left=left, right=right)
             after = self.peek()
             if after.kind == "op" and after.text in _COMPARISONS:
-                raise self.error(after, "chained comparisons (a < b < c) are not supported")
+                raise self.error(after, L_("chained comparisons (a < b < c) are not supported"))
         self.nesting -= 1
         return left
 
@@ -151,8 +157,8 @@ class Parser:
         signs: list[Token] = []
         while self.peek().kind == "op" and self.peek().text in ("-", "+"):
             if len(signs) >= self.limits.max_depth:
-                raise self.error(self.peek(), "the expression is nested too deeply "
-                                 f"(more than {self.limits.max_depth} levels)", "limit")
+                raise self.error(self.peek(), L_("the expression is nested too deeply (more than {max_depth} levels)",
+                                                 max_depth=self.limits.max_depth), "limit")
             signs.append(self.advance())
         node = self.power()
         for tok in reversed(signs):
@@ -182,7 +188,7 @@ class Parser:
                 return node
             if tok.text == "(":
                 if not isinstance(node, S.Name):
-                    raise self.error(tok, "only named functions can be called, like tanh(x)")
+                    raise self.error(tok, L_("only named functions can be called, like tanh(x)"))
                 self.advance()
                 args, kwargs = self.arguments()
                 node = self.make(S.Call, node, tuple(args) + tuple(k.value for k in kwargs),
@@ -195,7 +201,7 @@ class Parser:
                 self.advance()
                 name = self.peek()
                 if name.kind != "name":
-                    raise self.unexpected(name, "a method name after '.'")
+                    raise self.unexpected(name, L_("a method name after '.'"))
                 self.advance()
                 if self.is_op("("):
                     self.advance()
@@ -216,14 +222,15 @@ class Parser:
                 self.advance()
                 self.advance()
                 if any(k.name == tok.text for k in kwargs):
-                    raise self.error(tok, f"keyword argument '{tok.text}' is given twice", "argument")
+                    raise self.error(tok, L_("keyword argument '{text}' is given twice",
+                                             text=tok.text), "argument")
                 kwargs.append(S.KeywordArg(tok.text, self.expression(), tok.line, tok.col))
             else:
                 if tok.kind == "op" and tok.text in ("*", "**"):
-                    raise self.error(tok, "argument unpacking with '*' or '**' is not allowed")
+                    raise self.error(tok, L_("argument unpacking with '*' or '**' is not allowed"))
                 value = self.expression()
                 if kwargs:
-                    raise self.error(tok, "positional argument after a keyword argument", "argument",
+                    raise self.error(tok, L_("positional argument after a keyword argument"), "argument",
                                      length=value.length)
                 args.append(value)
             if not self.is_op(","):
@@ -243,7 +250,7 @@ class Parser:
             self.advance()
         self.expect("]")
         if not items:
-            raise self.error(bracket, "empty index: write x[0], x[:, 1] or x[[0, 2]]")
+            raise self.error(bracket, L_("empty index: write x[0], x[:, 1] or x[[0, 2]]"))
         return items, is_tuple
 
     def index_item(self) -> S.Node:
@@ -272,7 +279,8 @@ class Parser:
             value = float(tok.text)
             if not math.isfinite(value):
                 shown = tok.text if len(tok.text) <= 24 else tok.text[:21] + "..."
-                raise self.error(tok, f"the number {shown} is too large for float64", "argument")
+                raise self.error(tok, L_("the number {shown} is too large for float64",
+                                         shown=shown), "argument")
             is_int = tok.text.isdigit()
             return self.make(S.Num, tok, (), value=value, is_int=is_int, text=tok.text)
         if tok.kind == "name":
@@ -308,8 +316,8 @@ class Parser:
             close = self.expect("]")
             return self.make(S.ListLit, tok, tuple(items), length=_span(tok, close), items=items)
         if tok.kind == "op" and tok.text == "...":
-            raise self.error(tok, "'...' is only allowed inside an index, like x[..., 0]")
-        raise self.unexpected(tok, "a value (a number, a name, a call or '(')")
+            raise self.error(tok, L_("'...' is only allowed inside an index, like x[..., 0]"))
+        raise self.unexpected(tok, L_("a value (a number, a name, a call or '(')"))
 
 
 def _span(start: Token, end: Token) -> int:

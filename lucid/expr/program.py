@@ -20,6 +20,7 @@ from lucid.expr.evaluate import execute, materialize
 from lucid.expr.limits import BATCH_ELEMENTS, DEFAULT_LIMITS, OP_OVERHEAD_ELEMENTS, Limits
 from lucid.expr.parser import parse
 from lucid.expr.tokens import check_text, tokenize
+from lucid.i18n import L_
 
 
 class Program:
@@ -154,9 +155,11 @@ def run(source: str, *, seed: int = 0, limits: Limits | None = None) -> Program:
     limits = limits or DEFAULT_LIMITS
     try:
         if not isinstance(source, str):
-            raise ExprError(f"the program must be text, not {type(source).__name__}", kind="argument")
+            raise ExprError(L_("the program must be text, not {type}",
+                               type=type(source).__name__), kind="argument")
         if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-            raise ExprError(f"the seed must be a non-negative integer, not {seed!r}", kind="argument")
+            raise ExprError(L_("the seed must be a non-negative integer, not {seed}",
+                               seed=repr(seed)), kind="argument")
         if len(source) > limits.max_source_chars:
             check_text(source, limits)  # raises the "too long" error before any copying
         text = source.replace("\r\n", "\n")
@@ -169,9 +172,10 @@ def run(source: str, *, seed: int = 0, limits: Limits | None = None) -> Program:
     except ExprError:
         raise
     except RecursionError:
-        raise ExprError("the program is nested too deeply to process", kind="limit") from None
+        raise ExprError(L_("the program is nested too deeply to process"), kind="limit") from None
     except MemoryError:
-        raise ExprError("the program needs more memory than is available", kind="limit") from None
+        raise ExprError(L_("the program needs more memory than is available"), kind="limit") from None
     except Exception as exc:  # the promise: nothing but ExprError escapes
-        raise ExprError(f"internal error while running the program ({type(exc).__name__}: {exc})",
+        raise ExprError(L_("internal error while running the program ({type}: {exc})",
+                           type=type(exc).__name__, exc=exc),
                         kind="internal") from exc

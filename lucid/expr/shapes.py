@@ -12,13 +12,15 @@ from typing import Any
 
 import numpy as np
 
+from lucid.i18n import L_, LN_, Message
+
 Shape = tuple[int, ...]
 
 
 class ShapeProblem(Exception):
     """A shape or argument problem; the checker adds the position."""
 
-    def __init__(self, message: str, kind: str = "shape") -> None:
+    def __init__(self, message: str | Message, kind: str = "shape") -> None:
         super().__init__(message)
         self.message = message
         self.kind = kind
@@ -28,16 +30,18 @@ def size(shape: Shape) -> int:
     return math.prod(shape)
 
 
-def broadcast(verb: str, *shapes: Shape) -> Shape:
+def broadcast(verb: str | Message, *shapes: Shape) -> Shape:
     """NumPy broadcasting, or "cannot add shapes (3, 4) and (2,)"."""
     ndim = max(len(s) for s in shapes)
     out = []
     for axis in range(-ndim, 0):
         sizes = {s[axis] for s in shapes if len(s) >= -axis} - {1}
         if len(sizes) > 1:
-            listed = ", ".join(str(s) for s in shapes[:-1]) + f" and {shapes[-1]}"
-            raise ShapeProblem(f"cannot {verb} shapes {listed}: sizes {' and '.join(map(str, sorted(sizes)))} "
-                               "do not match (sizes must be equal or 1)")
+            listed = L_("{items} and {last}", items=", ".join(str(s) for s in shapes[:-1]), last=shapes[-1])
+            ordered = sorted(sizes)
+            both = L_("{items} and {last}", items=", ".join(map(str, ordered[:-1])), last=ordered[-1])
+            raise ShapeProblem(L_("cannot {verb} shapes {listed}: sizes {sizes} do not match (sizes must be "
+                                  "equal or 1)", verb=verb, listed=listed, sizes=both))
         out.append(sizes.pop() if sizes else 1)
     return tuple(out)
 
@@ -45,17 +49,21 @@ def broadcast(verb: str, *shapes: Shape) -> Shape:
 def matmul(a: Shape, b: Shape) -> tuple[Shape, int]:
     """Result shape of ``a @ b`` and its number of multiply-adds."""
     if not a or not b:
-        raise ShapeProblem(f"cannot matmul shapes {a} and {b}: '@' needs at least 1-D operands; use '*' for scalars")
+        raise ShapeProblem(L_("cannot matmul shapes {a} and {b}: '@' needs at least 1-D operands; use '*' "
+                              "for scalars",
+                              a=a, b=b))
     k_a = a[-1]
     k_b = b[0] if len(b) == 1 else b[-2]
     if k_a != k_b:
-        raise ShapeProblem(f"cannot matmul shapes {a} and {b}: inner sizes {k_a} and {k_b} differ")
+        raise ShapeProblem(L_("cannot matmul shapes {a} and {b}: inner sizes {k_a} and {k_b} differ",
+                              a=a, b=b, k_a=k_a, k_b=k_b))
     batch_a, batch_b = a[:-2], b[:-2]
     try:
         batch = tuple(np.broadcast_shapes(batch_a, batch_b))
     except ValueError:
-        raise ShapeProblem(f"cannot matmul shapes {a} and {b}: batch shapes {batch_a} and {batch_b} "
-                           "do not broadcast") from None
+        raise ShapeProblem(L_("cannot matmul shapes {a} and {b}: batch shapes {batch_a} and {batch_b} do not "
+                              "broadcast",
+                              a=a, b=b, batch_a=batch_a, batch_b=batch_b)) from None
     rows = (a[-2],) if len(a) >= 2 else ()
     cols = (b[-1],) if len(b) >= 2 else ()
     out = batch + rows + cols
@@ -78,12 +86,14 @@ def axes(shape: Shape, axis: Any, what: str, scalar_axis: bool = False) -> tuple
     out = []
     for ax in items:
         if not -ndim <= ax < ndim:
-            hint = " (a 0-d tensor accepts axis=None, 0 or -1)" if scalar_axis and ndim == 0 else ""
-            raise ShapeProblem(f"{what}: axis {ax} is out of range for shape {shape} "
-                               f"({ndim} dimension{'s' if ndim != 1 else ''}){hint}")
+            hint = L_(" (a 0-d tensor accepts axis=None, 0 or -1)") if scalar_axis and ndim == 0 else ""
+            raise ShapeProblem(LN_("{what}: axis {ax} is out of range for shape {shape} ({n} dimension){hint}",
+                                   "{what}: axis {ax} is out of range for shape {shape} ({n} dimensions){hint}", ndim,
+                                   what=what, ax=ax, shape=shape, hint=hint))
         out.append(ax % ndim)
     if len(set(out)) != len(out):
-        raise ShapeProblem(f"{what}: axis {axis} repeats an axis", "argument")
+        raise ShapeProblem(L_("{what}: axis {axis} repeats an axis",
+                              what=what, axis=axis), "argument")
     return tuple(sorted(out))
 
 
@@ -102,17 +112,20 @@ def one_axis(shape: Shape, axis: int, what: str) -> None:
 def reshape(shape: Shape, new: Sequence[int]) -> Shape:
     new = tuple(new)
     if sum(1 for n in new if n == -1) > 1:
-        raise ShapeProblem("reshape: only one size may be -1", "argument")
+        raise ShapeProblem(L_("reshape: only one size may be -1"), "argument")
     if any(n < -1 for n in new):
-        raise ShapeProblem(f"reshape: sizes must be positive (or one -1), not {new}", "argument")
+        raise ShapeProblem(L_("reshape: sizes must be positive (or one -1), not {new}",
+                              new=new), "argument")
     known = size(tuple(n for n in new if n != -1))
     total = size(shape)
     if -1 in new:
         if known == 0 or total % known:
-            raise ShapeProblem(f"cannot reshape shape {shape} into {new}")
+            raise ShapeProblem(L_("cannot reshape shape {shape} into {new}",
+                                  shape=shape, new=new))
         new = tuple(total // known if n == -1 else n for n in new)
     if size(new) != total:
-        raise ShapeProblem(f"cannot reshape shape {shape} ({total} elements) into {new} ({size(new)} elements)")
+        raise ShapeProblem(L_("cannot reshape shape {shape} ({total} elements) into {new} ({value} elements)",
+                              shape=shape, total=total, new=new, value=size(new)))
     return new
 
 
@@ -122,13 +135,16 @@ def permute(shape: Shape, perm: Sequence[int] | None) -> Shape:
         return tuple(reversed(shape))
     perm = tuple(perm)
     if len(perm) != len(shape):
-        raise ShapeProblem(f"transpose: axes {perm} do not match shape {shape}")
+        raise ShapeProblem(L_("transpose: axes {perm} do not match shape {shape}",
+                              perm=perm, shape=shape))
     for ax in perm:
         if not -len(shape) <= ax < len(shape):
-            raise ShapeProblem(f"transpose: axis {ax} is out of range for shape {shape}")
+            raise ShapeProblem(L_("transpose: axis {ax} is out of range for shape {shape}",
+                                  ax=ax, shape=shape))
     normal = [ax % len(shape) for ax in perm]
     if sorted(normal) != list(range(len(shape))):
-        raise ShapeProblem(f"transpose: axes {perm} are not a permutation of the axes of shape {shape}")
+        raise ShapeProblem(L_("transpose: axes {perm} are not a permutation of the axes of shape {shape}",
+                              perm=perm, shape=shape))
     return tuple(shape[i] for i in normal)
 
 
@@ -145,7 +161,8 @@ def squeeze(shape: Shape, axis: Any) -> Shape:
     chosen = axes(shape, axis, "squeeze", scalar_axis=True)
     for ax in chosen:
         if shape[ax] != 1:
-            raise ShapeProblem(f"squeeze: axis {ax} of shape {shape} has size {shape[ax]}, not 1")
+            raise ShapeProblem(L_("squeeze: axis {ax} of shape {shape} has size {shape2}, not 1",
+                                  ax=ax, shape=shape, shape2=shape[ax]))
     return tuple(n for i, n in enumerate(shape) if i not in chosen)
 
 
@@ -160,20 +177,23 @@ def unsqueeze(shape: Shape, axis: Any) -> Shape:
 def broadcast_to(shape: Shape, target: Sequence[int]) -> Shape:
     target = tuple(target)
     if any(n < 0 for n in target):
-        raise ShapeProblem(f"broadcast_to: sizes must not be negative, not {target}", "argument")
-    if len(target) < len(shape) or broadcast("broadcast", shape, target) != target:
-        raise ShapeProblem(f"cannot broadcast shape {shape} to {target}")
+        raise ShapeProblem(L_("broadcast_to: sizes must not be negative, not {target}",
+                              target=target), "argument")
+    if len(target) < len(shape) or broadcast(L_("broadcast"), shape, target) != target:
+        raise ShapeProblem(L_("cannot broadcast shape {shape} to {target}",
+                              shape=shape, target=target))
     return target
 
 
 def concatenate(shapes: Sequence[Shape], axis: int) -> Shape:
     first = shapes[0]
     if not first:
-        raise ShapeProblem("concatenate needs at least 1-D tensors, not scalars")
+        raise ShapeProblem(L_("concatenate needs at least 1-D tensors, not scalars"))
     ax = axes(first, axis, "concatenate")[0]
     for other in shapes[1:]:
         if len(other) != len(first) or any(a != b for i, (a, b) in enumerate(zip(first, other)) if i != ax):
-            raise ShapeProblem(f"cannot concatenate shapes {first} and {other} along axis {axis}")
+            raise ShapeProblem(L_("cannot concatenate shapes {first} and {other} along axis {axis}",
+                                  first=first, other=other, axis=axis))
     return first[:ax] + (sum(s[ax] for s in shapes),) + first[ax + 1:]
 
 
@@ -181,7 +201,8 @@ def stack(shapes: Sequence[Shape], axis: int) -> Shape:
     first = shapes[0]
     for other in shapes[1:]:
         if other != first:
-            raise ShapeProblem(f"cannot stack shapes {first} and {other}: they must be equal")
+            raise ShapeProblem(L_("cannot stack shapes {first} and {other}: they must be equal",
+                                  first=first, other=other))
     ax = axes((1,) * (len(first) + 1), axis, "stack")[0]
     return first[:ax] + (len(shapes),) + first[ax:]
 
@@ -192,9 +213,11 @@ def index(shape: Shape, key: Any) -> Shape:
     try:
         return stand_in[key].shape
     except IndexError as exc:
-        raise ShapeProblem(f"bad index for shape {shape}: {exc}") from None
+        raise ShapeProblem(L_("bad index for shape {shape}: {exc}",
+                              shape=shape, exc=exc)) from None
     except (ValueError, TypeError) as exc:
-        raise ShapeProblem(f"bad index for shape {shape}: {exc}", "argument") from None
+        raise ShapeProblem(L_("bad index for shape {shape}: {exc}",
+                              shape=shape, exc=exc), "argument") from None
 
 
 def full_shape(sizes: Sequence[int], what: str) -> Shape:
@@ -202,5 +225,6 @@ def full_shape(sizes: Sequence[int], what: str) -> Shape:
     shape = tuple(sizes)
     for n in shape:
         if n < 0:
-            raise ShapeProblem(f"{what}: sizes must not be negative, not {shape}", "argument")
+            raise ShapeProblem(L_("{what}: sizes must not be negative, not {shape}",
+                                  what=what, shape=shape), "argument")
     return shape

@@ -25,6 +25,7 @@ from lucid.expr.characters import (
 )
 from lucid.expr.errors import ExprError, line_text, position_of
 from lucid.expr.limits import Limits
+from lucid.i18n import L_, N_, Message
 
 
 class Token(NamedTuple):
@@ -50,25 +51,25 @@ _TOKEN = re.compile(r"""
 _FORBIDDEN = re.compile(r":=|//|\*\*=|[-+*/@%&|^]=|<<|>>|->")
 _FORBIDDEN_FIRST = frozenset(":/*-+@%&|^<>")
 _FORBIDDEN_MESSAGES = {
-    ":=": "the walrus operator ':=' is not allowed; assign on its own line with '='",
-    "//": "floor division '//' is not supported; use '/'",
-    "<<": "bit shifts are not supported",
-    ">>": "bit shifts are not supported",
-    "->": "'->' is not allowed",
+    ":=": N_("the walrus operator ':=' is not allowed; assign on its own line with '='"),
+    "//": N_("floor division '//' is not supported; use '/'"),
+    "<<": N_("bit shifts are not supported"),
+    ">>": N_("bit shifts are not supported"),
+    "->": N_("'->' is not allowed"),
 }
 _CHAR_MESSAGES = {
-    "'": "strings are not allowed",
-    '"': "strings are not allowed",
-    "{": "braces are not allowed (no dicts, sets or format fields)",
-    "}": "braces are not allowed (no dicts, sets or format fields)",
-    ";": "';' is not allowed: write one statement per line",
-    "\\": "'\\' is not allowed: to continue a line, wrap the expression in parentheses",
-    "%": "'%' is not supported",
-    "&": "bitwise operators are not supported",
-    "|": "bitwise operators are not supported",
-    "^": "'^' is not supported; for powers use '**'",
-    "~": "'~' is not supported",
-    "!": "'!' is not supported; for 'not equal' use '!='",
+    "'": N_("strings are not allowed"),
+    '"': N_("strings are not allowed"),
+    "{": N_("braces are not allowed (no dicts, sets or format fields)"),
+    "}": N_("braces are not allowed (no dicts, sets or format fields)"),
+    ";": N_("';' is not allowed: write one statement per line"),
+    "\\": N_("'\\' is not allowed: to continue a line, wrap the expression in parentheses"),
+    "%": N_("'%' is not supported"),
+    "&": N_("bitwise operators are not supported"),
+    "|": N_("bitwise operators are not supported"),
+    "^": N_("'^' is not supported; for powers use '**'"),
+    "~": N_("'~' is not supported"),
+    "!": N_("'!' is not supported; for 'not equal' use '!='"),
 }
 # What people paste from word processors and math text, and what to type instead.
 _LOOKALIKES = {"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2217": "*",
@@ -77,20 +78,20 @@ _OPENERS = {"(": ")", "[": "]"}
 _CLOSERS = {")": "(", "]": "["}
 
 KEYWORD_MESSAGES = {
-    "import": "imports are not allowed", "from": "imports are not allowed",
-    "lambda": "lambda is not allowed", "def": "defining functions is not allowed",
-    "class": "defining classes is not allowed",
-    "if": "conditionals are not supported; see where(cond, a, b)",
-    "else": "conditionals are not supported; see where(cond, a, b)",
-    "elif": "conditionals are not supported; see where(cond, a, b)",
-    "for": "loops and comprehensions are not supported", "while": "loops are not supported",
-    "and": "'and' is not supported", "or": "'or' is not supported", "not": "'not' is not supported",
-    "in": "'in' is not supported", "is": "'is' is not supported",
+    "import": N_("imports are not allowed"), "from": N_("imports are not allowed"),
+    "lambda": N_("lambda is not allowed"), "def": N_("defining functions is not allowed"),
+    "class": N_("defining classes is not allowed"),
+    "if": N_("conditionals are not supported; see where(cond, a, b)"),
+    "else": N_("conditionals are not supported; see where(cond, a, b)"),
+    "elif": N_("conditionals are not supported; see where(cond, a, b)"),
+    "for": N_("loops and comprehensions are not supported"), "while": N_("loops are not supported"),
+    "and": N_("'and' is not supported"), "or": N_("'or' is not supported"), "not": N_("'not' is not supported"),
+    "in": N_("'in' is not supported"), "is": N_("'is' is not supported"),
 }
 _KEYWORDS = (set(keyword.kwlist) - {"True", "False", "None"}) | {"print", "exec", "eval", "compile", "open"}
 
 
-def fail(source: str, offset: int, message: str, kind: str = "syntax", length: int = 1) -> ExprError:
+def fail(source: str, offset: int, message: str | Message, kind: str = "syntax", length: int = 1) -> ExprError:
     """An ExprError at a character offset of ``source``."""
     line, col = position_of(source, offset)
     return ExprError(message, line, col, line_text(source, line), kind, length)
@@ -105,14 +106,16 @@ def check_text(source: str, limits: Limits) -> None:
     """Length, line-count and character checks, before anything else looks at the text."""
     if len(source) > limits.max_source_chars:
         raise fail(source[:limits.max_source_chars + 1], limits.max_source_chars,
-                   f"the program is too long: {len(source)} characters (the limit is {limits.max_source_chars})",
+                   L_("the program is too long: {count} characters (the limit is {max_source_chars})",
+                      count=len(source), max_source_chars=limits.max_source_chars),
                    "limit")
     lines = source.count("\n") + 1
     if lines > limits.max_lines:
         cut = 0
         for _ in range(limits.max_lines):
             cut = source.index("\n", cut) + 1
-        raise fail(source, cut, f"the program has too many lines: {lines} (the limit is {limits.max_lines})",
+        raise fail(source, cut, L_("the program has too many lines: {lines} (the limit is {max_lines})",
+                                   lines=lines, max_lines=limits.max_lines),
                    "limit")
     for bad in _BAD_CHAR.finditer(source):
         message = refusal(bad.group())
@@ -131,8 +134,9 @@ def tokenize(source: str, limits: Limits) -> list[Token]:
         bad = _FORBIDDEN.match(source, pos) if source[pos] in _FORBIDDEN_FIRST else None
         if bad:
             text = bad.group()
-            message = _FORBIDDEN_MESSAGES.get(text) or (
-                f"augmented assignment '{text}' is not supported; write name = name {text[:-1]} ...")
+            known = _FORBIDDEN_MESSAGES.get(text)
+            message = L_(known) if known else L_(
+                "augmented assignment '{text}' is not supported; write name = name {op} ...", text=text, op=text[:-1])
             raise fail(source, pos, message, length=len(text))
         ch = source[pos]
         if is_name_start(ch):
@@ -151,7 +155,8 @@ def tokenize(source: str, limits: Limits) -> list[Token]:
         m = _TOKEN.match(source, pos)
         if m is None:
             ch = source[pos]
-            raise fail(source, pos, _CHAR_MESSAGES.get(ch, f"unexpected character {ch!r}"))
+            known = _CHAR_MESSAGES.get(ch)
+            raise fail(source, pos, L_(known) if known else L_("unexpected character {shown}", shown=repr(ch)))
         kind, text = m.lastgroup, m.group()
         if kind == "newline":
             if not stack:
@@ -163,23 +168,26 @@ def tokenize(source: str, limits: Limits) -> list[Token]:
                 tail += 1
             if tail > m.end():
                 whole = source[pos:tail]
-                raise fail(source, pos, f"invalid number {whole!r}: write plain decimal numbers such as 3, 0.5 "
-                           "or 1e-3", length=len(whole))
+                raise fail(source, pos, L_("invalid number {whole}: write plain decimal numbers such as 3, 0.5 or 1e-3",
+                                           whole=repr(whole)), length=len(whole))
             tokens.append(Token(kind, text, line, col))
         elif kind == "op":
             if text in _OPENERS:
                 stack.append((text, pos))
             elif text in _CLOSERS:
                 if not stack:
-                    raise fail(source, pos, f"unmatched '{text}'")
+                    raise fail(source, pos, L_("unmatched '{text}'",
+                                               text=text))
                 opener, _ = stack.pop()
                 if _CLOSERS[text] != opener:
-                    raise fail(source, pos, f"'{text}' does not match '{opener}'")
+                    raise fail(source, pos, L_("'{text}' does not match '{opener}'",
+                                               text=text, opener=opener))
             tokens.append(Token(kind, text, line, col))
         pos = m.end()
     if stack:
         opener, at = stack[-1]
-        raise fail(source, at, f"'{opener}' was never closed")
+        raise fail(source, at, L_("'{opener}' was never closed",
+                                  opener=opener))
     col = pos - line_start + 1
     tokens.append(Token("newline", "", line, col))
     tokens.append(Token("end", "", line, col))
@@ -195,11 +203,14 @@ def _name_token(source: str, start: int, end: int, line: int, col: int) -> Token
         raise fail(source, start + at, message, "character")
     text = unicodedata.normalize("NFC", typed)
     if len(text) > MAX_NAME_LENGTH:
-        raise fail(source, start, f"names can be at most {MAX_NAME_LENGTH} characters long", "name", len(typed))
+        raise fail(source, start, L_("names can be at most {limit} characters long", limit=MAX_NAME_LENGTH),
+                   "name", len(typed))
     if text.startswith("_"):
-        raise fail(source, start, f"names starting with '_' are not allowed ({text!r})", "name", len(typed))
+        raise fail(source, start, L_("names starting with '_' are not allowed ({text})",
+                                     text=repr(text)), "name", len(typed))
     if text in _KEYWORDS:
-        message = KEYWORD_MESSAGES.get(text, f"'{text}' is not supported")
+        known = KEYWORD_MESSAGES.get(text)
+        message = L_(known) if known else L_("'{text}' is not supported", text=text)
         raise fail(source, start, message, length=len(typed))
     return Token("name", text, line, col)
 
@@ -210,14 +221,18 @@ def _foreign(source: str, pos: int, tokens: list[Token], line_start: int) -> Exp
     if ch in _SUPERSCRIPT_CHARS:
         return _superscript(source, pos, tokens, line_start)
     if unicodedata.category(ch) == "Zs":
-        return fail(source, pos, f"character {describe(ch)} is only allowed in comments: use an ordinary space",
+        return fail(source, pos, L_("character {shown} is only allowed in comments: use an ordinary space",
+                                    shown=describe(ch)),
                     "character")
     if unicodedata.category(ch) == "Nd":
-        return fail(source, pos, f"digit {describe(ch)} is not allowed: use the digits 0-9", "character")
+        return fail(source, pos, L_("digit {shown} is not allowed: use the digits 0-9",
+                                    shown=describe(ch)), "character")
     plain = _LOOKALIKES.get(ch) or unicodedata.normalize("NFKC", ch)
     if len(plain) == 1 and " " < plain <= "~":
-        return fail(source, pos, f"character {describe(ch)} is not allowed: type '{plain}' instead", "character")
-    return fail(source, pos, f"character {describe(ch)} is only allowed in comments and names", "character")
+        return fail(source, pos, L_("character {shown} is not allowed: type '{plain}' instead",
+                                    shown=describe(ch), plain=plain), "character")
+    return fail(source, pos, L_("character {shown} is only allowed in comments and names",
+                                shown=describe(ch)), "character")
 
 
 _SUPERSCRIPT_CHARS = frozenset("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺")
@@ -231,7 +246,8 @@ def _superscript(source: str, pos: int, tokens: list[Token], line_start: int) ->
     run = source[pos:end]
     power = run.translate(SUPERSCRIPTS)
     if not any(c.isdigit() for c in power):
-        return fail(source, pos, f"superscript {describe(source[pos])} is not supported", length=len(run))
+        return fail(source, pos, L_("superscript {shown} is not supported",
+                                    shown=describe(source[pos])), length=len(run))
     power = power.lstrip("+")
     ten = tokens[-1] if tokens else None
     line, _ = position_of(source, pos)
@@ -244,10 +260,11 @@ def _superscript(source: str, pos: int, tokens: list[Token], line_start: int) ->
         before = tokens[-3:-1] if len(tokens) >= 3 else []
         if len(before) == 2 and before[0].kind == "number" and before[1].text == "*" and before[0].line == line:
             start = offset(before[0])
-            return fail(source, start, f"'{source[start:end]}' is how the app prints a number; in a program "
-                        f"write {before[0].text}e{power}", length=end - start)
+            return fail(source, start, L_("'{source}' is how the app prints a number; in a program write "
+                                          "{text}e{power}", source=source[start:end], text=before[0].text,
+                                          power=power), length=end - start)
         start = offset(ten)
-        return fail(source, start, f"'{source[start:end]}' is how the app prints a power of ten; in a program "
-                    f"write 1e{power}", length=end - start)
-    return fail(source, pos, f"superscript {describe(source[pos])} is not supported: for powers write **, "
-                f"like x**{power}", length=len(run))
+        return fail(source, start, L_("'{source}' is how the app prints a power of ten; in a program write 1e{power}",
+                                      source=source[start:end], power=power), length=end - start)
+    return fail(source, pos, L_("superscript {shown} is not supported: for powers write **, like x**{power}",
+                                shown=describe(source[pos]), power=power), length=len(run))

@@ -24,6 +24,7 @@ from lucid._tensor.tensor import Tensor
 from lucid.autograd import Trace, backward_trace
 from lucid.expr import ExprError, Program, run
 from lucid.expr.program import predicted_cost
+from lucid.i18n import L_, Message, current_language, text
 from lucid.ui.memo import SharedCache
 from lucid.ui.memory import return_large_blocks_to_os
 from lucid.viz.animation import Animation, build_animation, build_collapsed_animation
@@ -42,7 +43,8 @@ class Analysis:
     seed: int
     program: Program
     trace: Trace | None
-    problem: str | None = None
+    problem: Message | None = None
+    """Why there is no backward pass to show, rendered in the reader's language (``lucid.i18n.Message``)."""
     order: list[Tensor] = field(default_factory=list)
 
     @property
@@ -73,8 +75,8 @@ def analyze(source: str, seed: int = 0) -> Analysis:
         from lucid.autograd import topological_order
 
         return Analysis(source, seed, program, None,
-                        "Nothing in this program requires a gradient (every value is a constant), "
-                        "so there is no backward pass to show.", topological_order(root))
+                        L_("Nothing in this program requires a gradient (every value is a constant), "
+                           "so there is no backward pass to show."), topological_order(root))
     try:
         with np.errstate(all="ignore"):
             trace = backward_trace(root, max_elements=program.limits.max_trace_elements)
@@ -84,7 +86,7 @@ def analyze(source: str, seed: int = 0) -> Analysis:
         order = topological_order(root)
         for t in order:  # a pass stopped half way leaves partial gradients: none is shown rather than a wrong one
             t.grad = None
-        return Analysis(source, seed, program, None, f"The backward pass failed: {err}", order)
+        return Analysis(source, seed, program, None, L_("The backward pass failed: {error}", error=text(err)), order)
     return Analysis(source, seed, program, trace, None, list(trace.order))
 
 
@@ -194,9 +196,10 @@ def animation_key(analysis: Analysis, options: Any, expanded: Iterable[str] = ()
     """The shared cache's key for an animation: program, seed, drawing options and the opened boxes.
 
     Opened boxes are a sorted tuple of group keys, so the same set opened in any order, in any
-    session, is one animation, and two different sets never share one.
+    session, is one animation, and two different sets never share one. The language is part of the key:
+    an animation holds its explanations and legend already written, and the layout fits their text.
     """
-    return ("animation", analysis.source, analysis.seed, options, tuple(sorted(set(expanded))))
+    return ("animation", analysis.source, analysis.seed, options, current_language(), tuple(sorted(set(expanded))))
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+from lucid.i18n import N_, _
+
 SESSION_KEY = "lucid_classroom"
 URL_KEY = "classroom"
-LABEL = "Classroom mode"
-HELP = "Larger type and graph for a projector; kept on every page and in the link."
+LABEL = N_("Classroom mode")
+HELP = N_("Larger type and graph for a projector; kept on every page and in the link.")
 
 
 def is_on() -> bool:
@@ -59,6 +61,6 @@ def toggle(key: str, container=None) -> bool:
     """
     widget_key = f"{key}_classroom"
     value = st.session_state[widget_key] if widget_key in st.session_state else follow_link()
-    on = (container or st).toggle(LABEL, value=bool(value), key=widget_key, help=HELP)
+    on = (container or st).toggle(_(LABEL), value=bool(value), key=widget_key, help=_(HELP))
     set_on(on)
     return on

@@ -39,9 +39,10 @@ from typing import Any
 
 import streamlit as st
 
+from lucid.i18n import _
 from lucid.ui.browser_events import BadBrowserValue, NodeClick, lesson_move, node_click
 from lucid.viz.animation import Animation
-from lucid.viz.player import KEYS_HELP, animation_id, script, sizing, stylesheet
+from lucid.viz.player import KEYS_HELP, animation_id, player_words, script, sizing, stylesheet
 
 _component: list = []
 
@@ -137,7 +138,7 @@ def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
                             "program_id": program_id,
                             "seconds": float(seconds), "classroom": classroom, "zoom": zoom, "beside": beside,
                             "follow_first": follow_first, "share_url": share_url, "top": top, "resume": resume,
-                            "keys_help": KEYS_HELP, **sizing(classroom),
+                            "keys_help": _(KEYS_HELP), "words": player_words(), **sizing(classroom),
                             "speeds": [[k, v] for k, v in (speeds or {}).items()] if on_speed else [],
                             "speed": speed, "lesson": lesson if on_lesson else None,
                             "inspector_key": inspector_key}

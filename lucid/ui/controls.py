@@ -10,7 +10,8 @@ from typing import Any
 
 import streamlit as st
 
-from lucid.ui import classroom_state, stepper, view_link
+from lucid.i18n import _
+from lucid.ui import classroom_state, language, stepper, view_link
 from lucid.ui.copy_link import copy_link_button
 from lucid.ui.options import DIRECTIONS, LARGE_MODES, PRESETS, ZOOMS, DrawOptions
 
@@ -33,24 +34,28 @@ def view_controls(key: str) -> ViewSettings:
     player's bar shows and sets it, and ``lucid.ui.view_link.enter`` sets it from the link.
     """
     classroom_now = bool(view_link.entered_value(key, "classroom", classroom_state.is_on()))
-    lead, opts_col, link_col, class_col = st.columns([4.0, 1.2, 1.0, 1.6],
+    # Classroom mode's larger type needs wider buttons; its lead column holds only the folded editor.
+    widths = [3.0, 1.2, 1.2, 1.7, 1.0] if classroom_now else [4.0, 1.2, 1.0, 1.6, 1.0]
+    lead, opts_col, link_col, class_col, lang_col = st.columns(widths,
                                                      vertical_alignment="top" if classroom_now else "bottom")
     if not classroom_now:  # on a projector the graph needs the height more: the title folds away
-        lead.header("Playground", anchor=False)
-        lead.caption("Type a program, run it, then watch the backward pass one gradient at a time.")
+        lead.header(_("Playground"), anchor=False)
+        lead.caption(_("Type a program, run it, then watch the backward pass one gradient at a time."))
     label = st.session_state.setdefault(f"{key}_speed", view_link.entered_value(key, "speed", stepper.DEFAULT_SPEED))
-    with opts_col.popover("Drawing", icon=":material/tune:", width="stretch"):
+    with opts_col.popover(_("Drawing"), icon=":material/tune:", width="stretch"):
         options = draw_options(key)
-        zoom = st.select_slider("Graph size", list(ZOOMS), **_bound(key, "zoom", next(iter(ZOOMS))),
-                                help="Fit screen keeps the whole graph in view (in Classroom mode the whole "
-                                     "graph, with the current node magnified above the explanation); "
-                                     "larger sizes scroll and follow the current node.")
+        zoom = st.select_slider(_("Graph size"), list(ZOOMS), **_bound(key, "zoom", next(iter(ZOOMS))),
+                                format_func=_,
+                                help=_("Fit screen keeps the whole graph in view (in Classroom mode the whole "
+                                       "graph, with the current node magnified above the explanation); "
+                                       "larger sizes scroll and follow the current node."))
     with link_col:
         copy_link_button(key)
     with class_col:
-        classroom = st.toggle(classroom_state.LABEL, **_bound(key, "classroom", classroom_state.is_on()),
-                              help="Larger type, the whole graph on screen; the editor folds away. "
-                                   "Kept on every page.")
+        classroom = st.toggle(_(classroom_state.LABEL), **_bound(key, "classroom", classroom_state.is_on()),
+                              help=_("Larger type, the whole graph on screen; the editor folds away. "
+                                     "Kept on every page."))
+    language.picker(key, lang_col)
     return ViewSettings(classroom, options, stepper.seconds_per_step(str(label)), ZOOMS[zoom],
                         lead if classroom_now else None)
 
@@ -77,20 +82,20 @@ def _index(key: str, suffix: str, choices: dict[str, object]) -> dict[str, objec
 
 def draw_options(key: str) -> DrawOptions:
     """What the graph shows and how it is laid out (a circuit always runs left to right)."""
-    style = st.radio("Style", list(PRESETS), **_index(key, "preset", PRESETS), horizontal=True,
-                     help="Circuit: compact, left to right, value above and gradient below each wire, "
-                          "as in the CS231n backprop notes.")
+    style = st.radio(_("Style"), list(PRESETS), **_index(key, "preset", PRESETS), horizontal=True, format_func=_,
+                     help=_("Circuit: compact, left to right, value above and gradient below each wire, "
+                            "as in the CS231n backprop notes."))
     circuit = PRESETS[style] == "circuit"
-    direction = st.radio("Direction", list(DIRECTIONS), **_index(key, "direction", DIRECTIONS), horizontal=True,
-                         disabled=circuit,
-                         help="The Circuit style always runs left to right.")
+    direction = st.radio(_("Direction"), list(DIRECTIONS), **_index(key, "direction", DIRECTIONS), horizontal=True,
+                         disabled=circuit, format_func=_,
+                         help=_("The Circuit style always runs left to right."))
     if circuit:
-        st.caption("Circuits always run left to right.")
+        st.caption(_("Circuits always run left to right."))
     c1, c2 = st.columns(2)
-    values = c1.checkbox("Values", **_bound(key, "values", True))
-    grads = c2.checkbox("Gradients", **_bound(key, "grads", True))
-    shapes = c1.checkbox("Shapes", **_bound(key, "shapes", True))
-    constants = c2.checkbox("Constants", **_bound(key, "constants", True))
-    large = st.selectbox("Large graphs", list(LARGE_MODES), **_index(key, "large", LARGE_MODES),
-                         help="Compact mode collapses chains of one-input ops and shortens labels.")
+    values = c1.checkbox(_("Values"), **_bound(key, "values", True))
+    grads = c2.checkbox(_("Gradients"), **_bound(key, "grads", True))
+    shapes = c1.checkbox(_("Shapes"), **_bound(key, "shapes", True))
+    constants = c2.checkbox(_("Constants"), **_bound(key, "constants", True))
+    large = st.selectbox(_("Large graphs"), list(LARGE_MODES), **_index(key, "large", LARGE_MODES), format_func=_,
+                         help=_("Compact mode collapses chains of one-input ops and shortens labels."))
     return DrawOptions(DIRECTIONS[direction], values, grads, shapes, constants, LARGE_MODES[large], PRESETS[style])

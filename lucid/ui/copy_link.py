@@ -11,18 +11,22 @@ Trusted inline JavaScript in ``st.html`` (constant text, no user input), no buil
 """
 from __future__ import annotations
 
+import html
+
 import streamlit as st
 
-LABEL = "Copy link"
-HELP = "Copies this page's link (program, step and view) to the clipboard, to share or put in a lesson plan."
+from lucid.i18n import N_, _
+
+LABEL = N_("Copy link")
+HELP = N_("Copies this page's link (program, step and view) to the clipboard, to share or put in a lesson plan.")
 
 _HTML = """
-<div class="lucid-copy-link">
+<div class="lucid-copy-link" data-copied-text="COPIED" data-press-text="PRESS">
   <button type="button" class="lucid-copy-button" title="HELP">LABEL</button>
   <span class="lucid-copy-status" role="status" aria-live="polite"></span>
-  <input class="lucid-copy-field" type="text" readonly hidden aria-label="Link to copy">
+  <input class="lucid-copy-field" type="text" readonly hidden aria-label="FIELD">
 </div>
-""".replace("LABEL", LABEL).replace("HELP", HELP)
+"""
 
 _JS = r"""
 async function copyText(text) {
@@ -54,9 +58,9 @@ function bind(root) {
     root.dataset.copied = ok ? link : '';
     field.hidden = ok;
     if (ok) {
-      status.textContent = 'Link copied';
+      status.textContent = root.dataset.copiedText || 'Link copied';
     } else {
-      status.textContent = 'Press Ctrl+C to copy:';
+      status.textContent = root.dataset.pressText || 'Press Ctrl+C to copy:';
       field.value = link;
       field.focus();
       field.select();
@@ -80,7 +84,16 @@ _CSS = """
 .lucid-copy-link .lucid-copy-field { font: inherit; font-size: 0.875rem; width: 100%; }
 """
 
-_PAGE = f"<style>{_CSS}</style>{_HTML}<script>{_JS}</script>"
+
+
+def _page() -> str:
+    """The button in the reader's language (our own constant words, escaped; no user text)."""
+    words = {"LABEL": _(LABEL), "HELP": _(HELP), "COPIED": _("Link copied"), "PRESS": _("Press Ctrl+C to copy:"),
+             "FIELD": _("Link to copy")}
+    body = _HTML
+    for marker, word in words.items():
+        body = body.replace(marker, html.escape(word, quote=True))
+    return f"<style>{_CSS}</style>{body}<script>{_JS}</script>"
 
 
 def copy_link_button(key: str) -> None:
@@ -89,4 +102,4 @@ def copy_link_button(key: str) -> None:
     Constant, trusted HTML and JavaScript (no user text goes into it), so ``st.html`` may run the script.
     """
     with st.container(key=f"{key}_copy_link"):
-        st.html(_PAGE, unsafe_allow_javascript=True)
+        st.html(_page(), unsafe_allow_javascript=True)

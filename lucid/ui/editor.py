@@ -18,12 +18,13 @@ import streamlit as st
 
 from lucid import gallery
 from lucid.expr import ExprError, Program, run
+from lucid.i18n import N_, _
 from lucid.ui import share
 from lucid.ui.memo import LRUMemo
 
 T = TypeVar("T")
 
-CUSTOM = "(your own program)"
+CUSTOM = N_("(your own program)")
 
 
 def _k(key: str, name: str) -> str:
@@ -93,7 +94,8 @@ def caret_html(err: ExprError) -> str:
 
 def show_error(err: ExprError) -> None:
     """An ``ExprError`` as a person can act on it: where, what, and the line with a caret."""
-    st.error(f"**Line {err.line}, column {err.col}:** {err.message}", icon="⚠️")
+    where = _("Line {line}, column {col}:").format(line=err.line, col=err.col)
+    st.error(f"**{where}** {err.message}", icon="⚠️")
     if err.source_line.isascii():
         st.code(err.caret_text(), language=None)
     else:  # wide characters: columns enforced in HTML (caret_html)
@@ -128,16 +130,16 @@ def editor(key: str, evaluate: Callable[[str], T], *, share_url: bool = False,
     st.session_state[_k(key, "picker_shown")] = picker_key
     left, right = st.columns([2, 3])
     with left:
-        st.selectbox("Gallery", options, index=options.index(shown), key=picker_key,
-                     on_change=_load_example, args=(key, picker_key),
-                     help="Ready-made programs; each one teaches one thing about backprop.")
+        st.selectbox(_("Gallery"), options, index=options.index(shown), key=picker_key,
+                     on_change=_load_example, args=(key, picker_key), format_func=_,
+                     help=_("Ready-made programs; each one teaches one thing about backprop."))
         if match:
-            st.caption(f":material/lightbulb: {match.lesson}")
-        st.button("Run", key=_k(key, "run"), type="primary", on_click=_request_run, args=(key,),
-                  icon=":material/play_arrow:", help="Runs the program (Ctrl+Enter in the editor does too).")
+            st.caption(f":material/lightbulb: {_(match.lesson)}")
+        st.button(_("Run"), key=_k(key, "run"), type="primary", on_click=_request_run, args=(key,),
+                  icon=":material/play_arrow:", help=_("Runs the program (Ctrl+Enter in the editor does too)."))
     with right:
-        st.text_area("Program", key=source_key, height=height,
-                     help="One statement per line; the last line is the output. Ctrl+Enter runs it.")
+        st.text_area(_("Program"), key=source_key, height=height,
+                     help=_("One statement per line; the last line is the output. Ctrl+Enter runs it."))
 
     source = st.session_state[source_key]
     wanted = st.session_state.pop(_k(key, "run_requested"), False) or source != st.session_state[ran_key]
@@ -158,7 +160,7 @@ def editor(key: str, evaluate: Callable[[str], T], *, share_url: bool = False,
     if err is not None:
         show_error(err)
         if st.session_state.get(good_key) is not None:
-            st.caption("Still showing the last program that ran.")
+            st.caption(_("Still showing the last program that ran."))
     good = st.session_state.get(good_key)
     if keep_result or good is None:
         return good

@@ -11,6 +11,7 @@ import graphviz
 import streamlit as st
 
 from lucid import viz
+from lucid.i18n import _, current_language, text
 from lucid.ui.analysis import BUILD_LANES, Analysis
 from lucid.ui.editor import session_memo
 from lucid.ui.memo import LRUMemo
@@ -68,16 +69,16 @@ def export_buttons(key: str, analysis: Analysis, step: int, options: DrawOptions
     n = analysis.n_steps
     chosen = step
     if n > 1:
-        chosen = int(st.number_input("Step to export", 0, n - 1, value=int(step), key=f"{key}_export_step",
-                                     help="Step 0 is the seed; the last step shows every final gradient."))
+        chosen = int(st.number_input(_("Step to export"), 0, n - 1, value=int(step), key=f"{key}_export_step",
+                                     help=_("Step 0 is the seed; the last step shows every final gradient.")))
     base = f"lucid-step{chosen}"
     cols = st.columns(4)
     cols[0].download_button("DOT", lambda: frame(analysis, chosen, options, expanded).source, file_name=f"{base}.dot",
                             mime="text/vnd.graphviz", key=f"{key}_dl_dot", on_click="ignore",
                             icon=":material/download:")
     if not has_dot():
-        st.caption("SVG, PNG and GIF exports need Graphviz's `dot` program on the server "
-                   "(Debian: `apt-get install graphviz`); the DOT file opens in any Graphviz viewer.")
+        st.caption(_("SVG, PNG and GIF exports need Graphviz's `dot` program on the server "
+                     "(Debian: `apt-get install graphviz`); the DOT file opens in any Graphviz viewer."))
         return
     cols[1].download_button("SVG", lambda: viz.to_svg(frame(analysis, chosen, options, expanded)),
                             file_name=f"{base}.svg", mime="image/svg+xml",
@@ -93,23 +94,25 @@ def export_buttons(key: str, analysis: Analysis, step: int, options: DrawOptions
 def _gif_button(key: str, analysis: Analysis, options: DrawOptions, gifs: LRUMemo) -> None:
     n = analysis.n_steps
     if n > GIF_STEP_LIMIT:
-        st.caption(f"No GIF for {n} steps (at most {GIF_STEP_LIMIT}): export single frames instead.")
+        st.caption(_("No GIF for {n} steps (at most {limit}): export single frames instead.").format(
+            n=n, limit=GIF_STEP_LIMIT))
         return
-    slide = st.checkbox("16:9 slide", key=f"{key}_gif_slide",
-                        help="Each frame centred on a 1280×720 canvas, ready to drop into a presentation.")
-    made = ("gif", analysis.source, analysis.seed, options, slide)
+    slide = st.checkbox(_("16:9 slide"), key=f"{key}_gif_slide",
+                        help=_("Each frame centred on a 1280×720 canvas, ready to drop into a presentation."))
+    made = ("gif", analysis.source, analysis.seed, options, slide, current_language())
     slot = st.empty()  # the Make button, then the download in its place
     if made not in gifs:
-        if not slot.button("Make GIF", key=f"{key}_make_gif", icon=":material/movie:",
-                           help=f"Draws all {n} steps of the backward pass into one animation."):
+        if not slot.button(_("Make GIF"), key=f"{key}_make_gif", icon=":material/movie:",
+                           help=_("Draws all {n} steps of the backward pass into one animation.").format(n=n)):
             return
         trace, root = analysis.trace, analysis.program.output
         try:
-            with st.spinner(f"Drawing {n} frames…"), BUILD_LANES.costly:  # one render-per-step job at a time
+            drawing = _("Drawing {n} frames…").format(n=n)
+            with st.spinner(drawing), BUILD_LANES.costly:  # one render-per-step job at a time
                 gifs.get(made, lambda: viz.animation_gif(root, trace, slide=slide, **options.as_kwargs()))
         except (viz.GraphTooLarge, viz.RenderError, viz.GraphvizNotInstalled) as err:
-            st.warning(str(err), icon=":material/warning:")
+            st.warning(text(err), icon=":material/warning:")
             return
-    slot.download_button("GIF (whole pass)", lambda: gifs.get(made, bytes),
+    slot.download_button(_("GIF (whole pass)"), lambda: gifs.get(made, bytes),
                          file_name="lucid-backward-slide.gif" if slide else "lucid-backward.gif",
                          mime="image/gif", key=f"{key}_dl_gif", on_click="ignore", icon=":material/download:")

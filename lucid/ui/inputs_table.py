@@ -14,6 +14,7 @@ import numpy as np
 from lucid.autograd import gradcheck
 from lucid.autograd.gradcheck import GradcheckTimeLimit, StopCheck
 from lucid.expr import ExprError, Program, run
+from lucid.i18n import L_, Message
 
 FD_ELEMENT_LIMIT = 400
 """Above this many input elements in total, finite differences are skipped (2 evaluations each)."""
@@ -38,19 +39,21 @@ class InputRow:
     gradient: np.ndarray
     numerical: np.ndarray | None
     max_rel_error: float | None
-    skipped: str | None = None
-    """Why ``numerical`` is None, in words for a caption (None when it was computed)."""
+    skipped: Message | None = None
+    """Why ``numerical`` is None, in words for a caption (None when it was computed); rendered in the reader's
+    language (rows are shared by every session)."""
 
 
-def skip_reason(program: Program) -> str | None:
+def skip_reason(program: Program) -> Message | None:
     """Why finite differences are not worth running for ``program`` (None when they are)."""
     total = sum(t.size for t in program.inputs)
     if total > FD_ELEMENT_LIMIT:
-        return (f"Finite differences are skipped above {FD_ELEMENT_LIMIT} input numbers in total "
-                "(each needs two extra evaluations of the program).")
+        return L_("Finite differences are skipped above {limit} input numbers in total "
+                  "(each needs two extra evaluations of the program).", limit=FD_ELEMENT_LIMIT)
     if program.finite_difference_cost() > FD_WORK_LIMIT:
-        return (f"Finite differences are skipped: re-running this program ({program.graph_nodes:,} operations "
-                f"and values) twice for each of its {total:,} input numbers would take too long.")
+        return L_("Finite differences are skipped: re-running this program ({nodes} operations and values) twice "
+                  "for each of its {total} input numbers would take too long.", nodes=format(program.graph_nodes, ","),
+                  total=format(total, ","))
     return None
 
 
@@ -75,11 +78,11 @@ def input_rows(source: str, seed: int = 0, eps: float = 1e-6, *, should_stop: St
                                    time_limit=time_limit, batched=program.batched_function,
                                    rows_per_pass=program.batch_rows)
         except GradcheckTimeLimit:
-            reason = (f"Finite differences were stopped after {time_limit:g} s: this program is too slow to "
-                      "re-run twice for every input number on a shared server.")
+            reason = L_("Finite differences were stopped after {seconds} s: this program is too slow to "
+                        "re-run twice for every input number on a shared server.", seconds=format(time_limit, "g"))
         except ExprError as err:  # a nudged input left the domain: log of a negative number, ...
-            reason = (f"Finite differences are skipped: nudging an input by ±{eps:.0e} makes the program fail "
-                      f"(line {err.line}: {err.message}).")
+            reason = L_("Finite differences are skipped: nudging an input by ±{eps} makes the program fail "
+                        "(line {line}: {message}).", eps=format(eps, ".0e"), line=err.line, message=err.template)
     if reason is not None:
         for t in inputs:
             t.grad = None

@@ -5,6 +5,7 @@ import streamlit as st
 
 from lucid import viz
 from lucid.autograd.gradcheck import GradcheckCancelled
+from lucid.i18n import _, text
 from lucid.ui.analysis import Analysis
 from lucid.ui.cancel import session_should_stop
 from lucid.ui.inputs_table import input_rows
@@ -23,7 +24,7 @@ def inputs_table(analysis: Analysis, memo: SharedCache) -> None:
     ``memo`` is shared by every session: the finite differences stop early only when every session
     waiting for this table wants to stop (a click here while classmates wait does not cancel theirs).
     """
-    st.subheader("Inputs: autodiff vs finite differences")
+    st.subheader(_("Inputs: autodiff vs finite differences"))
     should_stop = session_should_stop()  # a click or a closed tab ends this session's wait at once
     try:
         rows = memo.get_cancellable(("inputs", analysis.source, analysis.seed),
@@ -33,20 +34,20 @@ def inputs_table(analysis: Analysis, memo: SharedCache) -> None:
     except (GradcheckCancelled, WaitCancelled):
         st.stop()  # the session is rerunning or gone: the next run draws the table
     if not rows:
-        st.caption("No input of this program requires a gradient.")
+        st.caption(_("No input of this program requires a gradient."))
         return
     table = [{
-        "input": r.name,
-        "shape": shape_text(r.shape),
-        "value": _cell(r.value),
-        "gradient (autodiff)": _cell(r.gradient),
-        "gradient (finite diff.)": "skipped" if r.numerical is None else _cell(r.numerical),
-        "max rel. error": "—" if r.max_rel_error is None else f"{r.max_rel_error:.1e}",
+        _("input"): r.name,
+        _("shape"): shape_text(r.shape),
+        _("value"): _cell(r.value),
+        _("gradient (autodiff)"): _cell(r.gradient),
+        _("gradient (finite diff.)"): _("skipped") if r.numerical is None else _cell(r.numerical),
+        _("max rel. error"): "—" if r.max_rel_error is None else f"{r.max_rel_error:.1e}",
     } for r in rows]
     st.dataframe(table, hide_index=True, width="stretch")
     skipped = next((r.skipped for r in rows if r.numerical is None), None)
     if skipped:
-        st.caption(skipped)
+        st.caption(text(skipped))
     else:
-        st.caption("Finite differences: central, ε = 1e-6, float64. Errors around 1e-8 or smaller mean "
-                   "the backward pass agrees with the numerical slope.")
+        st.caption(_("Finite differences: central, ε = 1e-6, float64. Errors around 1e-8 or smaller mean "
+                     "the backward pass agrees with the numerical slope."))

@@ -14,6 +14,7 @@ import numpy as np
 
 from lucid._backend.core import REGISTRY
 from lucid._tensor.tensor import Tensor
+from lucid.i18n import N_, _
 from lucid.ui.analysis import Analysis
 from lucid.viz.hierarchy import Group, Hierarchy
 from lucid.viz.numbers import shape_text
@@ -44,7 +45,7 @@ def node_name(analysis: Analysis, k: int) -> str:
         return t.name
     if t._op is not None:
         return t._op.describe()
-    return "constant" if not t.requires_grad else "input"
+    return _("constant") if not t.requires_grad else _("input")
 
 
 def node_choices(analysis: Analysis) -> list[str]:
@@ -71,11 +72,12 @@ def full_array(arr: np.ndarray) -> str:
 
 
 def _kind(analysis: Analysis, t: Tensor) -> str:
+    """The node's role, in English (the inspector shows it translated)."""
     if t is analysis.program.output:
-        return "output"
+        return N_("output")
     if t._op is not None:
-        return "intermediate"
-    return "input (requires grad)" if t.requires_grad else "constant"
+        return N_("intermediate")
+    return N_("input (requires grad)") if t.requires_grad else N_("constant")
 
 
 def node_details(analysis: Analysis, k: int, step: int | None = None) -> NodeDetails:

@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
+from lucid.i18n import L_
 from lucid.ui import share
 from lucid.ui.browser_events import json_text_problem
 
@@ -77,56 +78,67 @@ class Lesson:
         return len(self.links)
 
 
-def _title(value: object, where: str) -> str:
+def _title(value: object, where: object) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
-        raise LessonError(f"{where}: title must be text")
+        raise LessonError(L_("{where}: title must be text",
+                             where=where))
     return " ".join(value.split())[:MAX_TITLE_CHARS]
 
 
-def _step(value: object, where: str) -> int | None:
+def _step(value: object, where: object) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1_000_000:
-        raise LessonError(f"{where}: step must be a whole number from 0")
+        raise LessonError(L_("{where}: step must be a whole number from 0",
+                             where=where))
     return value
 
 
-def link_from_url(text: str, where: str = "link") -> LessonLink:
+def link_from_url(text: str, where: object = "link") -> LessonLink:
     """A shared Playground link (a whole URL or only its query ``code=…&step=…``) as a lesson link."""
     text = text.strip()
     if len(text) > 4 * share.MAX_DECODED:
-        raise LessonError(f"{where}: the link is too long")
+        raise LessonError(L_("{where}: the link is too long",
+                             where=where))
     query = urlsplit(text).query if "?" in text else text
     try:
         params = {k: v[-1] for k, v in parse_qs(query, keep_blank_values=True, max_num_fields=32).items()}
     except ValueError:
-        raise LessonError(f"{where}: not a Playground link") from None
+        raise LessonError(L_("{where}: not a Playground link",
+                             where=where)) from None
     view = share.decode(params)
     if view.source is None or not view.source.strip():
-        raise LessonError(f"{where}: the link carries no program (code= or z=)")
+        raise LessonError(L_("{where}: the link carries no program (code= or z=)",
+                             where=where))
     return LessonLink(view.source, view.step)
 
 
-def _link_from_table(table: object, where: str) -> LessonLink:
+def _link_from_table(table: object, where: object) -> LessonLink:
     if not isinstance(table, dict):
-        raise LessonError(f"{where}: must be a [[link]] table")
+        raise LessonError(L_("{where}: must be a [[link]] table",
+                             where=where))
     unknown = set(table) - {"code", "url", "step", "title"}
     if unknown:
-        raise LessonError(f"{where}: unknown key {sorted(unknown)[0]!r} (use code, url, step, title)")
+        raise LessonError(L_("{where}: unknown key {value} (use code, url, step, title)",
+                             where=where, value=repr(sorted(unknown)[0])))
     code, url = table.get("code"), table.get("url")
     if (code is None) == (url is None):
-        raise LessonError(f"{where}: give either code or url")
+        raise LessonError(L_("{where}: give either code or url",
+                             where=where))
     if url is not None:
         if not isinstance(url, str):
-            raise LessonError(f"{where}: url must be text")
+            raise LessonError(L_("{where}: url must be text",
+                                 where=where))
         link = link_from_url(url, where)
     else:
         if not isinstance(code, str) or not code.strip():
-            raise LessonError(f"{where}: code must be a program")
+            raise LessonError(L_("{where}: code must be a program",
+                                 where=where))
         if len(code) > share.MAX_DECODED:
-            raise LessonError(f"{where}: the program is longer than {share.MAX_DECODED:,} characters")
+            raise LessonError(L_("{where}: the program is longer than {MAX_DECODED} characters",
+                                 where=where, MAX_DECODED=format(share.MAX_DECODED, ",")))
         link = LessonLink(code.strip("\n"))
     step = _step(table.get("step"), where)
     return LessonLink(link.source, step if step is not None else link.step, _title(table.get("title"), where))
@@ -138,33 +150,39 @@ def parse_plan(text: str) -> Lesson:
     Raises ``LessonError`` with a message naming the link and what is wrong.
     """
     if len(text) > MAX_PLAN_CHARS:
-        raise LessonError(f"the plan is longer than {MAX_PLAN_CHARS:,} characters")
+        raise LessonError(L_("the plan is longer than {MAX_PLAN_CHARS} characters",
+                             MAX_PLAN_CHARS=format(MAX_PLAN_CHARS, ",")))
     try:
         plan = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         lines = [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
         if not lines or not all("code=" in line or "z=" in line for line in lines):
-            raise LessonError(f"not a lesson plan: {err}") from None
+            raise LessonError(L_("not a lesson plan: {err}",
+                                 err=err)) from None
         if len(lines) > MAX_LINKS:
-            raise LessonError(f"a lesson has at most {MAX_LINKS} links, not {len(lines)}") from None
-        return _checked(Lesson(tuple(link_from_url(line, f"line {i + 1}") for i, line in enumerate(lines))))
+            raise LessonError(L_("a lesson has at most {MAX_LINKS} links, not {count}",
+                                 MAX_LINKS=MAX_LINKS, count=len(lines))) from None
+        return _checked(Lesson(tuple(link_from_url(line, L_("line {k}", k=i + 1)) for i, line in enumerate(lines))))
     unknown = set(plan) - {"title", "link"}
     if unknown:
-        raise LessonError(f"unknown key {sorted(unknown)[0]!r} (a plan has a title and [[link]] tables)")
+        raise LessonError(L_("unknown key {value} (a plan has a title and [[link]] tables)",
+                             value=repr(sorted(unknown)[0])))
     tables = plan.get("link")
     if not isinstance(tables, list) or not tables:
-        raise LessonError("the plan has no [[link]] tables")
+        raise LessonError(L_("the plan has no [[link]] tables"))
     if len(tables) > MAX_LINKS:
-        raise LessonError(f"a lesson has at most {MAX_LINKS} links, not {len(tables)}")
-    links = tuple(_link_from_table(t, f"link {i + 1}") for i, t in enumerate(tables))
+        raise LessonError(L_("a lesson has at most {MAX_LINKS} links, not {count}",
+                             MAX_LINKS=MAX_LINKS, count=len(tables)))
+    links = tuple(_link_from_table(t, L_("link {k}", k=i + 1)) for i, t in enumerate(tables))
     return _checked(Lesson(links, _title(plan.get("title"), "the plan")))
 
 
 def _checked(lesson: Lesson) -> Lesson:
     if not lesson.links:
-        raise LessonError("the plan has no links")
+        raise LessonError(L_("the plan has no links"))
     if len(_as_json(lesson)) > MAX_PACKED_CHARS:
-        raise LessonError(f"the lesson's programs are longer than {MAX_PACKED_CHARS:,} characters in all")
+        raise LessonError(L_("the lesson's programs are longer than {MAX_PACKED_CHARS} characters in all",
+                             MAX_PACKED_CHARS=format(MAX_PACKED_CHARS, ",")))
     return lesson
 
 

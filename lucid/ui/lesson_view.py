@@ -11,6 +11,7 @@ from typing import Any
 
 import streamlit as st
 
+from lucid.i18n import _, format_integer
 from lucid.ui import lesson
 from lucid.ui.analysis import Analysis
 
@@ -95,7 +96,8 @@ def _start(key: str) -> None:
     if upload is not None:
         raw = upload.getvalue()
         if len(raw) > lesson.MAX_PLAN_CHARS:
-            st.session_state[f"{key}_lesson_error"] = f"the file is larger than {lesson.MAX_PLAN_CHARS:,} bytes"
+            st.session_state[f"{key}_lesson_error"] = _("the file is larger than {n} bytes").format(
+                n=format_integer(lesson.MAX_PLAN_CHARS))
             return
         text = raw.decode("utf-8", errors="replace")
     try:
@@ -118,30 +120,31 @@ def _end(key: str) -> None:
 def lesson_panel(key: str) -> None:
     """The Lesson panel under the graph: where the lesson is and its buttons, and the plan to start one."""
     found = current(key)
-    label = f"Lesson {lesson.where(*found)}" if found else "Lesson"
+    label = _("Lesson {where}").format(where=lesson.where(*found)) if found else _("Lesson")
     with st.expander(label, icon=":material/school:", expanded=False):
         if found is not None:
             plan, at = found
             title = plan.links[at].title or plan.links[at].source.splitlines()[0][:60]
-            st.markdown(f"**{plan.title or 'Lesson'}** · link {lesson.where(plan, at)}: {title}")
+            st.markdown(_("**{title}** · link {where}: {link}").format(title=plan.title or _("Lesson"),
+                                                                       where=lesson.where(plan, at), link=title))
             prev_col, next_col, end_col = st.columns(3)
-            prev_col.button("Previous link", key=f"{key}_lesson_prev", icon=":material/skip_previous:",
+            prev_col.button(_("Previous link"), key=f"{key}_lesson_prev", icon=":material/skip_previous:",
                             disabled=at == 0, on_click=move, args=(key, "prev"), width="stretch",
-                            help="The previous link, at its last step (← at step 0 does the same).")
-            next_col.button("Next link", key=f"{key}_lesson_next", icon=":material/skip_next:",
+                            help=_("The previous link, at its last step (← at step 0 does the same)."))
+            next_col.button(_("Next link"), key=f"{key}_lesson_next", icon=":material/skip_next:",
                             disabled=at + 1 >= len(plan), on_click=move, args=(key, "next"), width="stretch",
-                            help="The next link, at its first step (→ after the last step does the same).")
-            end_col.button("End lesson", key=f"{key}_lesson_end", icon=":material/close:", on_click=_end,
-                           args=(key,), width="stretch", help="Leave the lesson; the program on screen stays.")
-        st.caption("A lesson is an ordered list of Playground links: write the plan once (TOML with [[link]] "
-                   "tables holding a `code` or a shared `url`, an optional `step` and `title`; or one link per "
-                   "line), start it, and the clicker's → after a program's last step opens the next link. "
-                   "The lesson travels in this page's link.")
-        st.text_area("Lesson plan", key=f"{key}_lesson_plan", height=180, placeholder=EXAMPLE_PLAN)
-        st.file_uploader("…or upload a plan", type=["toml", "txt"], key=f"{key}_lesson_file",
+                            help=_("The next link, at its first step (→ after the last step does the same)."))
+            end_col.button(_("End lesson"), key=f"{key}_lesson_end", icon=":material/close:", on_click=_end,
+                           args=(key,), width="stretch", help=_("Leave the lesson; the program on screen stays."))
+        st.caption(_("A lesson is an ordered list of Playground links: write the plan once (TOML with [[link]] "
+                     "tables holding a `code` or a shared `url`, an optional `step` and `title`; or one link per "
+                     "line), start it, and the clicker's → after a program's last step opens the next link. "
+                     "The lesson travels in this page's link."))
+        st.text_area(_("Lesson plan"), key=f"{key}_lesson_plan", height=180, placeholder=EXAMPLE_PLAN)
+        st.file_uploader(_("…or upload a plan"), type=["toml", "txt"], key=f"{key}_lesson_file",
                          max_upload_size=1)
-        st.button("Start lesson", key=f"{key}_lesson_start", icon=":material/school:", on_click=_start,
+        st.button(_("Start lesson"), key=f"{key}_lesson_start", icon=":material/school:", on_click=_start,
                   args=(key,), type="primary")
         error = st.session_state.get(f"{key}_lesson_error")
         if error:
-            st.error(f"**The lesson plan cannot be used:** {error}", icon=":material/error:")
+            st.error(_("**The lesson plan cannot be used:** {error}").format(error=error), icon=":material/error:")

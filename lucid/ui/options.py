@@ -8,11 +8,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-DIRECTIONS = {"Top to bottom": "TB", "Left to right": "LR"}
+from lucid.i18n import N_
+
+DIRECTIONS = {N_("Top to bottom"): "TB", N_("Left to right"): "LR"}
 """Top to bottom first: expression graphs are wide, and the page scrolls vertically."""
-LARGE_MODES = {"Automatic": "auto", "Always compact": True, "Never compact": False}
-PRESETS = {"Standard": "default", "Circuit (CS231n)": "circuit"}
-"""Drawing styles: labelled boxes, or CS231n-style wires with the value above and the gradient below."""
+LARGE_MODES = {N_("Automatic"): "auto", N_("Always compact"): True, N_("Never compact"): False}
+PRESETS = {N_("Standard"): "default", N_("Circuit (CS231n)"): "circuit"}
+"""Drawing styles: labelled boxes, or CS231n-style wires with the value above and the gradient below.
+The keys of these tables are what the widgets keep and the link maps; they are shown translated."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,6 @@ class DrawOptions:
     def as_kwargs(self) -> dict[str, Any]:
         return asdict(self)
 
-ZOOMS: dict[str, str | float] = {"Fit screen": "screen", "Fit width": "width", "75%": 0.75, "100%": 1.0,
+ZOOMS: dict[str, str | float] = {N_("Fit screen"): "screen", N_("Fit width"): "width", "75%": 0.75, "100%": 1.0,
                                  "150%": 1.5}
 """How big the graph is drawn; not a DOT option (the browser scales the same picture)."""

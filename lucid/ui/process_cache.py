@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
+from lucid.i18n import current_language
 from lucid.ui.memo import SharedCache, WaitCancelled
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -61,7 +62,9 @@ def holds(fn: Callable, *args: Hashable, **kwargs: Hashable) -> bool:
 
 
 def _key(args: tuple, kwargs: dict) -> Hashable:
-    return args, tuple(sorted(kwargs.items()))
+    """The arguments, and the language of the run asking: a cached value may hold text (a caption, a
+    graph's legend), written in the language of whoever computed it."""
+    return current_language(), args, tuple(sorted(kwargs.items()))
 
 
 def process_cache(*, max_entries: int = 64, max_bytes: int | None = None,

@@ -20,6 +20,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from lucid import viz
+from lucid.i18n import N_, _, format_integer, ngettext, text
 from lucid.ui import graph_view, stepper
 from lucid.ui.analysis import Analysis, hierarchy_of, shared_animation
 from lucid.ui.classroom import TOP_BAR
@@ -30,13 +31,14 @@ from lucid.ui.options import DrawOptions
 from lucid.viz.animation import Animation
 from lucid.viz.style import BLUE, EDGE_STYLE, GREEN, GREY, ORANGE, PROGRESS_STYLE, RED, VERMILLION
 
-COLOUR_WORDS = {VERMILLION: "orange-red", ORANGE: "orange", BLUE: "blue", GREEN: "green", GREY: "grey", RED: "red"}
+COLOUR_WORDS = {VERMILLION: N_("orange-red"), ORANGE: N_("orange"), BLUE: N_("blue"), GREEN: N_("green"),
+                GREY: N_("grey"), RED: N_("red")}
 """Words for the drawing's colours (``lucid.viz.style``), so the caption names what the eye sees."""
 
 
 def colour_word(colour: str) -> str:
     """The everyday name of one of the drawing's colours (its hex code if it has none)."""
-    return COLOUR_WORDS.get(colour.upper(), COLOUR_WORDS.get(colour, colour))
+    return _(COLOUR_WORDS.get(colour.upper(), COLOUR_WORDS.get(colour, colour)))
 
 
 def caption_text(analysis: Analysis) -> str:
@@ -44,9 +46,13 @@ def caption_text(analysis: Analysis) -> str:
     n = analysis.n_steps
     node = colour_word(PROGRESS_STYLE["current"]["color"])
     edge = colour_word(EDGE_STYLE["flowing"]["color"])
-    return (f"{analysis.n_tensors} tensors · {analysis.n_ops} ops · step 0 is the seed, then {max(n - 1, 0)} "
-            f"gradient steps · thick {node} border: the node receiving gradient now; "
-            f"thick {edge} arrow: the edge it flows along")
+    return " · ".join([
+        ngettext("{n} tensor", "{n} tensors", analysis.n_tensors).format(n=analysis.n_tensors),
+        ngettext("{n} op", "{n} ops", analysis.n_ops).format(n=analysis.n_ops),
+        ngettext("step 0 is the seed, then {n} gradient step", "step 0 is the seed, then {n} gradient steps",
+                 max(n - 1, 0)).format(n=max(n - 1, 0)),
+        _("thick {colour} border: the node receiving gradient now; thick {edge} arrow: the edge it flows along")
+        .format(colour=node, edge=edge)])
 
 
 _BOX_ID = re.compile(r"^g[0-9]+$")
@@ -55,15 +61,17 @@ _BOX_ID = re.compile(r"^g[0-9]+$")
 def collapsed_caption(anim: Animation, analysis: Analysis) -> str:
     """What a collapsed drawing shows, and how to open and close its boxes."""
     info = anim.collapsed or {}
-    text = (f"Drawn collapsed: {info.get('drawn', 0)} boxes and nodes for {analysis.n_tensors:,} tensors · "
-            "click a box to open it, click an open group's ▾ header to close it")
+    text = _("Drawn collapsed: {drawn} boxes and nodes for {tensors} tensors · click a box to open it, click an "
+             "open group's ▾ header to close it").format(drawn=info.get("drawn", 0),
+                                                       tensors=format_integer(analysis.n_tensors))
     if anim.trace_steps:
-        text += (f" · {anim.n_steps} steps for {analysis.n_steps:,} gradient steps: a step is the gradient "
-                 "working through a closed box and leaving it")
+        text += " · " + _("{n} steps for {total} gradient steps: a step is the gradient working through a closed "
+                          "box and leaving it").format(n=anim.n_steps, total=format_integer(analysis.n_steps))
     closed = info.get("closed_for_budget") or []
     if closed:
-        text += (f" · {len(closed)} group{'s were' if len(closed) != 1 else ' was'} closed again to keep the "
-                 "layout quick")
+        text += " · " + ngettext("{n} group was closed again to keep the layout quick",
+                                 "{n} groups were closed again to keep the layout quick", len(closed)).format(
+            n=len(closed))
     return text
 
 
@@ -137,10 +145,11 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
             try:
                 anim = shared_animation(analysis, options, expanded)
             except viz.GraphTooLarge as err:
-                st.warning(f"**Too large to draw.** {err}", icon=":material/warning:")
+                st.warning(_("**Too large to draw.** {error}").format(error=text(err)), icon=":material/warning:")
                 return
             except (viz.GraphvizNotInstalled, viz.RenderError) as err:
-                st.warning(f"**Could not draw the graph.** {err}", icon=":material/warning:")
+                st.warning(_("**Could not draw the graph.** {error}").format(error=text(err)),
+                           icon=":material/warning:")
                 return
             collapsed = anim.collapsed is not None
             if collapsed:
@@ -158,22 +167,22 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
             try:
                 static_frame(analysis, step if n else None, options)
             except viz.GraphTooLarge as err:
-                st.warning(f"**Too large to draw.** {err}", icon=":material/warning:")
+                st.warning(_("**Too large to draw.** {error}").format(error=text(err)), icon=":material/warning:")
                 return
             if analysis.trace is not None:
                 _server_explanation(key, analysis, n)
         if not collapsed:
             st.caption(caption_text(analysis))
     if analysis.trace is None:
-        st.info(analysis.problem or "There is no backward pass to show.")
+        st.info(text(analysis.problem) if analysis.problem else _("There is no backward pass to show."))
 
     current = None
     if analysis.trace is not None:
         current = analysis.index_of(analysis.trace.steps[step].parent)
     node_inspector(key, analysis, step if n else None, current, expanded)
-    with st.expander("Legend", icon=":material/palette:"):
+    with st.expander(_("Legend"), icon=":material/palette:"):
         show_legend()
-    with st.expander("Export", icon=":material/download:"):
+    with st.expander(_("Export"), icon=":material/download:"):
         export_buttons(key, analysis, step, options, expanded if collapsed else None)
 
 
@@ -188,21 +197,21 @@ def _collapsed_bar(key: str, anim: Animation, analysis: Analysis, expanded: tupl
     except viz.GraphTooLarge:
         drawn = viz.MAX_DRAWN + 1
     too_many = drawn > OPEN_LEVEL_MAX_DRAWN
-    more.button("Open one level", key=f"{key}_open_level", icon=":material/unfold_more:",
+    more.button(_("Open one level"), key=f"{key}_open_level", icon=":material/unfold_more:",
                 disabled=deeper == expanded or too_many, on_click=_set_expanded, args=(key, deeper),
                 width="stretch",
-                help=(f"Opening every box would draw {drawn:,} boxes and nodes, too many to animate quickly: "
-                      "click the boxes you want to open." if too_many else
-                      "Open every box drawn now; the boxes inside them stay closed."))
-    fewer.button("Close all boxes", key=f"{key}_close_all", icon=":material/unfold_less:",
+                help=(_("Opening every box would draw {n} boxes and nodes, too many to animate quickly: click the "
+                        "boxes you want to open.").format(n=format_integer(drawn)) if too_many else
+                      _("Open every box drawn now; the boxes inside them stay closed.")))
+    fewer.button(_("Close all boxes"), key=f"{key}_close_all", icon=":material/unfold_less:",
                  disabled=not expanded, on_click=_close_all, args=(key,), width="stretch",
-                 help="Draw every box closed again, as when the program first ran.")
+                 help=_("Draw every box closed again, as when the program first ran."))
 
 
 def _server_explanation(key: str, analysis: Analysis, n: int) -> None:
     """Without ``dot`` (no player): a step slider and the explanation, rendered by the server."""
     if n > 1:
-        st.slider("Step", 0, n - 1, key=f"{key}_step", format="step %d")
+        st.slider(_("Step"), 0, n - 1, key=f"{key}_step", format=_("step %d"))
     explanation = viz.explain(analysis.trace, st.session_state[f"{key}_step"])
     with st.container(border=True, key=f"{key}_explanation"):
         st.markdown(f"**{explanation.title_markdown}**")

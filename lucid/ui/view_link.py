@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lucid.ui import classroom_state, share
+from lucid.ui import classroom_state, language, share
 from lucid.ui.options import DIRECTIONS, LARGE_MODES, PRESETS, ZOOMS
 
 _LARGE_WORDS = {"auto": "Automatic", "compact": "Always compact", "full": "Never compact"}
@@ -94,6 +94,7 @@ def enter(key: str) -> bool:
         params = {k: v for k, v in remembered.items() if k != classroom_state.URL_KEY} | (
             {classroom_state.URL_KEY: params[classroom_state.URL_KEY]} if classroom_state.URL_KEY in params else {})
         st.query_params.from_dict(params)
+        language.publish()  # the language is the session's too, whatever it was when that link was kept
     view = share.decode_view(params)
     linked = classroom_state.from_link(params)
     view["classroom"] = "1" if (classroom_state.is_on() if linked is None else linked) else "0"

@@ -40,6 +40,7 @@ import graphviz
 
 from lucid._tensor.tensor import Tensor
 from lucid.autograd import Trace
+from lucid.i18n import _
 from lucid.viz.collapse import CollapsedView, collapsed_dot, describe_step
 from lucid.viz.dot import to_dot
 from lucid.viz.errors import RenderError
@@ -221,15 +222,20 @@ def build_collapsed_animation(view: CollapsedView, *, direction: str = "LR") -> 
         title = summary.split(": ", 1)[-1].rsplit(" (", 1)[0].rstrip(".")
         titles.append(title[:1].upper() + title[1:])
         grp = view.group_of_unit(c.unit)
-        span = f"Trace step {c.first}" if c.size == 1 else f"Trace steps {c.first}–{c.last} ({c.size} gradient steps)"
-        lines = [f"<p>{span}."]
+        span = (_("Trace step {k}.").format(k=c.first) if c.size == 1 else
+                _("Trace steps {first}–{last} ({n} gradient steps).").format(first=c.first, last=c.last, n=c.size))
+        lines = [f"<p>{html.escape(span)}"]
         if grp is not None:
-            lines.append(f" The box <b>{html.escape(grp.label)}</b> ({grp.size:,} nodes) is closed: click it to open "
-                         "it and follow " + ("each step" if c.size > 1 else "the gradient") + " inside it.")
+            closed = (_("The box {label} ({n} nodes) is closed: click it to open it and follow each step inside it.")
+                      if c.size > 1 else
+                      _("The box {label} ({n} nodes) is closed: click it to open it and follow the gradient inside "
+                        "it."))
+            pieces = closed.replace("{n}", f"{grp.size:,}").split("{label}")  # the label in bold, escaped
+            lines.append(" " + f"<b>{html.escape(grp.label)}</b>".join(html.escape(x) for x in pieces))
         lines.append("</p>")
         if c.size > 1:
-            lines.append(f'<p class="lucid-expl-last"><b>The last of them, trace step {c.last}:</b> '
-                         f"{html.escape(expl.title)}</p>")
+            last = html.escape(_("The last of them, trace step {k}:").format(k=c.last))
+            lines.append(f'<p class="lucid-expl-last"><b>{last}</b> {html.escape(expl.title)}</p>')
         lines.append(step_html(expl))
         explanations.append("".join(lines))
     return Animation(svg, variants, changes, current, edge, titles, explanations,
@@ -260,7 +266,7 @@ def _animate(frames: list[graphviz.Digraph]) -> tuple[str, list[tuple[str, str, 
             raise AnimationError("a frame draws different elements than the first one")
         step_changes = []
         cls_now = dict(classes[-1])
-        for eid, (kind, line, _) in now.items():
+        for eid, (kind, line, _attrs) in now.items():
             if shown[eid] == line:
                 continue
             key = (eid, line)
@@ -308,7 +314,7 @@ def _render_variants(base: graphviz.Digraph, pending: list[tuple[str, str, str, 
     head = [line for line in base.source.splitlines()[1:4]
             if line.lstrip().startswith(("graph [", "node [", "edge ["))]
     body = []
-    for j, (_eid, kind, line, _) in enumerate(pending):
+    for j, (_eid, kind, line, _attrs) in enumerate(pending):
         if kind == "node":
             body.append(_NODE.sub(lambda m, j=j: f"\tv{j} [{m.group(2)}]", line.strip("\n")))
         else:
@@ -322,7 +328,7 @@ def _render_variants(base: graphviz.Digraph, pending: list[tuple[str, str, str, 
         if title is not None and title.text:
             by_title[title.text] = g
     out = []
-    for j, (eid, kind, _, cls) in enumerate(pending):
+    for j, (eid, kind, _line, cls) in enumerate(pending):
         target = groups.get(eid)
         if target is None:
             raise AnimationError(f"element {eid} is missing from the laid-out graph")

@@ -32,10 +32,13 @@ gate has one input left, so it names no slots).
 """
 from __future__ import annotations
 
+import html
+
 import graphviz
 import numpy as np
 
 from lucid.autograd import Trace
+from lucid.i18n import _
 from lucid.viz import numbers as num
 from lucid.viz.labels import contribution_note, edge_text, heatmap_table, number_columns
 from lucid.viz.naming import constant_text
@@ -166,16 +169,21 @@ def constant_gates(model: GraphModel) -> tuple[dict[int, str], set[int]]:
 
 def legend_label() -> str:
     """A one-box key to the preset: where values and gradients are, and what the marks mean."""
+    def words(text: str) -> str:
+        return html.escape(text, quote=False)
+
+    value = f'<FONT COLOR="{CIRCUIT_VALUE}">{words(_("value"))}</FONT>'
+    partial = f'<FONT COLOR="{CIRCUIT_PARTIAL}">{CIRCUIT_MARKS["partial"]} {words(_("partial"))}</FONT>'
+    final = f'<FONT COLOR="{CIRCUIT_FINAL}">{CIRCUIT_MARKS["final"]} {words(_("final"))}</FONT>'
     rows = [
-        f'<TR><TD ALIGN="LEFT"><FONT COLOR="{CIRCUIT_VALUE}">value</FONT> above the wire, gradient below:</TD></TR>',
-        f'<TR><TD ALIGN="LEFT"><FONT COLOR="{CIRCUIT_PARTIAL}">{CIRCUIT_MARKS["partial"]} partial</FONT>: '
-        "more paths to add</TD></TR>",
-        f'<TR><TD ALIGN="LEFT"><FONT COLOR="{CIRCUIT_FINAL}">{CIRCUIT_MARKS["final"]} final</FONT>: '
-        "all paths added, — not here yet</TD></TR>",
-        '<TR><TD ALIGN="LEFT">thick border: gradient arriving; dashed: leaving</TD></TR>',
+        words(_("{value} above the wire, gradient below:")).replace("{value}", value),
+        words(_("{partial}: more paths to add")).replace("{partial}", partial),
+        words(_("{final}: all paths added, — not here yet")).replace("{final}", final),
+        words(_("thick border: gradient arriving; dashed: leaving")),
     ]
     return ('<<TABLE BORDER="1" COLOR="#BBBBBB" CELLBORDER="0" CELLSPACING="0" CELLPADDING="2">'
-            '<TR><TD ALIGN="LEFT"><B>Legend</B></TD></TR>' + "".join(rows) + "</TABLE>>")
+            f'<TR><TD ALIGN="LEFT"><B>{words(_("Legend"))}</B></TD></TR>'
+            + "".join(f'<TR><TD ALIGN="LEFT">{row}</TD></TR>' for row in rows) + "</TABLE>>")
 
 
 #: Op texts up to this long (``+``, ``exp``, ``tanh``, ``mean``) sit in a circle; longer ones (``softmax(axis=1)``,

@@ -34,6 +34,7 @@ import numpy as np
 
 from lucid._tensor.tensor import Tensor
 from lucid.autograd import Trace, topological_order
+from lucid.i18n import _, ngettext
 from lucid.viz.errors import GraphTooLarge
 from lucid.viz.hierarchy import Group, Hierarchy, build_hierarchy
 from lucid.viz.layout_cost import LAYOUT_BUDGET, cluster_budget_ok, view_cost
@@ -331,7 +332,7 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
         target = containers[grp.key] if use_clusters else g
         need = [k for k in grp.members if view.order[k].requires_grad]
         got = sum(1 for k in need if k in grads)
-        counts = f"click to close · {_count(got, len(need))} gradients"
+        counts = _("click to close · {count} gradients").format(count=_count(got, len(need)))
         target.node(grp.id, label=f"<▾ <B>{html_text(shorten(grp.label, 40))}</B> · {grp.size:,} nodes"
                                   f"<BR/><FONT POINT-SIZE=\"9\">{counts}</FONT>>",
                     id=grp.id, _attributes={"class": "group-header"},
@@ -377,7 +378,7 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
             _mark(unit, classes, attrs, current_units, targets, highlight)
             if highlight == unit:
                 attrs["fillcolor"] = "#FBD9C4"
-            grad_line = f"{_count(got, len(need))} gradients" if need else "no gradients"
+            grad_line = _("{count} gradients").format(count=_count(got, len(need))) if need else _("no gradients")
             label = (f"<<B>{html_text(shorten(grp.label, 40))}</B><BR/>{grp.size:,} nodes · ▸ click to open"
                      f"<BR/><FONT POINT-SIZE=\"10\">{grad_line}</FONT>>")
             target.node(unit, label=label, id=unit, _attributes={"class": " ".join(classes)},
@@ -477,16 +478,21 @@ def describe_step(view: CollapsedView, step: int) -> str:
         t = view.order[k]
         return str(t.name) if t.name else ("out" if t is view.root else unit)
 
-    span = f"trace step {c.first}" if c.size == 1 else f"trace steps {c.first}–{c.last}"
+    span = (_("trace step {k}").format(k=c.first) if c.size == 1 else
+            _("trace steps {first}–{last}").format(first=c.first, last=c.last))
     if c.first == 0 and view.trace is not None and view.trace.steps[0].node is None:
-        return f"Step {step}: the seed gradient 1 at {name(c.unit)} ({span})."
+        return _("Step {step}: the seed gradient 1 at {name} ({span}).").format(step=step, name=name(c.unit),
+                                                                                span=span)
     parts = []
     if c.inside:
-        parts.append(f"{c.inside} step{'s' if c.inside != 1 else ''} inside {name(c.unit)}")
+        parts.append(ngettext("{n} step inside {name}", "{n} steps inside {name}", c.inside).format(
+            n=c.inside, name=name(c.unit)))
     if c.targets:
-        parts.append(f"gradient leaves {name(c.unit)} for " + ", ".join(name(u) for u in c.targets[:4])
-                     + (f" and {len(c.targets) - 4} more" if len(c.targets) > 4 else ""))
-    return f"Step {step}: " + "; ".join(parts) + f" ({span})."
+        targets = ", ".join(name(u) for u in c.targets[:4])
+        if len(c.targets) > 4:
+            targets = _("{names} and {k} more").format(names=targets, k=len(c.targets) - 4)
+        parts.append(_("gradient leaves {name} for {targets}").format(name=name(c.unit), targets=targets))
+    return _("Step {step}: {what} ({span}).").format(step=step, what="; ".join(parts), span=span)
 
 
 def _mark(unit: str, classes: list[str], attrs: dict[str, str], current_units: Collection[str],

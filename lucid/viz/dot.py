@@ -26,6 +26,7 @@ import graphviz
 
 from lucid._tensor.tensor import Tensor
 from lucid.autograd import Trace
+from lucid.i18n import _
 from lucid.viz.circuit import circuit_dot
 from lucid.viz.collapse import CollapsedView, collapsed_dot
 from lucid.viz.errors import GraphTooLarge
@@ -129,7 +130,7 @@ def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = N
     _add_edges(g, model, state, trace if show_grads else None, direction, node_cache)
     if legend:
         box = graphviz.Digraph(name="cluster_legend", graph_attr={
-            "label": "Legend", "style": "rounded", "color": "#BBBBBB", "id": "legend", "class": "legend"})
+            "label": _("Legend"), "style": "rounded", "color": "#BBBBBB", "id": "legend", "class": "legend"})
         add_legend(box, "legend")
         g.subgraph(box)
     return g

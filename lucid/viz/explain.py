@@ -26,23 +26,29 @@ import numpy as np
 
 from lucid._tensor.tensor import Tensor
 from lucid.autograd import Trace, TraceStep
+from lucid.i18n import N_, T_, TN_, _, ngettext, pgettext
 from lucid.viz.document import B, C, Doc, N, U, md_escape
 from lucid.viz.formulas import forward_rule, local_rule
 from lucid.viz.naming import constant_text, display_names, expression_of
 from lucid.viz.numbers import MINUS, array_lines, format_number, shape_text
-from lucid.viz.opinfo import COMMUTATIVE, op_label, slot_word, spec_of
+from lucid.viz.opinfo import COMMUTATIVE, op_label, spec_of
 from lucid.viz.state import validate_step
 from lucid.viz.text import visible
 
 _Doc = Doc  # the document model (kept under its old name)
 __all__ = ["StepExplanation", "explain", "md_escape", "step_title"]
 
-_ORDINAL = {0: "1st", 1: "2nd", 2: "3rd"}
 #: Ops whose local derivative is a 0/1 mask: the explanation says which elements pass.
-_MASKS = {"relu": "where {p} > 0 (the gradient passes) and 0 where {p} ≤ 0 (it is blocked)",
-          "clip": "where {p} lies inside the clip range and 0 outside",
-          "maximum": "where {p} is the larger input", "minimum": "where {p} is the smaller input",
-          "max": "at the maximum", "min": "at the minimum"}
+_MASKS = {"relu": N_("1 where {p} > 0 (the gradient passes) and 0 where {p} ≤ 0 (it is blocked)"),
+          "clip": N_("1 where {p} lies inside the clip range and 0 outside"),
+          "maximum": N_("1 where {p} is the larger input"), "minimum": N_("1 where {p} is the smaller input"),
+          "max": N_("1 at the maximum"), "min": N_("1 at the minimum")}
+
+
+def ordinal(slot: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th`` … in the reader's language (첫 번째, 두 번째 …)."""
+    words = {0: pgettext("operand", "1st"), 1: pgettext("operand", "2nd"), 2: pgettext("operand", "3rd")}
+    return words.get(slot) or _("{k}th").format(k=slot + 1)
 
 
 @dataclass(frozen=True)
@@ -147,9 +153,10 @@ def step_title(trace: Trace, step: int, *, markdown: bool = False) -> str:
     s = trace.steps[step]
     r = esc(name(trace.root))
     if s.node is None:
-        seed = "1" if np.all(s.contribution == 1) else "given"
-        return f"Step 0 of {last}: seed grad {r} = {seed}"
-    return f"Step {step} of {last}: {esc(name(s.node))} → {esc(name(s.parent))} through {esc(op_label(s.node))}"
+        seed = "1" if np.all(s.contribution == 1) else _("given")
+        return _("Step 0 of {last}: seed grad {name} = {seed}").format(last=last, name=r, seed=seed)
+    return _("Step {step} of {last}: {node} → {parent} through {op}").format(
+        step=step, last=last, node=esc(name(s.node)), parent=esc(name(s.parent)), op=esc(op_label(s.node)))
 
 
 def explain(trace: Trace, step: int) -> StepExplanation:
@@ -168,30 +175,37 @@ def _explain_seed(trace: Trace, s: TraceStep) -> StepExplanation:
     doc = Doc()
     ones = bool(np.all(s.contribution == 1))
     arith = ("grad ", U(r), f" = {_inline(s.contribution)}" if ones or s.contribution.size == 1 else
-             f" = the given seed {_inline(s.contribution)}")
+             " = " + _("the given seed {value}").format(value=_inline(s.contribution)))
     doc.arith(*arith)
-    doc.para("The backward pass starts at the output ", N(r), f" (shape {shape_text(shape)}). ",
-             "Its gradient with respect to itself is ", C(f"grad {r} = 1" if ones else f"grad {r}"),
-             "." if ones else ": the seed gradient given to backward().")
-    doc.para("Notation: “grad” of a tensor is the total derivative of ", U(r), " with respect to it (every "
-             "path added up: what backward() leaves in .grad); “∂” is the local derivative of one op with "
-             "respect to one of its inputs.")
+    if ones:
+        doc.para(*T_("The backward pass starts at the output {name} (shape {shape}). Its gradient with respect "
+                     "to itself is {grad}.", name=N(r), shape=shape_text(shape), grad=C(f"grad {r} = 1")))
+    else:
+        doc.para(*T_("The backward pass starts at the output {name} (shape {shape}). Its gradient with respect "
+                     "to itself is {grad}: the seed gradient given to backward().", name=N(r),
+                     shape=shape_text(shape), grad=C(f"grad {r}")))
+    doc.para(*T_("Notation: “grad” of a tensor is the total derivative of {output} with respect to it (every "
+                 "path added up: what backward() leaves in .grad); “∂” is the local derivative of one op with "
+                 "respect to one of its inputs.", output=U(r)))
     rebound = _rebound(trace)
     if rebound:
-        doc.para("Names assigned more than once get a subscript per assignment, in program order: ",
-                 U(", ".join(rebound)), ".")
+        doc.para(*T_("Names assigned more than once get a subscript per assignment, in program order: {names}.",
+                     names=U(", ".join(rebound))))
     if ones and shape:
-        doc.para(f"The output is not a scalar, so the seed is 1 for every element (ones of shape "
-                 f"{shape_text(shape)}): this differentiates the sum of its elements.")
+        doc.para(_("The output is not a scalar, so the seed is 1 for every element (ones of shape "
+                   "{shape}): this differentiates the sum of its elements.").format(shape=shape_text(shape)))
     if not ones or shape:
         doc.array(s.contribution)
     rest = len(trace.steps) - 1
     if rest:
-        doc.para(f"From here the gradient flows backward one edge at a time: {rest} more step"
-                 f"{'s' if rest != 1 else ''}, in reverse topological order, so every node's gradient is "
-                 "complete before it is passed on to its inputs.")
+        doc.para(ngettext("From here the gradient flows backward one edge at a time: {n} more step, in reverse "
+                          "topological order, so every node's gradient is complete before it is passed on to "
+                          "its inputs.",
+                          "From here the gradient flows backward one edge at a time: {n} more steps, in reverse "
+                          "topological order, so every node's gradient is complete before it is passed on to "
+                          "its inputs.", rest).format(n=rest))
     else:
-        doc.para("Nothing that requires grad was used to compute the output, so there is nothing more.")
+        doc.para(_("Nothing that requires grad was used to compute the output, so there is nothing more."))
     md, txt, htm = doc.render()
     return StepExplanation(0, len(trace.steps), step_title(trace, 0), md, txt, f"grad {r} = 1", r, None, None,
                            "", None, None, s.contribution_raw, s.contribution, s.accumulated, (), s.is_final,
@@ -205,7 +219,8 @@ def _rebound(trace: Trace) -> list[str]:
     for t in trace.order:
         if t.name and name(t) != t.name:
             groups.setdefault(str(t.name), []).append(name(t))
-    return [" and ".join(shown) + f" (both {base})" if len(shown) == 2 else ", ".join(shown) + f" (all {base})"
+    return [_("{first} and {second} (both {base})").format(first=shown[0], second=shown[1], base=base)
+            if len(shown) == 2 else _("{names} (all {base})").format(names=", ".join(shown), base=base)
             for base, shown in groups.items()]
 
 
@@ -222,10 +237,10 @@ def _matmul_factor(node: Tensor, slot: int, name: _Names) -> tuple[str, Tensor, 
     o = name(other)
     g = f"grad {name(node)}"
     if a.ndim == 1 and b.ndim == 1:
-        return (f"{g} · {o}", other, "a number times a vector")
+        return (f"{g} · {o}", other, _("a number times a vector"))
     if slot == 0:
-        return (f"{g} ⊗ {o}" if b.ndim == 1 else f"{g} @ {o}ᵀ"), other, "an outer product" if b.ndim == 1 else ""
-    return (f"{o} ⊗ {g}" if a.ndim == 1 else f"{o}ᵀ @ {g}"), other, "an outer product" if a.ndim == 1 else ""
+        return (f"{g} ⊗ {o}" if b.ndim == 1 else f"{g} @ {o}ᵀ"), other, _("an outer product") if b.ndim == 1 else ""
+    return (f"{o} ⊗ {g}" if a.ndim == 1 else f"{o}ᵀ @ {g}"), other, _("an outer product") if a.ndim == 1 else ""
 
 
 def _transposed_shape(t: Tensor) -> tuple[int, ...]:
@@ -257,7 +272,7 @@ def _explain_edge(trace: Trace, s: TraceStep) -> StepExplanation:
             lead = ["grad ", U(n), " ⊙ ∂", U(n), "/∂", U(p),
                     f": {shape_text(np.shape(up))} ⊙ {shape_text(local.shape)} → {shape_text(product.shape)}"]
     elif matmul:
-        sym, other, _ = _matmul_factor(node, s.slot, name)
+        sym, other, _role = _matmul_factor(node, s.slot, name)
         equation = f"{grad_p} += {sym}"
         formula = equation
         left, right = (up, other) if s.slot == 0 else (other, up)
@@ -266,36 +281,50 @@ def _explain_edge(trace: Trace, s: TraceStep) -> StepExplanation:
         lead = [U(sym), f": {lshape} {'@' if '@' in sym else ('⊗' if '⊗' in sym else '·')} {rshape} → "
                 f"{shape_text(product.shape)}"]
     else:
-        rhs = rule[1] if rule else f"the {op} rule applied to {grad_n}"
+        rhs = rule[1] if rule else _("the {op} rule applied to {grad}").format(op=op, grad=grad_n)
         equation = f"{grad_p} += {rhs}"
         formula = equation
         lead = [U(rhs), f": {shape_text(np.shape(up))} → {shape_text(product.shape)}"]
     if s.summed_axes:
-        lead.append(f", Σ over axis {', '.join(map(str, s.summed_axes))} → {shape_text(s.contribution.shape)}")
+        lead.append(", " + _("Σ over axis {axes} → {shape}").format(axes=", ".join(map(str, s.summed_axes)),
+                                                                   shape=shape_text(s.contribution.shape)))
     tail = _total_tail(p, before, s.contribution, s.accumulated)
     doc.arith(*lead, *tail)
 
     # 2. what happens, in words
     ordered = len(prev) > 1 and kind not in COMMUTATIVE
-    doc.para("The gradient flows from ", *_who(name, node), " back through ", C(op), " into its input ",
-             *_who(name, parent), f" (its {slot_word(s.slot)} operand, as marked on the edge)." if ordered else ".")
+    if ordered:
+        doc.para(*T_("The gradient flows from {node} back through {op} into its input {parent} (its {ordinal} "
+                     "operand, as marked on the edge).", node=_who(name, node), op=C(op),
+                     parent=_who(name, parent), ordinal=ordinal(s.slot)))
+    else:
+        doc.para(*T_("The gradient flows from {node} back through {op} into its input {parent}.",
+                     node=_who(name, node), op=C(op), parent=_who(name, parent)))
     forward = forward_rule(node, name.in_formula) or f"{n} = {name.definition(node)}"
     if kind == "neg":
-        doc.para("neg is unary minus: ", C(forward or f"{n} = −{p}"), ", one input whose sign it flips "
-                 "(not subtraction, which has two inputs and is drawn as −).")
+        doc.para(*T_("neg is unary minus: {forward}, one input whose sign it flips (not subtraction, which has "
+                     "two inputs and is drawn as −).", forward=C(forward or f"{n} = −{p}")))
     elif kind == "sub":
-        doc.para("− is subtraction, two inputs: ", C(forward), ", ", U(p), " is its "
-                 f"{'left' if s.slot == 0 else 'right'} operand (unary minus is a different op, drawn as neg).")
+        if s.slot == 0:
+            doc.para(*T_("− is subtraction, two inputs: {forward}, {name} is its left operand (unary minus is a "
+                         "different op, drawn as neg).", forward=C(forward), name=U(p)))
+        else:
+            doc.para(*T_("− is subtraction, two inputs: {forward}, {name} is its right operand (unary minus is a "
+                         "different op, drawn as neg).", forward=C(forward), name=U(p)))
     elif forward:
-        doc.para("Forward: ", C(forward))
+        doc.para(*T_("Forward: {formula}", formula=C(forward)))
     uses = sum(1 for q in prev if q is parent)
     if uses > 1:
-        doc.para(N(p), f" is used {uses} times by this op; this step is its use as the "
-                 f"{_ORDINAL.get(s.slot, f'{s.slot + 1}th')} operand. Each use adds its own part to ",
-                 C(grad_p), ".")
-    doc.para("Chain rule: ", C(equation), "  (", C(grad_p), ": total derivative of ", U(r), " with respect to ",
-             U(p), "; " if local is not None else ")",
-             *((C(local_sym), ": local derivative of this one op)") if local is not None else ()))
+        doc.para(*T_("{name} is used {uses} times by this op; this step is its use as the {ordinal} operand. "
+                     "Each use adds its own part to {grad}.", name=N(p), uses=str(uses), ordinal=ordinal(s.slot),
+                     grad=C(grad_p)))
+    if local is not None:
+        doc.para(*T_("Chain rule: {equation}  ({grad}: total derivative of {output} with respect to {name}; "
+                     "{local}: local derivative of this one op)", equation=C(equation), grad=C(grad_p),
+                     output=U(r), name=U(p), local=C(local_sym)))
+    else:
+        doc.para(*T_("Chain rule: {equation}  ({grad}: total derivative of {output} with respect to {name})",
+                     equation=C(equation), grad=C(grad_p), output=U(r), name=U(p)))
 
     # 3. the local rule, in the program's names and (for scalars) numbers
     if local is not None and rule:
@@ -307,84 +336,100 @@ def _explain_edge(trace: Trace, s: TraceStep) -> StepExplanation:
                 text += f" = {numeric}"
             if text.rsplit(" = ", 1)[-1].strip("() ") != value:
                 text += f" = {value}"
-            doc.para(f"Local derivative (the rule of {spec.symbol if spec else op}): ", C(text))
+            doc.para(*T_("Local derivative (the rule of {op}): {formula}", op=spec.symbol if spec else op,
+                         formula=C(text)))
         else:
-            doc.para(f"Local derivative (the rule of {spec.symbol if spec else op}): ", C(f"{lhs} = {rhs}"))
+            doc.para(*T_("Local derivative (the rule of {op}): {formula}", op=spec.symbol if spec else op,
+                         formula=C(f"{lhs} = {rhs}")))
     mask = _MASKS.get(kind)
     if mask and local is not None:
-        pieces = mask.split("{p}")
-        parts = [x for i, piece in enumerate(pieces) for x in ((piece,) if i == 0 else (U(p), piece))]
-        doc.para("Here the local derivative is a mask: 1 ", *parts, ".")
+        doc.para(*T_("Here the local derivative is a mask: {mask}.", mask=T_(mask, p=U(p))))
 
     # 4. the numbers
     if node is trace.root:
-        doc.para("Upstream gradient ", C(grad_n), f" (shape {shape_text(np.shape(up))}): the seed.")
+        doc.para(*T_("Upstream gradient {grad} (shape {shape}): the seed.", grad=C(grad_n),
+                     shape=shape_text(np.shape(up))))
     else:
-        doc.para("Upstream gradient ", C(grad_n), f" (shape {shape_text(np.shape(up))}), already final: every "
-                 "path from ", U(r), " to ", U(n), " was added before ", U(n), " passes its gradient on:")
+        doc.para(*T_("Upstream gradient {grad} (shape {shape}), already final: every path from {output} to {node} "
+                     "was added before {node} passes its gradient on:", grad=C(grad_n),
+                     shape=shape_text(np.shape(up)), output=U(r), node=U(n)))
     doc.array(up)
     if local is not None and _is_scalarish(up, local, product):
         pass  # the arithmetic line shows upstream × local = product
     elif local is not None:
-        doc.para("Local derivative ", C(local_sym), f" (shape {shape_text(local.shape)}):")
+        doc.para(*T_("Local derivative {local} (shape {shape}):", local=C(local_sym), shape=shape_text(local.shape)))
         doc.array(local)
         spread = _reduced_axes(node, up, local)
         if spread:
             listed = ", ".join(str(a) for a in spread)
-            doc.para(C(op), f" removed axis{'es' if len(spread) > 1 else ''} {listed}, so the upstream gradient is "
-                     f"first copied back along {'them' if len(spread) > 1 else 'it'} (shape "
-                     f"{shape_text(np.shape(up))} → {shape_text(local.shape)}):")
+            doc.para(*TN_("{op} removed axis {axes}, so the upstream gradient is first copied back along it "
+                          "(shape {before} → {after}):",
+                          "{op} removed axes {axes}, so the upstream gradient is first copied back along them "
+                          "(shape {before} → {after}):", len(spread), op=C(op), axes=listed,
+                          before=shape_text(np.shape(up)), after=shape_text(local.shape)))
             doc.array(np.broadcast_to(np.expand_dims(up, spread), local.shape))
-        doc.para(f"Product upstream ⊙ local, element by element (shape {shape_text(product.shape)}):")
+        doc.para(_("Product upstream ⊙ local, element by element (shape {shape}):").format(
+            shape=shape_text(product.shape)))
         doc.array(product)
     elif matmul:
         sym, other, how = _matmul_factor(node, s.slot, name)
-        doc.para("The other factor, ", N(name(other)), f" (shape {shape_text(other.shape)}), as it was in the "
-                 "forward pass:")
+        doc.para(*T_("The other factor, {name} (shape {shape}), as it was in the forward pass:",
+                     name=N(name(other)), shape=shape_text(other.shape)))
         doc.array(other.data)
-        doc.para(C(op), " is not elementwise: the gradient of a matrix product is another matrix product"
-                 + (f" (in this case {how})" if how else "") + ", ", C(sym),
-                 f" (shape {shape_text(product.shape)}):")
+        if how:
+            doc.para(*T_("{op} is not elementwise: the gradient of a matrix product is another matrix product (in "
+                         "this case {how}), {formula} (shape {shape}):", op=C(op), how=how, formula=C(sym),
+                         shape=shape_text(product.shape)))
+        else:
+            doc.para(*T_("{op} is not elementwise: the gradient of a matrix product is another matrix product, "
+                         "{formula} (shape {shape}):", op=C(op), formula=C(sym), shape=shape_text(product.shape)))
         doc.array(product)
     else:
-        doc.para(C(op), " is not elementwise, so its rule is applied to the whole upstream gradient, giving "
-                 f"(shape {shape_text(product.shape)}):")
+        doc.para(*T_("{op} is not elementwise, so its rule is applied to the whole upstream gradient, giving "
+                     "(shape {shape}):", op=C(op), shape=shape_text(product.shape)))
         doc.array(product)
 
     if s.summed_axes:
         _broadcast_para(doc, p, parent.shape, product.shape, s.summed_axes)
-        doc.para(f"Contribution after summing (shape {shape_text(s.contribution.shape)}):")
+        doc.para(_("Contribution after summing (shape {shape}):").format(shape=shape_text(s.contribution.shape)))
         doc.array(s.contribution)
     elif product.shape != s.contribution.shape:
-        doc.para(f"The product has shape {shape_text(product.shape)}; it is put back into the shape of ", N(p),
-                 f", {shape_text(parent.shape)} (same values, no sum needed).")
+        doc.para(*T_("The product has shape {shape}; it is put back into the shape of {name}, {target} (same "
+                     "values, no sum needed).", shape=shape_text(product.shape), name=N(p),
+                     target=shape_text(parent.shape)))
 
     # 5. the running total
     if before is None:
-        doc.para("This is the first contribution to ", C(grad_p), ", so it is now:")
+        doc.para(*T_("This is the first contribution to {grad}, so it is now:", grad=C(grad_p)))
         doc.array(s.accumulated)
     else:
         if earlier_call:
-            doc.para(N(p), " already held a gradient from an earlier backward() call (leaf gradients add up "
-                     "until they are reset).")
+            doc.para(*T_("{name} already held a gradient from an earlier backward() call (leaf gradients add up "
+                         "until they are reset).", name=N(p)))
         if _is_scalarish(before, s.contribution):
-            doc.para("Accumulate (+=, never =): ", C(f"{grad_p} = {_num(before)} + {_operand(s.contribution)} = "
-                                                    f"{_num(s.accumulated)}"))
+            doc.para(*T_("Accumulate (+=, never =): {sum}",
+                         sum=C(f"{grad_p} = {_num(before)} + {_operand(s.contribution)} = {_num(s.accumulated)}")))
         else:
-            doc.para("Accumulate (+=, never =): ", C(grad_p), " was")
+            doc.para(*T_("Accumulate (+=, never =): {grad} was", grad=C(grad_p)))
             doc.array(before)
-            doc.para("and after adding this contribution it is")
+            doc.para(_("and after adding this contribution it is"))
             doc.array(s.accumulated)
 
     later = [t for t in trace.steps[s.index + 1:] if t.parent is parent]
     if s.is_final:
-        leaf = " This is the value of its .grad after backward()." if parent._op is None else ""
-        doc.para(C(grad_p), " is now ", B("final"), f": no other path reaches it.{leaf}")
+        final = B(_("final"))  # Babel misses a message nested in a call after another call: kept apart
+        if parent._op is None:
+            doc.para(*T_("{grad} is now {final}: no other path reaches it. This is the value of its .grad after "
+                         "backward().", grad=C(grad_p), final=final))
+        else:
+            doc.para(*T_("{grad} is now {final}: no other path reaches it.", grad=C(grad_p), final=final))
     else:
         sources = ", ".join(dict.fromkeys(f"{name(t.node)} ({op_label(t.node)})" for t in later
                                           if t.node is not None))
-        doc.para(C(grad_p), " is ", B("partial"), f": {len(later)} more contribution{'s' if len(later) != 1 else ''}"
-                 " will arrive along other paths (from ", U(sources), ").")
+        partial = B(_("partial"))
+        doc.para(*TN_("{grad} is {partial}: {n} more contribution will arrive along other paths (from {sources}).",
+                      "{grad} is {partial}: {n} more contributions will arrive along other paths (from {sources}).",
+                      len(later), grad=C(grad_p), partial=partial, sources=U(sources)))
     md, txt, htm = doc.render()
     return StepExplanation(s.index, len(trace.steps), step_title(trace, s.index), md, txt, equation, p, n, op,
                            formula, up, local, product, s.contribution, s.accumulated, tuple(s.summed_axes),
@@ -430,14 +475,16 @@ def _broadcast_para(doc: Doc, p: str, shape: tuple[int, ...], raw: tuple[int, ..
     why = []
     for a in axes:
         if a < extra:
-            why.append(f"it had no axis {a}, so NumPy added one in front and copied it {raw[a]} times along it")
+            why.append(_("it had no axis {axis}, so NumPy added one in front and copied it {k} times along it")
+                       .format(axis=a, k=raw[a]))
         else:
-            why.append(f"its axis {a - extra} has size 1 and was stretched to {raw[a]}")
+            why.append(_("its axis {axis} has size 1 and was stretched to {k}").format(axis=a - extra, k=raw[a]))
     listed = ", ".join(str(a) for a in axes)
-    doc.para(B("Broadcasting:"), " ", N(p), f" has shape {shape_text(shape)} but this gradient has shape "
-             f"{shape_text(raw)}. In the forward pass " + "; ".join(why) + ". ",
-             "Every copy influenced the output, so their gradients add up: ",
-             C(f"sum over axis {listed}"), f" gives shape {shape_text(shape)}.")
+    title, total = B(_("Broadcasting:")), C(_("sum over axis {axes}").format(axes=listed))
+    doc.para(*T_("{broadcasting} {name} has shape {shape} but this gradient has shape {raw}. In the forward pass "
+                 "{why}. Every copy influenced the output, so their gradients add up: {sum} gives shape {shape}.",
+                 broadcasting=title, name=N(p), shape=shape_text(shape), raw=shape_text(raw), why="; ".join(why),
+                 sum=total))
 
 
 def _previous_total(trace: Trace, s: TraceStep) -> tuple[np.ndarray | None, bool]:

@@ -14,11 +14,13 @@ the widest number the node will show, and the status word
 """
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
 
 from lucid.autograd import TraceStep
+from lucid.i18n import _, pgettext
 from lucid.viz import numbers as num
 from lucid.viz.style import GRAD_COLOURS, HEAT_TEXT, KIND_WORD, MONO, RED, heat_colour
 from lucid.viz.text import NBSP, html_text
@@ -28,6 +30,20 @@ from lucid.viz.text import NBSP, html_text
 BACK_ARROW = {"LR": "◀", "RL": "▶", "TB": "▲", "BT": "▼"}
 STATUS_WORDS = {"partial": "partial", "final": "final", "nograd": "pending"}
 STATUS_WIDTH = max(len(w) for w in STATUS_WORDS.values())
+
+
+def columns(text: str) -> int:
+    """Monospace columns ``text`` takes: a wide character (a Hangul syllable) two, others one."""
+    return sum(2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in text)
+
+
+def status_word(status: str) -> str:
+    """The gradient's state word in the reader's language, padded to the widest one so every frame keeps the
+    node's size (widths in monospace columns: a Korean word is two columns per syllable)."""
+    words = {"partial": _("partial"), "final": _("final"), "nograd": pgettext("node", "pending")}
+    width = max(columns(w) for w in words.values())
+    word = words[status]
+    return word + " " * (width - columns(word))
 #: Summary numbers (min/mean/max) are padded to this width so they keep their size.
 SUMMARY_WIDTH = 9
 _BR = '<BR ALIGN="LEFT"/>'
@@ -128,7 +144,8 @@ def tensor_label(name: str, kind: str, data: np.ndarray, *, grad: np.ndarray | N
     during the animation, so the block reserves room for the widest of them.
     """
     rows = [f"<TR><TD><B>{html_text(name)}</B></TD></TR>"]
-    meta = [w for w in (KIND_WORD[kind], num.shape_text(data.shape) if options.show_shapes else "") if w]
+    kind_word = _(KIND_WORD[kind]) if KIND_WORD[kind] else ""
+    meta = [w for w in (kind_word, num.shape_text(data.shape) if options.show_shapes else "") if w]
     if meta:
         rows.append(f'<TR><TD><FONT POINT-SIZE="9" COLOR="#555555">{html_text(" · ".join(meta))}</FONT></TD></TR>')
     heat = _is_heatmap(data, options.grids)
@@ -141,9 +158,10 @@ def tensor_label(name: str, kind: str, data: np.ndarray, *, grad: np.ndarray | N
             lines = _block("val  ", _lines(data, width, options.grids))
             rows.append(f'<TR><TD ALIGN="LEFT" BALIGN="LEFT">{_mono(lines, colour)}</TD></TR>')
         if colour:
-            rows.append(f'<TR><TD><FONT COLOR="{RED}" POINT-SIZE="10">⚠ NaN/inf in value</FONT></TD></TR>')
+            warning = html_text(_("⚠ NaN/inf in value"))
+            rows.append(f'<TR><TD><FONT COLOR="{RED}" POINT-SIZE="10">{warning}</FONT></TD></TR>')
     if options.show_grads and grad_status is not None:
-        word = STATUS_WORDS[grad_status].ljust(STATUS_WIDTH) if status_words and grad_status in STATUS_WORDS else ""
+        word = status_word(grad_status) if status_words and grad_status in STATUS_WORDS else ""
         text_colour, background = GRAD_COLOURS.get(grad_status, (None, ""))
         if grad is not None and num.has_nonfinite(grad):
             text_colour = RED
@@ -196,5 +214,5 @@ def contribution_note(step: TraceStep, direction: str = "LR") -> str:
         body = f"{num.shape_text(c.shape)}, mean {num.format_number(c.mean()) if c.size else '-'}"
     note = f"{BACK_ARROW.get(direction, '◀')} grad += {body}"
     if step.summed_axes:
-        note += f"  (Σ axis {','.join(str(a) for a in step.summed_axes)})"
+        note += "  (" + _("Σ axis {axes}").format(axes=",".join(str(a) for a in step.summed_axes)) + ")"
     return note

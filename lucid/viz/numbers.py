@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from lucid.i18n import _
+
 #: Arrays with at most 2 axes, at most this many rows and at most this many columns are shown in full.
 GRID_MAX_ROWS = 8
 GRID_MAX_COLUMNS = 8
@@ -147,7 +149,7 @@ def shown_numbers(values: Any) -> list[float]:
 
 def shape_text(shape: tuple[int, ...]) -> str:
     """``scalar``, ``3``, ``2×3``: the shape as people say it."""
-    return "scalar" if not shape else "×".join(str(n) for n in shape)
+    return _("scalar") if not shape else "×".join(str(n) for n in shape)
 
 
 def array_lines(arr: Any, width: int | None = None) -> list[str]:
@@ -185,9 +187,10 @@ def summary_text(a: np.ndarray, width: int | None = None) -> str:
     summary = summary_numbers(a)
     if summary is not None:
         low, mean, high = format_grid(summary)
-        parts = [f"min {low.rjust(w)}", f"mean {mean.rjust(w)}", f"max {high.rjust(w)}"]
+        parts = [_("min {value}").format(value=low.rjust(w)), _("mean {value}").format(value=mean.rjust(w)),
+                 _("max {value}").format(value=high.rjust(w))]
     else:
-        parts = ["no finite values"]
+        parts = [_("no finite values")]
     nan = int(np.isnan(a).sum()) if a.dtype.kind == "f" else 0
     inf = int(np.isinf(a).sum()) if a.dtype.kind == "f" else 0
     if nan:
@@ -207,7 +210,7 @@ def format_array(arr: Any, *, width: int | None = None, shape: bool = True) -> s
     a = np.asarray(arr)
     lines = array_lines(a, width)
     if a.ndim and a.size and not is_grid(a.shape) and shape:
-        return f"shape {shape_text(a.shape)}: {lines[0]}"
+        return _("shape {shape}: {values}").format(shape=shape_text(a.shape), values=lines[0])
     return "\n".join(lines)
 
 

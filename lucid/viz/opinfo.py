@@ -10,6 +10,7 @@ import re
 from typing import TYPE_CHECKING
 
 from lucid._backend.core import REGISTRY, OpSpec
+from lucid.i18n import pgettext
 
 if TYPE_CHECKING:
     from lucid._tensor.tensor import Tensor
@@ -71,4 +72,5 @@ def slot_word(slot: int) -> str:
     Positions, not the registry's generic names: for ``out = b - a`` an edge marked
     ``a`` would sit on the student's ``b``.
     """
-    return {0: "1st", 1: "2nd", 2: "3rd"}.get(slot, f"{slot + 1}th")
+    words = {0: pgettext("edge", "1st"), 1: pgettext("edge", "2nd"), 2: pgettext("edge", "3rd")}
+    return words.get(slot) or pgettext("edge", "{k}th").format(k=slot + 1)

@@ -8,7 +8,11 @@ line width or dash pattern and a word (``partial``/``final``/``pending``).
 """
 from __future__ import annotations
 
+import html
+
 import graphviz
+
+from lucid.i18n import N_, _
 
 BLUE, ORANGE, GREEN, VERMILLION, GREY, RED = "#0072B2", "#E69F00", "#009E73", "#D55E00", "#7F7F7F", "#D62728"
 FONT = "Helvetica"
@@ -24,7 +28,7 @@ KIND_STYLE: dict[str, dict[str, str]] = {
     "op": {"shape": "ellipse", "style": "filled", "fillcolor": "#FFF4CC", "color": "#8A6A00"},
 }
 #: Words shown in a tensor's label so the kind reads without colour.
-KIND_WORD = {"leaf": "leaf", "const": "const", "intermediate": "", "output": "output"}
+KIND_WORD = {"leaf": N_("leaf"), "const": N_("const"), "intermediate": "", "output": N_("output")}
 
 #: Per progress state: the border (colour, width). Widths never change a node's size in dot.
 PROGRESS_STYLE = {
@@ -116,22 +120,23 @@ def add_legend(g: graphviz.Digraph, prefix: str) -> None:
     Two columns: node kinds and states on the left, edge styles on the right.
     """
     nodes = [
-        ("leaf", KIND_STYLE["leaf"], {}, "leaf: input that requires grad (rounded)"),
-        ("const", KIND_STYLE["const"], {}, "const: input without gradient (dashed)"),
-        ("intermediate", KIND_STYLE["intermediate"], {}, "intermediate result (square)"),
-        ("output", KIND_STYLE["output"], {}, "output (double border)"),
-        ("op", KIND_STYLE["op"], {}, "operation (ellipse)"),
-        ("current", KIND_STYLE["intermediate"], PROGRESS_STYLE["current"], "current: gradient arriving (thick)"),
-        ("source", KIND_STYLE["intermediate"], PROGRESS_STYLE["source"], "source: gradient leaving (medium)"),
-        ("partial", KIND_STYLE["intermediate"], {}, "grad partial: more paths to add"),
-        ("final", KIND_STYLE["intermediate"], {}, "grad final: all paths added"),
-        ("nan", {**KIND_STYLE["intermediate"], "color": RED}, {}, "⚠ NaN/inf (red text)"),
+        ("leaf", KIND_STYLE["leaf"], {}, N_("leaf: input that requires grad (rounded)")),
+        ("const", KIND_STYLE["const"], {}, N_("const: input without gradient (dashed)")),
+        ("intermediate", KIND_STYLE["intermediate"], {}, N_("intermediate result (square)")),
+        ("output", KIND_STYLE["output"], {}, N_("output (double border)")),
+        ("op", KIND_STYLE["op"], {}, N_("operation (ellipse)")),
+        ("current", KIND_STYLE["intermediate"], PROGRESS_STYLE["current"], N_("current: gradient arriving (thick)")),
+        ("source", KIND_STYLE["intermediate"], PROGRESS_STYLE["source"], N_("source: gradient leaving (medium)")),
+        ("partial", KIND_STYLE["intermediate"], {}, N_("grad partial: more paths to add")),
+        ("final", KIND_STYLE["intermediate"], {}, N_("grad final: all paths added")),
+        ("nan", {**KIND_STYLE["intermediate"], "color": RED}, {}, N_("⚠ NaN/inf (red text)")),
     ]
     column = graphviz.Digraph(name=f"{prefix}_nodes", graph_attr={"rank": "same"})
     names = []
-    for key, base, extra, text in nodes:
+    for key, base, extra, words in nodes:
+        text = _(words)
         colour = {"partial": GRAD_COLOURS["partial"][0], "final": GRAD_COLOURS["final"][0], "nan": RED}.get(key)
-        label = text if colour is None else f'<<FONT COLOR="{colour}">{text}</FONT>>'
+        label = text if colour is None else f'<<FONT COLOR="{colour}">{html.escape(text, quote=False)}</FONT>>'
         name = f"{prefix}_{key}"
         column.node(name, label=label, id=name, **{**base, **extra})
         names.append(name)
@@ -140,11 +145,12 @@ def add_legend(g: graphviz.Digraph, prefix: str) -> None:
     g.subgraph(column)
     tails = graphviz.Digraph(name=f"{prefix}_tails", graph_attr={"rank": "same"})
     heads = graphviz.Digraph(name=f"{prefix}_heads", graph_attr={"rank": "same"})
-    edges = [("flowing", "◀ grad += gradient flowing now (thick)"),
-             ("flowed", "gradient has flowed (solid, keeps its number)"),
-             ("pending", "gradient not here yet (dashed)"), ("nograd", "no gradient: into a constant (dotted)")]
+    edges = [("flowing", N_("◀ grad += gradient flowing now (thick)")),
+             ("flowed", N_("gradient has flowed (solid, keeps its number)")),
+             ("pending", N_("gradient not here yet (dashed)")), ("nograd", N_("no gradient: into a constant (dotted)"))]
     previous = None
-    for key, text in edges:
+    for key, words in edges:
+        text = _(words)
         tail, head = f"{prefix}_{key}_from", f"{prefix}_{key}_to"
         tails.node(tail, label="", shape="point", width="0.06", id=tail)
         heads.node(head, label=text, shape="plaintext", id=head)
@@ -153,7 +159,7 @@ def add_legend(g: graphviz.Digraph, prefix: str) -> None:
         previous = tail
     g.subgraph(tails)
     g.subgraph(heads)
-    for key, _ in edges:
+    for key, _words in edges:
         g.edge(f"{prefix}_{key}_from", f"{prefix}_{key}_to", id=f"{prefix}_{key}_edge", minlen="2",
                **EDGE_STYLE[key])
     g.edge(names[0], f"{prefix}_flowing_from", style="invis")

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from lucid._tensor.tensor import Tensor
+from lucid.i18n import N_, _
 
 if TYPE_CHECKING:
     from lucid.autograd import Trace
@@ -33,8 +34,8 @@ STYLES = {"standard": "default", "default": "default", "circuit": "circuit"}
 """Drawing styles: labelled boxes, or CS231n-style wires with the value above and the gradient below."""
 DIRECTIONS = ("TB", "LR")
 ZOOMS = ("screen", "width")
-KEYS_HELP = ("Keys, once the player has the focus (click it): → or Page Down: next step · ← or Page Up: "
-             "previous · Home / End: first / last · Space: play / pause")
+KEYS_HELP = N_("Keys, once the player has the focus (click it): → or Page Down: next step · ← or Page Up: "
+              "previous · Home / End: first / last · Space: play / pause")
 #: Node ids the player reports for a click: a tensor (t<k>), the op that made it (op<k>) or a box (g<k>).
 _NODE_ID = re.compile(r"(t|op|g)[0-9]{1,7}")
 
@@ -156,12 +157,13 @@ def _check_step(step: object, n_steps: int) -> int:
 
 def player_data(anim: Animation, *, seconds: float, classroom: bool, zoom: str | float, beside: bool) -> dict:
     """What the player module is given in a notebook: the animation and the view, as in the app."""
-    from lucid.viz.player import animation_id, sizing
+    from lucid.viz.player import animation_id, player_words, sizing
 
     anim_id = animation_id(anim)
     return {"anim": anim.to_json(), "anim_id": anim_id, "step": 0, "program_id": anim_id,
             "seconds": float(seconds), "classroom": bool(classroom), "zoom": zoom, "beside": bool(beside),
-            "follow_first": False, "share_url": False, "top": 0, "resume": False, "keys_help": KEYS_HELP,
+            "follow_first": False, "share_url": False, "top": 0, "resume": False, "keys_help": _(KEYS_HELP),
+            "words": player_words(),
             **sizing(classroom), "speeds": [], "speed": None, "lesson": None, "inspector_key": None,
             "embedded": True}
 

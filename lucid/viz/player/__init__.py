@@ -16,11 +16,33 @@ import json
 from functools import cache
 from importlib import resources
 
+from lucid.i18n import N_, _
 from lucid.viz.animation import Animation
 from lucid.viz.document import EXPLANATION_CSS
 
-KEYS_HELP = ("Keys: → or Page Down: next step · ← or Page Up: previous · Home / End: first / last · "
-             "Space: play / pause (not while typing in the editor)")
+KEYS_HELP = N_("Keys: → or Page Down: next step · ← or Page Up: previous · Home / End: first / last · "
+              "Space: play / pause (not while typing in the editor)")
+
+
+def player_words() -> dict[str, str]:
+    """The player's own words in the reader's language (the script has the English ones built in).
+
+    Sent with every render, so a language switch relabels a player that is already on the page.
+    ``{k}``, ``{n}``, ``{where}`` and ``{s}`` are filled in by the script.
+    """
+    return {
+        "bar": _("Backward pass steps"), "step": _("Step"), "keys": _("⌨ Keys"),
+        "first": _("First"), "first_title": _("First step (Home)"),
+        "prev": _("Prev"), "prev_title": _("Previous step (← or Page Up)"),
+        "prev_lesson": _("Previous link's last step (← or Page Up)"),
+        "next": _("Next"), "next_title": _("Next step (→ or Page Down)"),
+        "next_lesson": _("Next link of the lesson (→ or Page Down)"),
+        "last": _("Last"), "last_title": _("Last step (End)"),
+        "play": _("Play"), "pause": _("Pause"), "play_title": _("Play / pause (Space)"),
+        "inspect_title": _("Node inspector: jump to it below the graph (click a node to pick it)"),
+        "inspect_label": _("Jump to the node inspector"), "speed": _("Autoplay speed"),
+        "per_step": _("{s} s / step"), "step_of": _("step {k} of {n}"), "lesson": _("Lesson {where}"),
+    }
 
 SCRIPT_FILE = "player.js"
 STYLESHEET_FILE = "player.css"

@@ -39,6 +39,32 @@ function icon(name) {
   return svg;
 }
 
+function say(words, name, fallback, values) {
+  // A word of the player in the page's language (``player_words``), else the English one; {k} etc. filled in.
+  let text = (words && typeof words[name] === 'string') ? words[name] : fallback;
+  for (const [k, v] of Object.entries(values || {})) text = text.split('{' + k + '}').join(String(v));
+  return text;
+}
+
+function relabel(ui, words) {
+  // Put the page's language on the controls built with English words (a switch relabels them in place).
+  ui.words = words || {};
+  ui.bar.setAttribute('aria-label', say(words, 'bar', 'Backward pass steps'));
+  ui.slider.setAttribute('aria-label', say(words, 'step', 'Step'));
+  ui.keys.textContent = say(words, 'keys', '⌨ Keys');
+  for (const [name, english] of [['first', 'First'], ['prev', 'Prev'], ['next', 'Next'], ['last', 'Last']]) {
+    ui.buttons[name].querySelector('.lucid-label').textContent = say(words, name, english);
+  }
+  ui.buttons.first.title = say(words, 'first_title', 'First step (Home)');
+  ui.buttons.last.title = say(words, 'last_title', 'Last step (End)');
+  ui.buttons.play.title = say(words, 'play_title', 'Play / pause (Space)');
+  ui.inspect.title = say(words, 'inspect_title',
+                         'Node inspector: jump to it below the graph (click a node to pick it)');
+  ui.inspect.setAttribute('aria-label', say(words, 'inspect_label', 'Jump to the node inspector'));
+  ui.speed.setAttribute('aria-label', say(words, 'speed', 'Autoplay speed'));
+  ui.speed.title = say(words, 'speed', 'Autoplay speed');
+}
+
 function button(name, title) {
   const b = el('button', { type: 'button', class: 'lucid-btn', title: title, 'data-action': name.toLowerCase() });
   b.appendChild(icon(name.toLowerCase()));
@@ -380,17 +406,19 @@ function show(ui, p, k, opts) {
   }
   p.step = k;
   ui.slider.value = String(k);
-  ui.label.textContent = p.n > 0 ? `step ${k} of ${p.n - 1}` : '';
+  ui.label.textContent = p.n > 0 ? say(ui.words, 'step_of', 'step {k} of {n}', { k: k, n: p.n - 1 }) : '';
   const lesson = p.data.lesson;
   ui.buttons.first.disabled = k <= 0;
   ui.buttons.last.disabled = k >= p.n - 1;
   // In a lesson, Next after the last step opens the next link and Prev at step 0 the previous one.
   ui.buttons.prev.disabled = k <= 0 && !(lesson && lesson.has_prev);
   ui.buttons.next.disabled = k >= p.n - 1 && !(lesson && lesson.has_next);
-  ui.buttons.next.title = k >= p.n - 1 && lesson && lesson.has_next ? 'Next link of the lesson (→ or Page Down)'
-                                                                     : 'Next step (→ or Page Down)';
-  ui.buttons.prev.title = k <= 0 && lesson && lesson.has_prev ? "Previous link's last step (← or Page Up)"
-                                                             : 'Previous step (← or Page Up)';
+  ui.buttons.next.title = k >= p.n - 1 && lesson && lesson.has_next
+    ? say(ui.words, 'next_lesson', 'Next link of the lesson (→ or Page Down)')
+    : say(ui.words, 'next_title', 'Next step (→ or Page Down)');
+  ui.buttons.prev.title = k <= 0 && lesson && lesson.has_prev
+    ? say(ui.words, 'prev_lesson', "Previous link's last step (← or Page Up)")
+    : say(ui.words, 'prev_title', 'Previous step (← or Page Up)');
   ui.root.dataset.step = String(k);
   ui.root.dataset.traceStep = String(traceOf(p, k));
   ui.host.dataset.frame = `${p.animId}:${k}`;
@@ -416,11 +444,12 @@ function speedChoice(ui, p, data) {
   // and is reported, so the server keeps it (and the link) for the next run.
   const speeds = data.speeds || [];
   ui.speed.style.display = speeds.length ? '' : 'none';
-  const labels = speeds.map((s) => s[0]).join('|');
+  const labels = speeds.map((s) => s[0]).join('|') + '|' + say(ui.words, 'per_step', '{s} s / step');
   if (ui.speed.dataset.labels !== labels) {
     ui.speed.innerHTML = '';
     for (const [name, seconds] of speeds) {
-      ui.speed.appendChild(el('option', { value: name, title: name }, `${seconds} s / step`));
+      ui.speed.appendChild(el('option', { value: name, title: name },
+                              say(ui.words, 'per_step', '{s} s / step', { s: seconds })));
     }
     ui.speed.dataset.labels = labels;
   }
@@ -444,7 +473,8 @@ function setPlaying(ui, p, on) {
   if (p.timer) { clearTimeout(p.timer); p.timer = null; }
   p.playing = on && p.n > 1;
   const b = ui.buttons.play;
-  b.querySelector('.lucid-label').textContent = p.playing ? 'Pause' : 'Play';
+  b.querySelector('.lucid-label').textContent = p.playing ? say(ui.words, 'pause', 'Pause')
+                                                          : say(ui.words, 'play', 'Play');
   b.querySelector('.lucid-icon path').setAttribute('d', ICONS[p.playing ? 'pause' : 'play']);
   ui.root.dataset.playing = p.playing ? '1' : '0';
   if (!p.playing) return;
@@ -493,13 +523,16 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
   const firstTime = p.animId === undefined;
   const before = p.data;
   p.data = data;
+  relabel(ui, data.words);
+  ui.buttons.play.querySelector('.lucid-label').textContent = p.playing ? say(ui.words, 'pause', 'Pause')
+                                                                        : say(ui.words, 'play', 'Play');
   ui.keys.title = data.keys_help;
   ui.keys.setAttribute('aria-label', data.keys_help);
   speedChoice(ui, p, data);
   const lessonMoved = before && before.lesson && data.lesson && before.lesson.at !== data.lesson.at;
   p.lessonSent = false;
   ui.lessonAt.style.display = data.lesson ? '' : 'none';
-  ui.lessonAt.textContent = data.lesson ? `Lesson ${data.lesson.where}` : '';
+  ui.lessonAt.textContent = data.lesson ? say(ui.words, 'lesson', 'Lesson {where}', { where: data.lesson.where }) : '';
   ui.lessonAt.title = data.lesson ? data.lesson.title : '';
   ui.inspect.style.display = data.inspector_key ? '' : 'none';
   ui.inspect.onclick = () => {
