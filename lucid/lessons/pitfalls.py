@@ -20,6 +20,7 @@ from lucid._backend.grad_mode import no_grad
 from lucid._tensor.tensor import Tensor
 from lucid.autograd.backward import backward, topological_order
 from lucid.autograd.trace import Trace, backward_trace
+from lucid.i18n import L_, Message, format_integer
 from lucid.viz.explain import explain
 
 
@@ -140,7 +141,8 @@ class DeepGraphResult:
     """What happened to one way of sorting an ``n``-deep chain.
 
     ``nodes`` counts every tensor of the graph (each ``+ 1.0`` adds a constant
-    leaf too); ``depth_reached`` counts levels along the chain.
+    leaf too); ``depth_reached`` counts levels along the chain. ``message`` is a ``Message`` (rendered in
+    the reader's language where it is shown): a result is cached and shared by every session.
     """
 
     n: int
@@ -148,7 +150,7 @@ class DeepGraphResult:
     nodes: int
     depth_reached: int
     recursion_limit: int
-    message: str
+    message: Message
 
 
 def try_recursive_sort(n: int) -> DeepGraphResult:
@@ -168,8 +170,9 @@ def try_recursive_sort(n: int) -> DeepGraphResult:
     try:
         order = recursive_topological_order(out, note)
     except RecursionError as err:
-        return DeepGraphResult(n, False, 0, deepest[0], limit, f"RecursionError: {err}")
-    return DeepGraphResult(n, True, len(order), deepest[0], limit, f"sorted {len(order):,} nodes")
+        return DeepGraphResult(n, False, 0, deepest[0], limit, L_("RecursionError: {error}", error=str(err)))
+    return DeepGraphResult(n, True, len(order), deepest[0], limit,
+                           L_("sorted {nodes} nodes", nodes=format_integer(len(order))))
 
 
 def try_lucid_backward(n: int) -> DeepGraphResult:
@@ -177,5 +180,6 @@ def try_lucid_backward(n: int) -> DeepGraphResult:
     x, out = addition_chain(n)
     nodes = len(backward(out))
     ok = x.grad is not None and float(x.grad) == 1.0
+    dx = f"{float(x.grad):g}"
     return DeepGraphResult(n, ok, nodes, n + 1, sys.getrecursionlimit(),
-                           f"backward through {nodes:,} nodes, dx = {float(x.grad):g}")
+                           L_("backward through {nodes} nodes, dx = {dx}", nodes=format_integer(nodes), dx=dx))
