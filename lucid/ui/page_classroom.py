@@ -63,9 +63,12 @@ def loss_curve(losses: list[float]) -> alt.TopLevelMixin:
     """The training loss per step as a line (what ``st.line_chart`` drew, with Classroom mode's fonts)."""
     import pandas as pd
 
+    from lucid.i18n import _
+
     frame = pd.DataFrame({"step": range(1, len(losses) + 1), "loss": losses})
-    line = alt.Chart(frame).mark_line().encode(x=alt.X("step:Q", title="step"), y=alt.Y("loss:Q", title="loss"),
-                                               tooltip=["step", alt.Tooltip("loss:Q", format=".4f")])
+    line = alt.Chart(frame).mark_line().encode(
+        x=alt.X("step:Q", title=_("step")), y=alt.Y("loss:Q", title=_("loss")),
+        tooltip=[alt.Tooltip("step:Q", title=_("step")), alt.Tooltip("loss:Q", title=_("loss"), format=".4f")])
     return chart(line.properties(height=260))
 
 
