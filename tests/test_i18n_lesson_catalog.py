@@ -41,3 +41,28 @@ def test_each_lesson_file_marks_its_text_for_translation():
 
 def test_every_marked_message_of_the_lesson_pages_has_a_korean_entry():
     assert missing_korean(LESSON_FILES) == []
+
+
+def test_the_op_registry_text_with_words_has_a_korean_entry():
+    """The Op reference shows the registry's formulas, rules and group names: text made in the engine, not in a
+    lesson file, so Babel cannot find it; ``registry_texts`` is the list it would have extracted."""
+    from lucid.lessons.op_reference import registry_texts
+
+    catalog = i18n.merged_catalog("ko")
+    texts = registry_texts()
+    assert "no gradient" in texts and "linear algebra" in texts and "out = a · b" not in texts
+    assert [t for t in texts if catalog.get(t) is None or not catalog.get(t).string] == []
+
+
+def test_the_op_reference_rows_read_in_korean_with_the_same_symbols():
+    from lucid.lessons.op_reference import reference_rows, translated_rows
+
+    with i18n.use_language("ko"):
+        korean = {row["op"]: row for row in translated_rows()}
+    english = {row["op"]: row for row in reference_rows()}
+    assert korean.keys() == english.keys()
+    assert korean["mul"]["forward"] == english["mul"]["forward"] == "out = a · b"  # pure notation stays
+    assert korean["eq"]["derivatives"] == "기울기 없음"
+    assert korean["max"]["derivatives"] == "∂out/∂aᵢ = 최댓값이면 1(같은 값이 여럿이면 나눠 가짐), 아니면 0"
+    assert all(k["symbol"] == english[op]["symbol"] and k["group"] == english[op]["group"]
+               for op, k in korean.items())
