@@ -62,10 +62,10 @@ columns = {  # the table's keys stay English (tests and code read them); the hea
     "op": st.column_config.TextColumn(_("op"), width=110),
     "symbol": st.column_config.TextColumn(_("symbol"), width=70),
     "forward": st.column_config.TextColumn(_("forward"), width=260),
-    "derivatives": st.column_config.TextColumn(_("derivatives"), width=420),
+    "derivatives": st.column_config.TextColumn(_("derivatives"), width=380),
     "gradcheck": st.column_config.TextColumn(_("gradcheck"), width=110),
     "samples": st.column_config.NumberColumn(_("samples"), width=70, help=_("sample calls checked")),
-    "max rel error": st.column_config.NumberColumn(_("max rel error"), format="%.1e", width=100,
+    "max rel error": st.column_config.NumberColumn(_("max rel error"), format="%.1e", width=110,
                                                    help=_("worst element over all samples and inputs")),
     "error": st.column_config.TextColumn(_("error"), width=200),
 }
