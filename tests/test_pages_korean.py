@@ -216,3 +216,11 @@ def test_train_in_korean_shows_the_same_losses_accuracies_and_graph_sizes():
     caption_ko, caption_en = ko.caption[0].value, en.caption[0].value
     assert caption_ko.startswith("**두 개의 반달**: 서로 맞물린 반원 두 개 위의 점 200개, 잡음 0.1.")
     assert numbers(caption_ko) == numbers(caption_en)
+
+
+def test_a_korean_page_wraps_between_words_and_an_english_page_is_left_alone():
+    def styles(at: AppTest) -> str:
+        return "\n".join(element.proto.body for element in at.get("html"))
+
+    assert "word-break: keep-all" in styles(open_page("broadcasting"))
+    assert "keep-all" not in styles(open_page("broadcasting", "en"))

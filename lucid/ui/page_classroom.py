@@ -27,6 +27,16 @@ html {{ font-size: {CLASSROOM_ROOT_PX}px; }}
 """
 
 
+KOREAN_LINE_BREAKS = """
+<style>
+[data-testid="stMarkdownContainer"] :is(p, li, h1, h2, h3), [data-testid="stCaptionContainer"] p {
+  word-break: keep-all; overflow-wrap: anywhere; }
+</style>
+"""
+"""Korean wraps between words, as Korean text is set: a browser's default breaks a Hangul word anywhere
+(합합니|다). ``overflow-wrap`` still breaks a word longer than its column rather than let it overflow."""
+
+
 def classroom_fonts(on: bool) -> dict[str, dict[str, int]]:
     """Vega-Lite ``config`` font sizes for a chart in Classroom mode (empty when it is off)."""
     if not on:
@@ -79,10 +89,17 @@ def classroom() -> bool:
 
 
 def apply_page_style() -> bool:
-    """Classroom mode's type on this page when it is on (call once, near the top); returns whether it is."""
+    """Classroom mode's type on this page when it is on (call once, near the top); returns whether it is.
+
+    A page read in Korean also gets Korean line breaking (``KOREAN_LINE_BREAKS``).
+    """
     import streamlit as st
+
+    from lucid.i18n import current_language
 
     on = classroom()
     if on:
         st.html(PAGE_CSS)
+    if current_language() == "ko":
+        st.html(KOREAN_LINE_BREAKS)
     return on
