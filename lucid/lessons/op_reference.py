@@ -131,10 +131,10 @@ def reference_rows(specs: Sequence[OpSpec] | None = None) -> list[dict[str, str]
              "derivatives": "\n".join(s.derivatives)} for s in specs]
 
 
-#: Words the registry's formulas use as notation (functions, Python's conditional, parameter names), not prose.
+#: Words the registry's formulas use as notation (functions and parameter names), not prose. Conditions
+#: (``1 if a > 0 else 0``, ``0 where b = 0``) count as prose: a Korean sentence orders them differently.
 NOTATION = frozenset({"out", "max", "min", "sign", "cos", "sin", "tanh", "ln", "log", "exp", "softmax", "log_softmax",
-                      "reshape", "shape", "slope", "low", "high", "cond", "zeros", "axis", "index", "logits", "if",
-                      "else", "where", "BCE"})
+                      "reshape", "shape", "slope", "low", "high", "cond", "zeros", "axis", "index", "logits", "BCE"})
 _WORD = re.compile(r"[A-Za-z_]{2,}")
 
 
