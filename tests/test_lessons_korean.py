@@ -36,7 +36,7 @@ def test_the_shape_cases_keep_their_english_key_and_show_korean():
         cases = shape_cases()
     bias = next(c for c in cases if c.example == "x + bias, x is (3, 4) and bias is (1, 4)")
     assert (bias.case, bias.shown) == ("브로드캐스팅 후 합", "x + bias, x는 (3, 4)이고 bias는 (1, 4)")
-    assert bias.rule == "편향 행이 3개 행으로 복사되었으므로 축 0에 대해 합합니다"
+    assert bias.rule == "편향 행이 행 3개로 복사되었으므로 축 0에 대해 합합니다"
     assert bias.summed_axes == (0,)
 
 

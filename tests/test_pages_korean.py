@@ -126,7 +126,7 @@ def test_pitfalls_in_korean_show_the_same_gradients_trajectories_and_sorts():
                                 "3 · 깊은 그래프에서 재귀로 위상 정렬하기"]
     assert widget_labels(ko)["pitfall_lr"] == "학습률" and widget_labels(ko)["pitfall_n"] == "사슬의 덧셈 개수 N"
     assert metrics(ko) == metrics(en) and [v for _, v in metrics(ko)] == ["3", "6"]
-    assert ko.dataframe[0].value.columns.tolist() == ["단계", "zero_grad 있는 w", "zero_grad 없는 w"]
+    assert ko.dataframe[0].value.columns.tolist() == ["단계", "w (zero_grad 사용)", "w (zero_grad 없음)"]
     assert ko.dataframe[0].value.to_numpy().tolist() == en.dataframe[0].value.to_numpy().tolist()
     assert [numbers(s.value) for s in ko.success] == [numbers(s.value) for s in en.success]
     assert [numbers(e.value) for e in ko.error] == [numbers(e.value) for e in en.error]
@@ -150,13 +150,13 @@ def test_broadcasting_in_korean_shows_the_same_arrays_and_sums():
     assert "`a` (3, 1) + `b` (4,) → 결과 (3, 4)" in shown
     assert ("축 [1]에 대해 합합니다(축 [1]: a에서 크기 1이었다가 늘어난 축). "
             "합한 축은 크기 1로 남고 결과 형상은 (3, 1)입니다.") in shown
-    assert [s.value for s in ko.success] == ["lucid의 역전파도 같은 grad a를 줍니다.",
-                                             "lucid의 역전파도 같은 grad b를 줍니다."]
+    assert [s.value for s in ko.success] == ["lucid의 역전파로 구한 grad a도 같습니다.",
+                                             "lucid의 역전파로 구한 grad b도 같습니다."]
     with use_language("ko"):  # AppTest formats the options of a select box in the test's own language
         ko.text_input(key="bc_shape_a").set_value("3, 2").run()
         ko.text_input(key="bc_shape_b").set_value("4").run()
     assert ko.error[0].value == ("형상 (3, 2), (4,): 브로드캐스팅되지 않습니다. "
-                                 "축 -1의 크기가 2, 4(어느 쪽도 1이 아님)입니다")
+                                 "축 -1의 크기가 2, 4이고 어느 쪽도 1이 아닙니다")
 
 
 def test_broadcasting_presets_are_shown_in_korean_and_still_set_the_shapes():
