@@ -66,20 +66,66 @@ def use_language(language: object) -> Iterator[str]:
 
 @functools.cache
 def translations(language: str):
-    """The compiled catalog of ``language``: the ``.po`` read and compiled to ``.mo`` in memory, once per process."""
+    """The compiled catalog of ``language``: every ``.po`` of its folder merged, compiled to ``.mo`` in memory, once.
+
+    ``lucid.po`` holds the Playground's messages, ``lessons.po`` the lesson pages' (kept apart so two people
+    can translate at once without editing one file); ``merged_catalog`` says how they are combined.
+    """
     from babel.messages.mofile import write_mo
-    from babel.messages.pofile import read_po
     from babel.support import NullTranslations, Translations
 
-    po = LOCALE_DIR / language / "LC_MESSAGES" / f"{DOMAIN}.po"
-    if language == DEFAULT_LANGUAGE or not po.is_file():
+    if language == DEFAULT_LANGUAGE:
         return NullTranslations()
-    with po.open("rb") as fh:
-        catalog = read_po(fh, locale=language, domain=DOMAIN)
+    catalog = merged_catalog(language)
+    if catalog is None:
+        return NullTranslations()
     buffer = io.BytesIO()
     write_mo(buffer, catalog, use_fuzzy=False)
     buffer.seek(0)
     return Translations(fp=buffer, domain=DOMAIN)
+
+
+def catalog_files(language: str, locale_dir: Path = LOCALE_DIR) -> list[Path]:
+    """The ``.po`` files of ``language``: ``lucid.po`` first, then the others by name."""
+    folder = locale_dir / language / "LC_MESSAGES"
+    files = sorted(folder.glob("*.po")) if folder.is_dir() else []
+    return sorted(files, key=lambda path: (path.stem != DOMAIN, path.name))
+
+
+def _usable(message) -> bool:
+    """Whether a catalog entry has a translation to use: every form non-empty and not fuzzy."""
+    strings = message.string if isinstance(message.string, tuple | list) else (message.string,)
+    return not message.fuzzy and all(strings)
+
+
+def merged_catalog(language: str, locale_dir: Path = LOCALE_DIR):
+    """One Babel catalog of every ``.po`` of ``language`` (None when it has none).
+
+    A message found in several files takes the first usable translation in ``catalog_files`` order
+    (``lucid.po`` first); an empty or fuzzy entry never hides a translation another file has.
+    """
+    from babel.messages.catalog import Catalog
+    from babel.messages.pofile import read_po
+
+    files = catalog_files(language, locale_dir)
+    if not files:
+        return None
+    merged: Catalog | None = None
+    for path in files:
+        with path.open("rb") as fh:
+            catalog = read_po(fh, locale=language, domain=DOMAIN)
+        if merged is None:
+            merged = catalog
+            continue
+        for message in catalog:
+            if not message.id:
+                continue
+            known = merged.get(message.id, context=message.context)
+            if known is None or (not _usable(known) and _usable(message)):
+                if known is not None:  # Catalog's item assignment would keep the old text: replace it whole
+                    merged.delete(message.id, context=message.context)
+                merged[message.id] = message
+    return merged
 
 
 def _(message: str) -> str:

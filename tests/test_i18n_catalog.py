@@ -19,7 +19,7 @@ from lucid import i18n
 from lucid.autograd import backward_trace
 from lucid.expr import run
 from lucid.i18n import KEYWORDS, LN_, _, ngettext, use_language
-from lucid.i18n_catalog import extract, load, untranslated
+from lucid.i18n_catalog import extract, untranslated
 from lucid.viz.explain import explain
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,7 +45,8 @@ def template():
 
 @pytest.fixture(scope="module")
 def korean():
-    return load("ko")
+    """Every Korean catalog merged (lucid.po: the Playground; lessons.po: the lesson pages), as the app reads them."""
+    return i18n.merged_catalog("ko")
 
 
 def test_the_extraction_finds_the_interface_explanations_errors_and_gallery(template):

@@ -83,7 +83,7 @@ def test_recursive_sort_fails_past_the_recursion_limit_and_reports_its_depth():
     limit = sys.getrecursionlimit()
     result = try_recursive_sort(limit + 500)
     assert not result.ok
-    assert result.message.startswith("RecursionError")
+    assert str(result.message).startswith("RecursionError")
     assert limit - 100 < result.depth_reached < limit
     assert result.recursion_limit == limit
     assert sys.getrecursionlimit() == limit  # the demo leaves the limit alone

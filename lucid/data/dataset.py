@@ -1,9 +1,16 @@
-"""The one shape every dataset comes in: features, 0/1 labels and a description."""
+"""The one shape every dataset comes in: features, 0/1 labels and a description.
+
+``name`` and ``feature_names`` are English keys (marked with ``N_``; a page shows them through ``_``);
+``description`` is a ``lucid.i18n.Message``, rendered in the reader's language, since a loaded dataset is
+shared by every session.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from lucid.i18n import Message
 
 
 @dataclass(frozen=True)
@@ -14,7 +21,7 @@ class Dataset:
     X: np.ndarray
     y: np.ndarray
     feature_names: tuple[str, ...]
-    description: str = ""
+    description: Message | str = ""
     sources: tuple[str, ...] = field(default=(), repr=False)
 
     @property

@@ -4,6 +4,9 @@ The Gradient check page shows this as a table for scalar inputs and as
 per-element error maps for tensor inputs. The check runs on copies of the
 program's input leaves through ``Program.function()``, so the program (which
 the page keeps between reruns) is never perturbed or given gradients.
+
+Messages for a person are written in the current language (``lucid.i18n``) when they are raised; a
+``ProgramCheck`` itself holds numbers and names only, so a check kept between reruns reads in any language.
 """
 from __future__ import annotations
 
@@ -14,8 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from lucid._tensor.tensor import Tensor
-from lucid.autograd.gradcheck import StopCheck, gradcheck, relative_error
+from lucid.autograd.gradcheck import GradcheckTimeLimit, StopCheck, gradcheck, relative_error
 from lucid.expr import ExprError, Program
+from lucid.i18n import N_, _, format_integer
 
 MAX_ELEMENTS = 4000  # 2 forward passes per input number: keep a check well under a second or two
 MAX_WORK = 400_000_000
@@ -27,7 +31,7 @@ TIME_LIMIT = 4.0
 """Seconds a check (or a whole eps sweep) may run before it is stopped with a message: the backstop for
 whatever the cost estimate misjudges, e.g. on a heavily loaded server."""
 EPS_SWEEP = tuple(10.0 ** -k for k in range(1, 13))
-NO_DEPENDENCE = ("The output does not depend on any input, so it has no gradient to check: no path from an input "
+NO_DEPENDENCE = N_("The output does not depend on any input, so it has no gradient to check: no path from an input "
                  "to the output carries one (const(...) and comparisons such as x > 1 block gradients, and "
                  "literals are constants).")
 
@@ -77,15 +81,16 @@ def input_names(program: Program) -> list[str]:
     """A label per input leaf: its variable name, or ``input #k`` for an unnamed literal."""
     names = []
     for k, leaf in enumerate(program.inputs, start=1):
-        names.append(leaf.name if leaf.name else f"input #{k}")
+        names.append(leaf.name if leaf.name else _("input #{k}").format(k=k))
     return names
 
 
 def nudge_failure(err: ExprError, eps: float) -> str:
     """Words for a re-run that failed because an input was nudged by ±eps (the program itself runs fine)."""
-    return (f"Nudging an input by ±{eps:.0e} makes the program fail (line {err.line}: {err.message}), so central "
-            "differences cannot be taken here: an input sits within eps of the edge of its function's domain. "
-            "Try a smaller eps or inputs further from the edge.")
+    return _("Nudging an input by ±{eps} makes the program fail (line {line}: {reason}), so central "
+             "differences cannot be taken here: an input sits within eps of the edge of its function's domain. "
+             "Try a smaller eps or inputs further from the edge.").format(eps=f"{eps:.0e}", line=err.line,
+                                                                           reason=err.message)
 
 
 def check_cost(program: Program) -> int:
@@ -97,17 +102,17 @@ def check_cost(program: Program) -> int:
 def refusal(program: Program) -> str | None:
     """Why ``program`` cannot be checked, in words (None when it can): checked before any re-run."""
     if not program.inputs:
-        return "The program has no inputs that require a gradient: nothing to check."
+        return _("The program has no inputs that require a gradient: nothing to check.")
     if not program.output.requires_grad:
-        return NO_DEPENDENCE
+        return _(NO_DEPENDENCE)
     total = sum(leaf.size for leaf in program.inputs)
     if total > MAX_ELEMENTS:
-        return (f"The inputs have {total:,} numbers in all; a numerical check is limited to {MAX_ELEMENTS:,} "
-                "(two re-runs of the program each).")
+        return _("The inputs have {total} numbers in all; a numerical check is limited to {most} (two re-runs of "
+                 "the program each).").format(total=format_integer(total), most=format_integer(MAX_ELEMENTS))
     if check_cost(program) > MAX_WORK:
-        return (f"Re-running this program ({program.graph_nodes:,} operations and values) twice for each of its "
-                f"{total:,} input numbers would take too long on a shared server: try fewer input numbers or "
-                "fewer operations.")
+        return _("Re-running this program ({nodes} operations and values) twice for each of its {total} input "
+                 "numbers would take too long on a shared server: try fewer input numbers or fewer "
+                 "operations.").format(nodes=format_integer(program.graph_nodes), total=format_integer(total))
     return None
 
 
@@ -127,7 +132,7 @@ def check_program(program: Program, eps: float = 1e-6, seed: int = 0, *, should_
     if reason is not None:
         raise ValueError(reason)
     if not 0.0 < eps < 1.0:
-        raise ValueError("eps must lie between 0 and 1")
+        raise ValueError(_("eps must lie between 0 and 1"))
     copies = [Tensor(np.array(leaf.data, dtype=np.float64), requires_grad=True, name=leaf.name)
               for leaf in program.inputs]
     scalar_output = program.output.ndim == 0
@@ -139,6 +144,10 @@ def check_program(program: Program, eps: float = 1e-6, seed: int = 0, *, should_
                                batched=program.batched_function, rows_per_pass=program.batch_rows)
     except ExprError as err:  # a nudged input left the function's domain (log of a negative number ...)
         raise ValueError(nudge_failure(err, eps)) from None
+    except GradcheckTimeLimit:  # the engine's words are English: say it again in the reader's language
+        raise GradcheckTimeLimit(_("The finite differences were stopped at their time limit: re-running this "
+                                   "program twice for every input number is too slow for a shared server. Try "
+                                   "fewer input numbers or fewer operations.")) from None
     names = input_names(program)
     variables = [VariableCheck(names[r.index], r.analytic, r.numerical, relative_error(r.analytic, r.numerical),
                                r.ok) for r in report.inputs]

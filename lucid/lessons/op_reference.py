@@ -4,9 +4,14 @@
 (float64 central differences, random non-ones upstream gradient); the Op
 reference page and ``tests/test_lessons_op_reference.py`` both call it, so what
 the page shows as ✓ is exactly what the test asserts.
+
+The registry's text (formulas, derivative rules, group names) is English where it has words. ``reference_rows``
+gives it as registered; ``translated_rows`` gives it in the current language: each text with words is a
+message of the Korean catalog (``lessons.po``), and ``registry_texts`` lists what needs one (a test checks it).
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +22,7 @@ import lucid
 from lucid._backend.core import REGISTRY, OpSpec, Sample
 from lucid._tensor.tensor import Tensor
 from lucid.autograd.gradcheck import gradcheck
+from lucid.i18n import N_, _
 
 
 def op_function(name: str) -> Callable[..., Tensor]:
@@ -79,9 +85,10 @@ class OpCheck:
 
     @property
     def status(self) -> str:
+        """The gradcheck verdict as a key (English, starting with ✓, ✗ or —); show it through ``_``."""
         if self.ok is None:
-            return "— no gradient"
-        return "✓ passes" if self.ok else "✗ FAILS"
+            return N_("— no gradient")
+        return N_("✓ passes") if self.ok else N_("✗ FAILS")
 
 
 def check_samples(name: str, fn: Callable[..., Tensor], samples: Sequence[Sample], seed: int = 0) -> OpCheck:
@@ -122,3 +129,31 @@ def reference_rows(specs: Sequence[OpSpec] | None = None) -> list[dict[str, str]
     specs.sort(key=lambda s: (s.group, s.name))
     return [{"op": s.name, "symbol": s.symbol, "group": s.group, "forward": s.formula,
              "derivatives": "\n".join(s.derivatives)} for s in specs]
+
+
+#: Words the registry's formulas use as notation (functions and parameter names), not prose. Conditions
+#: (``1 if a > 0 else 0``, ``0 where b = 0``) count as prose: a Korean sentence orders them differently.
+NOTATION = frozenset({"out", "max", "min", "sign", "cos", "sin", "tanh", "ln", "log", "exp", "softmax", "log_softmax",
+                      "reshape", "shape", "slope", "low", "high", "cond", "zeros", "axis", "index", "logits", "BCE"})
+_WORD = re.compile(r"[A-Za-z_]{2,}")
+
+
+def has_prose(text: str) -> bool:
+    """Whether a registry text has words a reader must understand (not just symbols and notation)."""
+    return any(word not in NOTATION for word in _WORD.findall(text))
+
+
+def registry_texts(specs: Sequence[OpSpec] | None = None) -> list[str]:
+    """Every group name, formula and derivative rule of the registry that has prose: each needs a translation."""
+    specs = list(REGISTRY.values()) if specs is None else list(specs)
+    texts = [s.group for s in specs] + [t for s in specs for t in (s.formula, *s.derivatives) if has_prose(t)]
+    return list(dict.fromkeys(texts))
+
+
+def translated_rows(specs: Sequence[OpSpec] | None = None) -> list[dict[str, str]]:
+    """``reference_rows`` with the formulas and rules in the current language (``group`` stays the English key)."""
+    rows = reference_rows(specs)
+    for row in rows:
+        row["forward"] = _(row["forward"]) if has_prose(row["forward"]) else row["forward"]
+        row["derivatives"] = "\n".join(_(t) if has_prose(t) else t for t in row["derivatives"].split("\n"))
+    return rows

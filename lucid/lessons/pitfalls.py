@@ -20,6 +20,7 @@ from lucid._backend.grad_mode import no_grad
 from lucid._tensor.tensor import Tensor
 from lucid.autograd.backward import backward, topological_order
 from lucid.autograd.trace import Trace, backward_trace
+from lucid.i18n import L_, Message, format_integer
 from lucid.viz.explain import explain
 
 
@@ -155,7 +156,8 @@ class DeepGraphResult:
     """What happened to one way of sorting an ``n``-deep chain.
 
     ``nodes`` counts every tensor of the graph (each ``+ 1.0`` adds a constant
-    leaf too); ``depth_reached`` counts levels along the chain.
+    leaf too); ``depth_reached`` counts levels along the chain. ``message`` is a ``Message`` (rendered in
+    the reader's language where it is shown): a result is cached and shared by every session.
     """
 
     n: int
@@ -163,7 +165,7 @@ class DeepGraphResult:
     nodes: int
     depth_reached: int
     recursion_limit: int
-    message: str
+    message: Message
 
 
 def try_recursive_sort(n: int) -> DeepGraphResult:
@@ -183,8 +185,13 @@ def try_recursive_sort(n: int) -> DeepGraphResult:
     try:
         order = recursive_topological_order(out, note)
     except RecursionError as err:
-        return DeepGraphResult(n, False, 0, deepest[0], limit, f"RecursionError: {err}")
-    return DeepGraphResult(n, True, len(order), deepest[0], limit, f"sorted {len(order):,} nodes")
+        # Python's own words for the usual case are translated; anything else is shown as Python said it.
+        message = (L_("RecursionError: maximum recursion depth exceeded")
+                   if str(err).startswith("maximum recursion depth exceeded")
+                   else L_("RecursionError: {error}", error=str(err)))
+        return DeepGraphResult(n, False, 0, deepest[0], limit, message)
+    return DeepGraphResult(n, True, len(order), deepest[0], limit,
+                           L_("sorted {nodes} nodes", nodes=format_integer(len(order))))
 
 
 def try_lucid_backward(n: int) -> DeepGraphResult:
@@ -192,5 +199,6 @@ def try_lucid_backward(n: int) -> DeepGraphResult:
     x, out = addition_chain(n)
     nodes = len(backward(out))
     ok = x.grad is not None and float(x.grad) == 1.0
+    dx = f"{float(x.grad):g}"
     return DeepGraphResult(n, ok, nodes, n + 1, sys.getrecursionlimit(),
-                           f"backward through {nodes:,} nodes, dx = {float(x.grad):g}")
+                           L_("backward through {nodes} nodes, dx = {dx}", nodes=format_integer(nodes), dx=dx))

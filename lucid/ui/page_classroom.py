@@ -27,6 +27,16 @@ html {{ font-size: {CLASSROOM_ROOT_PX}px; }}
 """
 
 
+KOREAN_LINE_BREAKS = """
+<style>
+[data-testid="stMarkdownContainer"] :is(p, li, h1, h2, h3), [data-testid="stCaptionContainer"] p {
+  word-break: keep-all; overflow-wrap: anywhere; }
+</style>
+"""
+"""Korean wraps between words, as Korean text is set: a browser's default breaks a Hangul word anywhere
+(합합니|다). ``overflow-wrap`` still breaks a word longer than its column rather than let it overflow."""
+
+
 def classroom_fonts(on: bool) -> dict[str, dict[str, int]]:
     """Vega-Lite ``config`` font sizes for a chart in Classroom mode (empty when it is off)."""
     if not on:
@@ -63,9 +73,12 @@ def loss_curve(losses: list[float]) -> alt.TopLevelMixin:
     """The training loss per step as a line (what ``st.line_chart`` drew, with Classroom mode's fonts)."""
     import pandas as pd
 
+    from lucid.i18n import _
+
     frame = pd.DataFrame({"step": range(1, len(losses) + 1), "loss": losses})
-    line = alt.Chart(frame).mark_line().encode(x=alt.X("step:Q", title="step"), y=alt.Y("loss:Q", title="loss"),
-                                               tooltip=["step", alt.Tooltip("loss:Q", format=".4f")])
+    line = alt.Chart(frame).mark_line().encode(
+        x=alt.X("step:Q", title=_("step")), y=alt.Y("loss:Q", title=_("loss")),
+        tooltip=[alt.Tooltip("step:Q", title=_("step")), alt.Tooltip("loss:Q", title=_("loss"), format=".4f")])
     return chart(line.properties(height=260))
 
 
@@ -76,10 +89,17 @@ def classroom() -> bool:
 
 
 def apply_page_style() -> bool:
-    """Classroom mode's type on this page when it is on (call once, near the top); returns whether it is."""
+    """Classroom mode's type on this page when it is on (call once, near the top); returns whether it is.
+
+    A page read in Korean also gets Korean line breaking (``KOREAN_LINE_BREAKS``).
+    """
     import streamlit as st
+
+    from lucid.i18n import current_language
 
     on = classroom()
     if on:
         st.html(PAGE_CSS)
+    if current_language() == "ko":
+        st.html(KOREAN_LINE_BREAKS)
     return on
