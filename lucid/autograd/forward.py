@@ -50,8 +50,12 @@ def push_tangents(order: Sequence[Tensor], tangents: dict[int, Tensor], create_g
 
 
 def _leaves(inputs: Any) -> tuple[list[Tensor], bool]:
-    """Fresh differentiable leaves holding the inputs' values, and whether one input was given alone."""
-    single = not isinstance(inputs, list | tuple)
+    """Fresh differentiable leaves holding the inputs' values, and whether one input was given alone.
+
+    A tuple holds several inputs; anything else (a Tensor, an array, a number, a list of numbers)
+    is one input, as in ``jvp(f, [1.0, 2.0], [1.0, 0.0])``.
+    """
+    single = not isinstance(inputs, tuple)
     items = [inputs] if single else list(inputs)
     leaves = [Tensor(np.array(x.data if isinstance(x, Tensor) else x, dtype=np.float64), requires_grad=True,
                      name=x.name if isinstance(x, Tensor) else None) for x in items]
@@ -78,8 +82,9 @@ def _run(func: Callable[..., Any], leaves: list[Tensor]) -> tuple[list[Tensor], 
 def jvp(func: Callable[..., Any], inputs: Any, tangents: Any, create_graph: bool = False) -> tuple[Any, Any]:
     """``(func(*inputs), J · tangents)`` by forward mode: one pass pushing the tangents forward.
 
-    ``inputs`` and ``tangents`` are one value or matching sequences (Tensors, arrays or numbers);
-    the results mirror ``func``'s (one Tensor, or a tuple). The outputs come back detached.
+    ``inputs`` and ``tangents`` are one value each (a Tensor, an array, a number or a list of numbers)
+    or matching tuples; the results mirror ``func``'s (one Tensor, or a tuple). The outputs come
+    back detached.
     """
     leaves, single_in = _leaves(inputs)
     directions = [tangents] if single_in else list(tangents)
