@@ -89,6 +89,9 @@ class operation:
     _result: Any = None  # weak reference(s) to the result(s)
     _locals: Callable[[], Sequence[np.ndarray | None]] | None = None
     params: Mapping[str, Any] = MappingProxyType({})  # read-only default: an op without parameters
+    # the forward node whose gradient this call helps compute, when a recorded backward pass made it
+    # (``grad(..., create_graph=True)``): drawings show such nodes as the backward pass
+    differentiates: Tensor | None = None
 
     def __init__(self, **params: Any) -> None:
         self.params = params

@@ -99,13 +99,33 @@ def _array_pass(order: list[Tensor], outputs: list[Tensor], seeds: list[np.ndarr
     return grads
 
 
+def _mark(made: Tensor, known: set[int], forward: Tensor) -> None:
+    """Mark the ops that made ``made`` and are new (not in ``known``) as part of ``forward``'s backward."""
+    stack = [made]
+    while stack:
+        t = stack.pop()
+        if id(t) in known:
+            continue
+        known.add(id(t))
+        if t._op is not None:
+            if t._op.differentiates is None:
+                t._op.differentiates = forward
+            stack.extend(t._prev)
+
+
 def _graph_pass(order: list[Tensor], outputs: list[Tensor], seeds: list[Tensor],
                 needed: set[int]) -> dict[int, Tensor]:
-    """Each op's ``vjp`` rule, in reverse order, recorded as graph nodes (grad mode on)."""
+    """Each op's ``vjp`` rule, in reverse order, recorded as graph nodes (grad mode on).
+
+    Every op call a rule makes is marked with the forward node it differentiates
+    (``operation.differentiates``), so a drawing can show the backward pass as such.
+    """
     grads: dict[int, Tensor] = {}
+    known = {id(t) for t in order} | {id(s) for s in seeds}
     with enable_grad():
         for out, seed in zip(outputs, seeds):
             grads[id(out)] = seed if id(out) not in grads else grads[id(out)] + seed
+            _mark(grads[id(out)], known, out)
         for node in reversed(order):
             g = grads.get(id(node))
             if g is None or node._op is None:
@@ -116,6 +136,7 @@ def _graph_pass(order: list[Tensor], outputs: list[Tensor], seeds: list[Tensor],
                 part = sum_to(part, parent.shape)
                 key = id(parent)
                 grads[key] = part if key not in grads else grads[key] + part
+                _mark(grads[key], known, node)
     return grads
 
 
@@ -165,3 +186,11 @@ def backward_with_graph(root: Tensor, seed: Any = None) -> None:
                 target.grad = g
             else:
                 target.grad = (current if isinstance(current, Tensor) else Tensor(current)) + g
+
+
+def gradient_value(y: Tensor, x: Tensor) -> Tensor:
+    """``grad(y, x)`` of the expression language: ∂(Σ y)/∂x as a graph node (zeros when y does not
+    depend on x), so a program can use it (``penalty = sum(g * g)``) and differentiate it again."""
+    if not y.requires_grad:
+        return Tensor(np.zeros(x.shape, dtype=_grad_dtype(x)))
+    return grad(y, x, create_graph=True)[0]

@@ -42,8 +42,12 @@ from lucid.viz.layout_cost import LAYOUT_BUDGET
 from lucid.viz.numbers import has_nonfinite, shape_text
 from lucid.viz.opinfo import spec_of
 from lucid.viz.state import FrameState, edge_steps, frame_state, grads_over_trace, validate_step
-from lucid.viz.structure import GraphModel, build_model, model_cost
+from lucid.viz.structure import GraphModel, build_model, is_derivative, model_cost
 from lucid.viz.style import (
+    DERIVATIVE_CLUSTER,
+    DERIVATIVE_CLUSTER_ATTRS,
+    DERIVATIVE_OP_STYLE,
+    DERIVATIVE_STYLE,
     EDGE_ATTRS,
     EDGE_NOTE_COLOURS,
     EDGE_STYLE,
@@ -120,9 +124,8 @@ def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = N
     options = LabelOptions(show_values, show_grads, show_shapes, grids=not model.large)
     g = graphviz.Digraph("lucid", graph_attr={**GRAPH_ATTRS, "rankdir": direction},
                          node_attr=NODE_ATTRS, edge_attr=EDGE_ATTRS)
-    clusters = [graphviz.Digraph(name=f"cluster_{i}", graph_attr={
-        "label": f"<{html_text(shorten(prefix, 24))}>", "style": "rounded,dashed", "color": "#9A9A9A",
-        "fontcolor": "#555555", "id": f"cluster{i}", "class": "prefix"}) for i, prefix in enumerate(model.clusters)]
+    clusters = [graphviz.Digraph(name=f"cluster_{i}", graph_attr=_cluster_attrs(i, prefix))
+                for i, prefix in enumerate(model.clusters)]
     _add_nodes(g, clusters, model, state, options, trace, node_cache)
     for c in clusters:
         g.subgraph(c)
@@ -133,6 +136,22 @@ def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = N
         add_legend(box, "legend")
         g.subgraph(box)
     return g
+
+
+def _cluster_attrs(i: int, prefix: str) -> dict[str, str]:
+    """A name-prefix cluster (dashed grey), or the recorded backward pass's cluster (purple, filled)."""
+    if prefix == DERIVATIVE_CLUSTER:
+        return {"label": f"<{html_text(prefix)}>", "id": f"cluster{i}", **DERIVATIVE_CLUSTER_ATTRS}
+    return {"label": f"<{html_text(shorten(prefix, 24))}>", "style": "rounded,dashed", "color": "#9A9A9A",
+            "fontcolor": "#555555", "id": f"cluster{i}", "class": "prefix"}
+
+
+def _backward_note(t: Tensor) -> str:
+    """Tooltip text for a node of a recorded backward pass: which forward node it differentiates."""
+    forward = t._op.differentiates
+    op = forward._op
+    what = forward.name or (op.describe() if op is not None else "an input")
+    return f" (backward pass: part of the gradient through {shorten(what, 40)})"
 
 
 def _collapsed(root: Tensor, trace: Trace | None, step: int | None, expanded: Iterable[str],
@@ -165,13 +184,18 @@ def _add_nodes(g: graphviz.Digraph, clusters: list[graphviz.Digraph], model: Gra
         op = ops.get(k)
         if op is not None:
             op_state = state.op_state.get(k)
-            classes = ["op"] + ([op_state] if op_state else []) + (["chain"] if op.is_chain else [])
-            attrs = {**KIND_STYLE["op"], **OP_STATE_STYLE.get(op_state or "", {})}
+            derivative = is_derivative(t)
+            classes = ["op"] + ([op_state] if op_state else []) + (["chain"] if op.is_chain else []) + \
+                (["derivative"] if derivative else [])
+            attrs = {**KIND_STYLE["op"], **(DERIVATIVE_OP_STYLE if derivative else {}),
+                     **OP_STATE_STYLE.get(op_state or "", {})}
             if current_chain == k:
                 classes.append("current")
                 attrs.update(PROGRESS_STYLE["current"])
             spec = spec_of(t)
             tip = spec.formula if spec is not None and not op.is_chain else op.text
+            if derivative:
+                tip += _backward_note(t)
             target.node(op.id, label=op_html(op.text), id=op.id, _attributes={"class": " ".join(classes)},
                         tooltip=attribute_text(shorten(tip, 200)), **attrs)
         grads = all_grads.get(k, [])
@@ -185,6 +209,9 @@ def _add_nodes(g: graphviz.Digraph, clusters: list[graphviz.Digraph], model: Gra
                              status_words=state.traced)
         classes = [node.kind]
         attrs = dict(KIND_STYLE[node.kind])
+        if is_derivative(t):
+            classes.append("derivative")
+            attrs.update(DERIVATIVE_STYLE)
         if state.traced:
             progress = state.progress[k]
             classes.append(progress)
