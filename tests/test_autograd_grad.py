@@ -44,6 +44,13 @@ def test_grad_refuses_an_output_that_does_not_require_grad():
         grad(Tensor([1.0]).sum(), Tensor([1.0]))
 
 
+def test_grad_refuses_an_input_whose_gradient_is_not_tracked():
+    w = Tensor([2.0], requires_grad=True)
+    x = Tensor([3.0])  # a constant: ∂(x·w)/∂x = w is real, but the graph did not record it
+    with pytest.raises(RuntimeError, match="input 1 does not require grad"):
+        grad((x * w).sum(), [w, x])
+
+
 def test_create_graph_records_the_gradient_as_graph_nodes():
     x = Tensor([0.5, -1.0], requires_grad=True)
     (g,) = grad((x ** 3).sum(), x, create_graph=True)

@@ -155,6 +155,9 @@ def grad(outputs: Tensors, inputs: Tensors, grad_outputs: Any = None,
     for out in outs:
         if not out.requires_grad:
             raise RuntimeError("grad() needs outputs that require grad (no input of this expression requires grad)")
+    for k, t in enumerate(ins):
+        if not t.requires_grad:  # its derivative is not tracked: zeros would be a wrong answer, not a missing one
+            raise RuntimeError(f"grad(): input {k} does not require grad, so no gradient is tracked for it")
     seeds = _seeds(outs, grad_outputs, create_graph)
     order = graph_order(outs)
     needed = depends_on(order, ins)
