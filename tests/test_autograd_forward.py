@@ -137,3 +137,26 @@ def test_forward_over_reverse_gives_the_same_hessian_vector_product():
     _, forward_over_reverse = jvp(gradient, x, v)
     _, reverse_over_reverse = hvp(f, x, v)
     np.testing.assert_allclose(forward_over_reverse.data, reverse_over_reverse.data, rtol=1e-13)
+
+
+def test_forward_over_forward_gives_the_second_directional_derivative():
+    # f(x) = Σ sin(x)·x; along v the second directional derivative is Σ v² (2cos x − x sin x)
+    x, v = np.array([0.3, -1.2]), np.array([1.5, -0.5])
+
+    def along_v(t):
+        _, tangent = jvp(lambda s: (lucid.sin(s) * s).sum(), t, v, create_graph=True)
+        return tangent
+
+    _, second = jvp(along_v, x, v)
+    np.testing.assert_allclose(second.data, np.sum(v * v * (2 * np.cos(x) - x * np.sin(x))), rtol=1e-14)
+
+
+def test_reverse_over_forward_gives_a_hessian_vector_product():
+    x, v = np.array([0.3, -1.2, 0.7]), np.array([1.0, 2.0, -1.0])
+
+    def f(t):
+        return (lucid.exp(t) * t[::-1]).sum()
+
+    _, hv = vjp(lambda t: jvp(f, t, v, create_graph=True)[1], x, create_graph=False)
+    _, expected = hvp(f, x, v)
+    np.testing.assert_allclose(hv.data, expected.data, rtol=1e-13)

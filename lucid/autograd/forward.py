@@ -49,15 +49,18 @@ def push_tangents(order: Sequence[Tensor], tangents: dict[int, Tensor], create_g
     return tangents
 
 
-def _leaves(inputs: Any) -> tuple[list[Tensor], bool]:
+def _leaves(inputs: Any, keep: bool = False) -> tuple[list[Tensor], bool]:
     """Fresh differentiable leaves holding the inputs' values, and whether one input was given alone.
 
     A tuple holds several inputs; anything else (a Tensor, an array, a number, a list of numbers)
-    is one input, as in ``jvp(f, [1.0, 2.0], [1.0, 0.0])``.
+    is one input, as in ``jvp(f, [1.0, 2.0], [1.0, 0.0])``. With ``keep`` (``create_graph``) a
+    Tensor that requires grad is used itself, so the results stay connected to the caller's graph
+    (``jvp`` or ``vjp`` nested inside another derivative).
     """
     single = not isinstance(inputs, tuple)
     items = [inputs] if single else list(inputs)
-    leaves = [Tensor(np.array(x.data if isinstance(x, Tensor) else x, dtype=np.float64), requires_grad=True,
+    leaves = [x if keep and isinstance(x, Tensor) and x.requires_grad else
+              Tensor(np.array(x.data if isinstance(x, Tensor) else x, dtype=np.float64), requires_grad=True,
                      name=x.name if isinstance(x, Tensor) else None) for x in items]
     return leaves, single
 
@@ -86,7 +89,7 @@ def jvp(func: Callable[..., Any], inputs: Any, tangents: Any, create_graph: bool
     or matching tuples; the results mirror ``func``'s (one Tensor, or a tuple). The outputs come
     back detached.
     """
-    leaves, single_in = _leaves(inputs)
+    leaves, single_in = _leaves(inputs, keep=create_graph)
     directions = [tangents] if single_in else list(tangents)
     if len(directions) != len(leaves):
         raise ValueError(f"got {len(directions)} tangents for {len(leaves)} inputs")
@@ -109,7 +112,7 @@ def jvp(func: Callable[..., Any], inputs: Any, tangents: Any, create_graph: bool
 def vjp(func: Callable[..., Any], inputs: Any, cotangents: Any = None,
         create_graph: bool = False) -> tuple[Any, Any]:
     """``(func(*inputs), cotangents · J)`` by reverse mode (the gradient of ``Σ out · cotangents``)."""
-    leaves, single_in = _leaves(inputs)
+    leaves, single_in = _leaves(inputs, keep=create_graph)
     outputs, single_out = _run(func, leaves)
     grads = grad(outputs, leaves, cotangents, create_graph=create_graph)
     values = [o if create_graph else o.detach() for o in outputs]
