@@ -81,3 +81,11 @@ def test_the_derivative_nodes_are_drawn_as_the_backward_pass():
     assert source.count("derivative") >= 4  # the cluster and its nodes
     plain = to_dot(run("x = [1.0, 2.0]\nsum(x * x)").output).source
     assert "derivative" not in plain
+
+
+def test_the_gradient_of_matrix_products_is_charged_for_its_products():
+    program = run("A = randn(20, 20)\ny = sum(A @ A)\ng = grad(y, A)")
+    assert program._plan.matmul_work == 3 * 20 ** 3  # the product, and the two of its backward
+    with pytest.raises(ExprError) as info:
+        run("A = randn(200, 200)\ny = sum(A @ A @ A @ A @ A)\ng = grad(y, A)")
+    assert info.value.kind == "limit" and "multiply-adds" in str(info.value)

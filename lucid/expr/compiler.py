@@ -383,12 +383,16 @@ class Compiler:
                              f"{label}: x must have a gradient: a leaf such as w = [0.5, -1.0] or a value "
                              "computed from one, not a constant", "argument")
         plan, limits = self.plan, self.limits
-        growth = (plan.graph_nodes, plan.total_elements, plan.trace_elements)
+        growth = (plan.graph_nodes, plan.total_elements, plan.trace_elements, plan.matmul_work)
         value = self.apply(spec, node, values, {}, label)
         plan.uses_grad = True
         plan.graph_nodes += GRAD_GROWTH * growth[0]
         plan.total_elements += GRAD_GROWTH * growth[1]
         plan.trace_elements += GRAD_GROWTH * growth[2]
+        plan.matmul_work += 2 * growth[3]  # the backward of a matrix product is two products of its size
+        if plan.matmul_work > limits.max_matmul_work:
+            raise self.error(node, f"{label}: the gradient's matrix products would need more than "
+                             f"{limits.max_matmul_work:,} multiply-adds", "limit")
         if plan.graph_nodes > limits.max_graph_nodes:
             raise self.error(node, f"{label}: the gradient's own graph would take the program past "
                              f"{limits.max_graph_nodes:,} nodes", "limit")
