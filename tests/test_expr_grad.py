@@ -89,3 +89,11 @@ def test_the_gradient_of_matrix_products_is_charged_for_its_products():
     with pytest.raises(ExprError) as info:
         run("A = randn(200, 200)\ny = sum(A @ A @ A @ A @ A)\ng = grad(y, A)")
     assert info.value.kind == "limit" and "multiply-adds" in str(info.value)
+
+
+def test_a_rerun_with_constant_inputs_gives_the_same_values():
+    # finite differences re-run a program with plain tensors: grad(loss, w) must still be ∂loss/∂w there
+    program = run(PENALTY)
+    with lucid.no_grad():
+        again = program.function()(*[lucid.Tensor(t.data.copy()) for t in program.inputs])
+    assert again.data == program.output.data

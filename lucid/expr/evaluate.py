@@ -77,6 +77,8 @@ def execute(plan: Plan, inputs: Sequence[Tensor], name_inputs: bool = True) -> t
     change the caller's objects); tensors made by the run are always named.
     """
     keep = set() if name_inputs else {id(t) for t in inputs}
+    if plan.uses_grad:  # grad(y, x) is a function of x's values: a constant standing for an input still moves it
+        inputs = [t if t.requires_grad else Tensor(t.data, requires_grad=True) for t in inputs]
     values: list[Tensor | None] = [None] * len(plan.instrs)
     variables: dict[str, Tensor] = {}
     leaves = iter(inputs)
