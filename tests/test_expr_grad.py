@@ -97,3 +97,13 @@ def test_a_rerun_with_constant_inputs_gives_the_same_values():
     with lucid.no_grad():
         again = program.function()(*[lucid.Tensor(t.data.copy()) for t in program.inputs])
     assert again.data == program.output.data
+
+
+def test_finite_differences_of_an_input_used_after_grad_are_right():
+    program = run(PENALTY + "c = 1.5\nout = penalty * c\n")
+    c = program.variables["c"]
+    assert program.batched_function(next(i for i, t in enumerate(program.inputs) if t is c)) is None
+    from lucid.ui.inputs_table import input_rows
+    rows = {r.name: r for r in input_rows(PENALTY + "c = 1.5\nout = penalty * c\n", 0)}
+    np.testing.assert_allclose(rows["c"].numerical, program.variables["penalty"].data, rtol=1e-8)
+    assert all(r.max_rel_error < 1e-6 for r in rows.values())
