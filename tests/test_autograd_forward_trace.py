@@ -93,3 +93,20 @@ def test_the_playground_panel_steps_a_tangent_forward():
     assert arithmetic == f"ḟ = Σ pushed forward on tangent(t2) = [     0 {expected}      0] → {expected}"
     captions = " ".join(c.value for c in at.caption)
     assert "3 forward passes or 1 backward pass" in captions
+
+
+def test_every_op_that_is_not_elementwise_has_its_forward_rule_in_words():
+    import lucid
+    from lucid.viz.forward_explain import ELEMENTWISE_GROUPS, FORWARD_RULES
+
+    other = {n for n, spec in lucid.REGISTRY.items()
+             if spec.samples is not None and spec.group not in ELEMENTWISE_GROUPS}
+    assert other == set(FORWARD_RULES)
+
+
+def test_a_matrix_product_step_names_its_forward_rule():
+    program = run("A = [[1.0, 2.0], [0.5, -1.0]]\nv = [0.3, 0.7]\nout = sum(A @ v)")
+    trace = forward_trace(program.output, {program.variables["A"]: np.array([[1.0, 0.0], [0.0, 0.0]])})
+    text = ForwardExplainer(trace).step_text(1)
+    assert "tangent(t2) = ȧ @ b + a @ ḃ." in " ".join(text.lines)
+    np.testing.assert_allclose(trace.output_tangent, 0.3)  # only A[0, 0] moves, times v[0]

@@ -19,6 +19,26 @@ from lucid.viz.opinfo import spec_of
 
 ELEMENTWISE_GROUPS = ("arithmetic", "elementwise", "activation")
 
+#: The forward rule (jvp) of each op that is not elementwise, in the notation of the explanations:
+#: ``ȧ`` is the input's tangent, ``out`` the op's result.
+FORWARD_RULES = {
+    "matmul": "ȧ @ b + a @ ḃ",
+    "sum": "Σ ȧ over the axis", "mean": "the mean of ȧ over the axis",
+    "max": "ȧ at the largest element (split evenly on ties)", "min": "ȧ at the smallest element (split on ties)",
+    "var": "Σ 2(a − ā)/N · ȧ over the axis", "logsumexp": "Σ softmax(a) · ȧ over the axis",
+    "softmax": "out ⊙ (ȧ − Σ out · ȧ)", "log_softmax": "ȧ − Σ softmax(a) · ȧ",
+    "reshape": "ȧ reshaped the same way", "transpose": "ȧ with the same axes permuted",
+    "swapaxes": "ȧ with the same axes swapped", "squeeze": "ȧ without the same axes",
+    "unsqueeze": "ȧ with the same new axis", "broadcast_to": "ȧ copied the same way",
+    "concatenate": "the inputs' tangents joined the same way (0 for an input that does not move)",
+    "stack": "the inputs' tangents stacked the same way (0 for an input that does not move)",
+    "getitem": "ȧ at the same index",
+    "mse_loss": "Σ 2(p − y)/N · (ṗ − ẏ)",
+    "binary_cross_entropy": "Σ (p − y)/(p(1 − p)N) · ṗ + Σ (ln(1 − p) − ln p)/N · ẏ",
+    "binary_cross_entropy_with_logits": "Σ (σ(z) − t)/N · ż − Σ z/N · ṫ",
+    "cross_entropy": "Σ (softmax(z) − onehot(t))/N · ż",
+}
+
 
 def dotted(name: str) -> str:
     """``ẋ`` for a one-letter name, ``tangent(name)`` for any other (a dot over ``loss`` reads badly)."""
@@ -93,9 +113,10 @@ class ForwardExplainer:
             symbol = op.describe()
             moving = [f"{dotted(n)} = {_numbers(t)}" for n, t in zip(inputs, step.input_tangents) if t is not None]
             arithmetic = f"{dotted(out)} = {symbol} pushed forward on {', '.join(moving)} → {_numbers(step.tangent)}"
+            rule = FORWARD_RULES.get(spec.name) if spec is not None else None
             lines.append(f"Tangent rule: {symbol} is not elementwise, so its forward rule (jvp) applies its "
-                         "local derivatives to the inputs' tangents as a whole (the same rule as its backward "
-                         "pass, run in the forward direction).")
+                         "local derivatives to the inputs' tangents as a whole"
+                         + (f": {dotted(out)} = {rule}." if rule else "."))
         if spec is not None and spec.derivatives:
             lines.append(f"Local derivatives (the rule of {spec.symbol}): " + "; ".join(spec.derivatives) + ".")
         still = [n for n, t in zip(inputs, step.input_tangents) if t is None]
