@@ -110,3 +110,17 @@ def test_a_matrix_product_step_names_its_forward_rule():
     text = ForwardExplainer(trace).step_text(1)
     assert "tangent(t2) = ȧ @ b + a @ ḃ." in " ".join(text.lines)
     np.testing.assert_allclose(trace.output_tangent, 0.3)  # only A[0, 0] moves, times v[0]
+
+
+def test_the_playground_panel_builds_the_jacobian_both_ways():
+    page = str(Path(__file__).resolve().parents[1] / "pages" / "playground.py")
+    at = AppTest.from_file(page, default_timeout=60)
+    at.query_params["example"] = "forward-1-to-3"
+    at.run()
+    next(t for t in at.toggle if t.label == "Build the whole Jacobian both ways").set_value(True).run()
+    assert not at.exception
+    headings = [m.value for m in at.markdown if m.value.startswith("**") and "mode:" in m.value]
+    assert headings == ["**forward mode: 1 forward pass**", "**reverse mode: 3 backward passes**"]
+    blocks = [c.value for c in at.code if c.value.count("\n") == 2]
+    assert len(blocks) == 2 and blocks[0] == blocks[1]  # the same 3×1 Jacobian: −sin t, cos t, 2t
+    assert any(c.value.startswith("The two Jacobians agree.") for c in at.caption)

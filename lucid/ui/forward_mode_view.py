@@ -14,6 +14,7 @@ import streamlit as st
 
 from lucid.autograd.forward import choose_mode
 from lucid.autograd.forward_trace import forward_trace
+from lucid.lessons.forward_reverse import MAX_ENTRIES, compare_modes
 from lucid.ui.analysis import Analysis
 from lucid.viz.forward_explain import ForwardExplainer, dotted
 from lucid.viz.numbers import format_array
@@ -79,3 +80,25 @@ def forward_mode_panel(key: str, analysis: Analysis) -> None:
         if step == steps:
             st.caption(_plain(f"{dotted(explainer.name(trace.root))} is the directional derivative of the output "
                               f"along this direction: one column of the Jacobian from one forward pass."))
+        _both_modes(key, analysis, n_in, n_out)
+
+
+def _both_modes(key: str, analysis: Analysis, n_in: int, n_out: int) -> None:
+    """Side by side: the whole Jacobian by n forward passes and by m backward passes (small programs only)."""
+    if n_in * n_out > MAX_ENTRIES:
+        return
+    if not st.toggle("Build the whole Jacobian both ways", key=f"{key}_forward_both"):
+        return
+    try:
+        comparison = compare_modes(analysis.program)
+    except ValueError as err:
+        st.info(str(err))
+        return
+    left, right = st.columns(2)
+    for column, result, word in ((left, comparison.forward, "forward"), (right, comparison.reverse, "backward")):
+        with column:
+            st.markdown(f"**{result.mode} mode: {result.passes} {word} pass{'es' * (result.passes != 1)}**")
+            st.code(format_array(result.matrix.reshape(n_out, n_in), shape=False), language=None)
+    st.caption(("The two Jacobians agree. " if comparison.agree else "The two Jacobians differ! ")
+               + f"Rows: the {n_out} output number{'s' * (n_out != 1)}; columns: the {n_in} input "
+               f"number{'s' * (n_in != 1)}, in the order the inputs were made.")

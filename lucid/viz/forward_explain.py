@@ -118,7 +118,9 @@ class ForwardExplainer:
                          "local derivatives to the inputs' tangents as a whole"
                          + (f": {dotted(out)} = {rule}." if rule else "."))
         if spec is not None and spec.derivatives:
-            lines.append(f"Local derivatives (the rule of {spec.symbol}): " + "; ".join(spec.derivatives) + ".")
+            what = f"Local derivatives (the rule of {spec.symbol})" if locals_ is not None else \
+                f"Its backward rule, for comparison ({spec.symbol})"
+            lines.append(f"{what}: " + "; ".join(spec.derivatives) + ".")
         still = [n for n, t in zip(inputs, step.input_tangents) if t is None]
         if still:
             lines.append(f"{', '.join(still)} does not move along this direction (tangent 0), so its term drops.")
