@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from lucid import gallery
 from lucid.autograd import jvp
 from lucid.autograd.forward_trace import forward_trace
 from lucid.expr import run
@@ -83,7 +84,7 @@ def test_the_playground_panel_steps_a_tangent_forward():
     at.run()
     assert not at.exception
     picker = next(box for box in at.selectbox if box.label.startswith("Move this input number"))
-    assert picker.options == ["x[0]", "x[1]", "x[2]"]
+    assert picker.options == ["x[0]", "x[1]", "x[2]", "every input number at once (each moves by 1)"]
     picker.set_value("x[1]").run()
     slider = next(s for s in at.slider if s.label == "Forward step")
     assert slider.value == slider.max == 3
@@ -124,3 +125,18 @@ def test_the_playground_panel_builds_the_jacobian_both_ways():
     blocks = [c.value for c in at.code if c.value.count("\n") == 2]
     assert len(blocks) == 2 and blocks[0] == blocks[1]  # the same 3×1 Jacobian: −sin t, cos t, 2t
     assert any(c.value.startswith("The two Jacobians agree.") for c in at.caption)
+
+
+def test_the_playground_panel_pushes_a_direction_over_every_input():
+    page = str(Path(__file__).resolve().parents[1] / "pages" / "playground.py")
+    at = AppTest.from_file(page, default_timeout=60)
+    at.query_params["example"] = "gradient-penalty"
+    at.run()
+    picker = next(box for box in at.selectbox if box.label.startswith("Move this input number"))
+    picker.set_value("every input number at once (each moves by 1)").run()
+    assert not at.exception
+    program = run(gallery.by_slug("gradient-penalty").source)
+    program.output.backward()
+    expected = sum(float(t.grad.sum()) for t in program.inputs)  # Σ of the gradient = J · (1, …, 1)
+    (arithmetic,) = [c.value for c in at.code if c.value.startswith("tangent(out)")]
+    assert arithmetic.endswith("→ " + format_array(np.array(expected), shape=False))

@@ -21,6 +21,7 @@ from lucid.viz.numbers import format_array
 
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]<>()#+!|$~])")
 MAX_CHOICES = 200  # input numbers offered one by one (a bigger input is offered by its first numbers)
+ALL_INPUTS = "every input number at once (each moves by 1)"
 
 
 def _plain(text: str) -> str:
@@ -55,13 +56,18 @@ def forward_mode_panel(key: str, analysis: Analysis) -> None:
                    f"{n_out} backward pass{'es' * (n_out != 1)}. " + _plain(choose_mode(n_in, n_out)[1].capitalize())
                    + ".")
         choices = _input_choices(analysis)
-        label = st.selectbox("Move this input number by 1 (the others stay put)", [c[0] for c in choices],
+        options = [c[0] for c in choices] + ([ALL_INPUTS] if n_in > 1 else [])
+        label = st.selectbox("Move this input number by 1 (the others stay put)", options,
                              key=f"{key}_forward_input")
-        _, i, j = next(c for c in choices if c[0] == label)
-        leaf = program.inputs[i]
-        seed = np.zeros(leaf.size)
-        seed[j] = 1.0
-        trace = forward_trace(program.output, {leaf: seed.reshape(leaf.shape)})
+        if label == ALL_INPUTS:  # a direction over several inputs: the sum of all the Jacobian's columns
+            seeds = {leaf: np.ones(leaf.shape) for leaf in program.inputs}
+        else:
+            _, i, j = next(c for c in choices if c[0] == label)
+            leaf = program.inputs[i]
+            seed = np.zeros(leaf.size)
+            seed[j] = 1.0
+            seeds = {leaf: seed.reshape(leaf.shape)}
+        trace = forward_trace(program.output, seeds)
         explainer = ForwardExplainer(trace)
         steps = len(trace.steps)
         if steps == 0:
