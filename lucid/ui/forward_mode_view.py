@@ -16,6 +16,8 @@ from lucid.autograd.forward import choose_mode
 from lucid.autograd.forward_trace import forward_trace
 from lucid.lessons.forward_reverse import MAX_ENTRIES, compare_modes
 from lucid.ui.analysis import Analysis
+from lucid.viz.errors import GraphTooLarge
+from lucid.viz.forward_dot import forward_dot
 from lucid.viz.forward_explain import ForwardExplainer, dotted
 from lucid.viz.numbers import format_array
 
@@ -74,6 +76,10 @@ def forward_mode_panel(key: str, analysis: Analysis) -> None:
             st.info("The output does not depend on this input: its tangent is 0.")
             return
         step = st.slider("Forward step", 0, steps, steps, key=f"{key}_forward_step_{label}")
+        try:  # drawn by the browser's Graphviz: no layout work on the server
+            st.graphviz_chart(forward_dot(trace, step, direction="TB"), width="content")
+        except GraphTooLarge:
+            st.caption("The graph is too large to draw here; the steps below still show every tangent.")
         text = explainer.seed_text() if step == 0 else explainer.step_text(step)
         st.markdown(f"**{_plain(text.title)}**")
         st.code(text.arithmetic, language=None, wrap_lines=True)

@@ -167,7 +167,8 @@ def draw(tensor: Tensor, **options: Any) -> graphviz.Digraph:
 
 
 def _add_nodes(g: graphviz.Digraph, clusters: list[graphviz.Digraph], model: GraphModel, state: FrameState,
-               options: LabelOptions, trace: Trace | None, cache: dict | None = None) -> None:
+               options: LabelOptions, trace: Trace | None, cache: dict | None = None, *,
+               grad_word: str = "grad ", status_words: bool | None = None) -> None:
     all_grads = grads_over_trace(model, trace) if trace is not None else {}
     current = next((k for k, p in state.progress.items() if p == "current"), None)
     current_chain = model.hidden_in.get(current) if current is not None else None
@@ -199,14 +200,15 @@ def _add_nodes(g: graphviz.Digraph, clusters: list[graphviz.Digraph], model: Gra
             target.node(op.id, label=op_html(op.text), id=op.id, _attributes={"class": " ".join(classes)},
                         tooltip=attribute_text(shorten(tip, 200)), **attrs)
         grads = all_grads.get(k, [])
-        if t.grad is not None and trace is None:
-            grads = [t.grad]
+        if t.grad is not None and trace is None:  # (a Tensor after backward(create_graph=True): its values)
+            grads = [t.grad.data if isinstance(t.grad, Tensor) else t.grad]
         width = number_columns([t.data, *grads])
         has_grad_row = t.requires_grad
         status = state.grad_status.get(k, "nograd") if has_grad_row else None
         label = tensor_label(node.label, node.kind, t.data, grad=state.grads.get(k), grad_status=status,
                              width=width, grad_history=grads, options=options,
-                             status_words=state.traced)
+                             status_words=state.traced if status_words is None else status_words,
+                             grad_word=grad_word)
         classes = [node.kind]
         attrs = dict(KIND_STYLE[node.kind])
         if is_derivative(t):
