@@ -13,6 +13,9 @@ full-batch SGD on binary cross-entropy *written out* as in the seed notes,
               invariants hoisted, ``np.dot`` everywhere, batch sums as products with ones,
               0-d constants, in-place updates (see ``train_numpy_lean``),
 * ``scalar``  the same network from 0-d Tensors (``lucid.nn.scalar``; thousands of nodes),
+* ``micro``   the same scalar network in ``bench/micro_scalar.py``, a lean micrograd-style engine (a float
+              and a closure per node): ``scalar/micro`` is lucid's own per-node cost on 0-d Tensors, the
+              part of the Train page's scalars-vs-tensors ratio that is not lost vectorisation (target ≤ 2),
 * ``torch``   PyTorch eager on the CPU in float64 (only when torch is importable; never required).
 
 The final losses must agree to ~1e-9 (checked here), so all of them do the same work;
@@ -41,7 +44,7 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 import numpy as np  # noqa: E402
 
 import lucid  # noqa: E402
-from bench import engine_floor  # noqa: E402
+from bench import engine_floor, micro_scalar  # noqa: E402
 from lucid import Tensor  # noqa: E402
 from lucid.nn import MLP  # noqa: E402
 from lucid.nn.data import toy_binary_data  # noqa: E402
@@ -168,11 +171,12 @@ def compare(setup: Setup = Setup(), repeats: int = 7, scalar_repeats: int = 2,
         "floor": lambda: engine_floor.train(weights, x, y, setup.steps, setup.lr),
         "numpy": lambda: train_numpy_lean(weights, x, y, setup.steps, setup.lr),
         "scalar": lambda: train_scalar(ScalarMLP(weights), x, y, setup.steps, setup.lr),
+        "micro": lambda: micro_scalar.train(weights, x, y, setup.steps, setup.lr),
     }
     train_torch = torch_trainer() if include_torch else None
     if train_torch is not None:
         ways["torch"] = lambda: train_torch(weights, x, y, setup.steps, setup.lr)
-    count = {name: max(1, scalar_repeats if name == "scalar" else repeats) for name in ways}
+    count = {name: max(1, scalar_repeats if name in ("scalar", "micro") else repeats) for name in ways}
     best = {name: (float("nan"), float("inf"), float("inf")) for name in ways}
     for i in range(max(count.values())):
         for name, fn in ways.items():
@@ -205,7 +209,8 @@ def report(runs: list[Run], setup: Setup) -> str:
     summary = (f"lucid/numpy = {lucid_s / base:.2f}x (target ≤ 3)   "
                f"floor/numpy = {by_name['floor'].seconds / base:.2f}x   "
                f"lucid/floor = {lucid_s / by_name['floor'].seconds:.2f}x   "
-               f"scalar/numpy = {by_name['scalar'].seconds / base:.1f}x")
+               f"scalar/numpy = {by_name['scalar'].seconds / base:.1f}x   "
+               f"scalar/micro = {by_name['scalar'].seconds / by_name['micro'].seconds:.2f}x (target ≤ 2)")
     if "torch" in by_name:
         summary += f"   torch/lucid = {by_name['torch'].seconds / lucid_s:.2f}x (target ≥ 2)"
     else:
@@ -213,7 +218,8 @@ def report(runs: list[Run], setup: Setup) -> str:
     lines.append(summary + f"   (losses agree within {check_agreement(runs):.1e})")
     cpu_base = by_name["numpy"].cpu_seconds
     if cpu_base == cpu_base:  # measured (not NaN)
-        cpu = f"by CPU time: lucid/numpy = {by_name['lucid'].cpu_seconds / cpu_base:.2f}x"
+        cpu = (f"by CPU time: lucid/numpy = {by_name['lucid'].cpu_seconds / cpu_base:.2f}x   "
+               f"scalar/micro = {by_name['scalar'].cpu_seconds / by_name['micro'].cpu_seconds:.2f}x")
         if "torch" in by_name:
             cpu += f"   torch/lucid = {by_name['torch'].cpu_seconds / by_name['lucid'].cpu_seconds:.2f}x"
         lines.append(cpu)

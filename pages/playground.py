@@ -6,6 +6,7 @@ from lucid.ui import classroom, controls, lesson_view, view_link
 from lucid.ui.analysis import INPUT_ROWS, shared_analysis
 from lucid.ui.editor import editor
 from lucid.ui.entry import ensure_navigation
+from lucid.ui.forward_mode_view import forward_mode_panel
 from lucid.ui.inputs_view import inputs_table
 from lucid.ui.stepper_view import backward_stepper
 from lucid.ui.url_state import on_program_shown
@@ -37,4 +38,5 @@ backward_stepper(KEY, analysis, view.options, seconds=view.seconds_per_step, cla
                  share_url=True, zoom=view.zoom, resume=view_link.resumed(KEY), lesson=lesson_view.player_lesson(KEY),
                  on_lesson=lambda direction: lesson_view.move(KEY, direction))
 inputs_table(analysis, INPUT_ROWS)
+forward_mode_panel(KEY, analysis)
 lesson_view.lesson_panel(KEY)

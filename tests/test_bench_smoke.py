@@ -7,12 +7,24 @@ from bench import bench_backward_chain, bench_mlp
 def test_bench_mlp_three_versions_agree_at_a_tiny_size():
     setup = bench_mlp.Setup(samples=8, steps=4)
     runs = bench_mlp.compare(setup, repeats=1, scalar_repeats=1, include_torch=False)
-    assert [r.name for r in runs] == ["lucid", "floor", "numpy", "scalar"]
+    assert [r.name for r in runs] == ["lucid", "floor", "numpy", "scalar", "micro"]
     assert bench_mlp.check_agreement(runs) <= 1e-9
     assert all(r.seconds > 0 for r in runs)
     text = bench_mlp.report(runs, setup)
     assert "lucid/numpy" in text and "floor/numpy" in text and "lucid/floor" in text
-    assert "scalar/numpy" in text and "torch: not installed" in text
+    assert "scalar/numpy" in text and "scalar/micro" in text and "torch: not installed" in text
+
+
+def test_the_micrograd_style_yardstick_trains_the_same_scalar_network_as_lucid():
+    from bench import micro_scalar
+    from lucid.nn.scalar import ScalarMLP
+    from lucid.nn.training import train_scalar
+
+    x, y = bench_mlp.toy_binary_data(12, 5, seed=2)
+    weights = bench_mlp.MLP([5, 3, 1], activation="tanh", output_activation="sigmoid", seed=2).weights()
+    micro_losses = micro_scalar.train(weights, x, y, 10, 0.5)
+    np.testing.assert_allclose(micro_losses, train_scalar(ScalarMLP(weights), x, y, 10, 0.5), rtol=1e-13)
+    assert micro_losses[-1] < micro_losses[0]
 
 
 def test_the_engine_floor_trains_the_same_network_step_by_step_as_lucid():

@@ -89,6 +89,9 @@ class operation:
     _result: Any = None  # weak reference(s) to the result(s)
     _locals: Callable[[], Sequence[np.ndarray | None]] | None = None
     params: Mapping[str, Any] = MappingProxyType({})  # read-only default: an op without parameters
+    # the forward node whose gradient this call helps compute, when a recorded backward pass made it
+    # (``grad(..., create_graph=True)``): drawings show such nodes as the backward pass
+    differentiates: Tensor | None = None
 
     def __init__(self, **params: Any) -> None:
         self.params = params
@@ -160,6 +163,18 @@ class operation:
         if result is None or result.__class__ is tuple or result._op is not self:
             return None
         return rule(*result._prev, result.data)
+
+    # The derivative again, written with lucid ops on Tensors (``lucid/_func/_rules.py``): what these
+    # return is a graph node, so a gradient can be drawn and differentiated again. ``vjp`` is the
+    # backward rule (``grad(..., create_graph=True)``), ``jvp`` the forward rule (forward mode);
+    # every op in the registry with a gradient defines both.
+    def vjp(self, g: Tensor, inputs: Sequence[Tensor], out: Tensor) -> Sequence[Tensor | None]:
+        """One gradient per input (None where none is needed) for the output gradient ``g``."""
+        raise NotImplementedError(f"{self.name or type(self).__name__} has no differentiable backward rule (vjp)")
+
+    def jvp(self, tangents: Sequence[Tensor | None], inputs: Sequence[Tensor], out: Tensor) -> Tensor | None:
+        """The output's tangent from the inputs' tangents (None for an input that has none)."""
+        raise NotImplementedError(f"{self.name or type(self).__name__} has no forward-mode rule (jvp)")
 
     def describe(self) -> str:
         """Short label such as ``sum(axis=0)`` for graphs and explanations."""
@@ -244,7 +259,8 @@ def _set_tensor_grad(tensor: Tensor, grad: np.ndarray) -> None:
         return
     total = current + grad  # a new array: never written into the old one
     if total.__class__ is not np.ndarray or total.dtype != dtype:  # a 0-d sum decays; float32 + float64 widens
-        total = np.asarray(total, dtype=dtype)
+        # (and a ``.grad`` that backward(create_graph=True) left as a Tensor makes a Tensor sum: its values)
+        total = np.asarray(total.data if total.__class__ is Tensor else total, dtype=dtype)
     tensor.grad = total
 
 

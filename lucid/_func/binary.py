@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
+import lucid._func as F  # the ops' differentiable rules (vjp/jvp) are written with lucid ops
 from lucid._backend.core import Sample, binary_func_op, func_op, masked_product, operation
+from lucid._func import _rules as R
 from lucid._func._samples import distinct, positive, uniform
 from lucid._tensor.tensor import Tensor, tensor_from_array
 
@@ -27,6 +29,12 @@ class add(operation):
         out = a.data + b.data
         return tensor_from_array(out), lambda g: (g if a.requires_grad else None, g if b.requires_grad else None)
 
+    def vjp(self, g, inputs, out):
+        return g, g
+
+    def jvp(self, tangents, inputs, out):
+        return R.tangent_sum(out.shape, *tangents)
+
 
 class sub(operation):
     name, symbol, group = "sub", "−", "arithmetic"
@@ -38,6 +46,13 @@ class sub(operation):
     def forward(self, a: Tensor, b: Tensor):
         out = a.data - b.data
         return tensor_from_array(out), lambda g: (g if a.requires_grad else None, -g if b.requires_grad else None)
+
+    def vjp(self, g, inputs, out):
+        return g, -g
+
+    def jvp(self, tangents, inputs, out):
+        ta, tb = tangents
+        return R.tangent_sum(out.shape, ta, None if tb is None else -tb)
 
 
 class mul(operation):
@@ -55,6 +70,14 @@ class mul(operation):
         return tensor_from_array(out), lambda g: (g * b.data if a.requires_grad else None,
                                        g * a.data if b.requires_grad else None)
 
+    def vjp(self, g, inputs, out):
+        a, b = inputs
+        return g * b if a.requires_grad else None, g * a if b.requires_grad else None
+
+    def jvp(self, tangents, inputs, out):
+        (a, b), (ta, tb) = inputs, tangents
+        return R.tangent_sum(out.shape, None if ta is None else ta * b, None if tb is None else a * tb)
+
 
 class div(operation):
     name, symbol, group = "div", "÷", "arithmetic"
@@ -69,6 +92,14 @@ class div(operation):
         return tensor_from_array(out), self.chain(
             lambda: (np.broadcast_to(1.0 / b.data, out.shape) if a.requires_grad else None,
                      -out / b.data if b.requires_grad else None))
+
+    def vjp(self, g, inputs, out):
+        a, b = inputs
+        return g / b if a.requires_grad else None, g * (-out / b) if b.requires_grad else None
+
+    def jvp(self, tangents, inputs, out):
+        (_, b), (ta, tb) = inputs, tangents
+        return R.tangent_sum(out.shape, None if ta is None else ta / b, None if tb is None else tb * (-out / b))
 
 
 def _pow_base_derivative(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -114,6 +145,34 @@ class pow(operation):
 
         return tensor_from_array(out), self.chain(local)
 
+    @staticmethod
+    def _base_derivative(a: Tensor, b: Tensor) -> Tensor:
+        """b·aᵇ⁻¹ as lucid ops, 0 where b = 0 (see ``_pow_base_derivative``)."""
+        zero = np.broadcast_to(b.data == 0, np.broadcast_shapes(a.shape, b.shape))
+        if not zero.any():
+            return b * a ** (b - 1.0)
+        safe_a = F.where(R.constant(zero), 1.0, a)  # the blocked elements never see 0⁻¹
+        return R.select(~zero, b * safe_a ** (b - 1.0))
+
+    @staticmethod
+    def _exponent_derivative(a: Tensor, b: Tensor, out: Tensor) -> Tensor:
+        """aᵇ·ln a as lucid ops, 0 where a = 0 and b ≥ 0 (see ``_pow_exponent_derivative``)."""
+        removable = (a.data == 0) & (b.data >= 0)
+        if not removable.any():
+            return out * F.log(a)
+        removable = np.broadcast_to(removable, out.shape)
+        return R.select(~removable, out * F.log(F.where(R.constant(removable), 1.0, a)))
+
+    def vjp(self, g, inputs, out):
+        a, b = inputs
+        return (g * self._base_derivative(a, b) if a.requires_grad else None,
+                g * self._exponent_derivative(a, b, out) if b.requires_grad else None)
+
+    def jvp(self, tangents, inputs, out):
+        (a, b), (ta, tb) = inputs, tangents
+        return R.tangent_sum(out.shape, None if ta is None else ta * self._base_derivative(a, b),
+                             None if tb is None else tb * self._exponent_derivative(a, b, out))
+
 
 # For two matrices ``np.dot`` is ``@`` to the bit (both hand the product to the same BLAS routine)
 # with a quarter less call overhead, which is most of a small matrix product's cost.
@@ -155,6 +214,28 @@ class matmul(operation):
 
         return tensor_from_array(_dot(A, B) if A.ndim == 2 and B.ndim == 2 else A @ B), grad_function
 
+    def vjp(self, g, inputs, out):
+        a, b = inputs
+        ga = gb = None
+        if a.ndim == 2 and b.ndim == 2:
+            return (g @ F.transpose(b) if a.requires_grad else None,
+                    F.transpose(a) @ g if b.requires_grad else None)
+        a2 = F.unsqueeze(a, 0) if a.ndim == 1 else a  # 1-D operands: a row on the left, a column on the right
+        b2 = F.unsqueeze(b, 1) if b.ndim == 1 else b
+        g2 = F.unsqueeze(g, -1) if b.ndim == 1 else g
+        g2 = F.unsqueeze(g2, -2) if a.ndim == 1 else g2
+        if a.requires_grad:
+            ga = g2 @ F.swapaxes(b2, -1, -2)
+            ga = F.squeeze(ga, -2) if a.ndim == 1 else ga
+        if b.requires_grad:
+            gb = F.swapaxes(a2, -1, -2) @ g2
+            gb = F.squeeze(gb, -1) if b.ndim == 1 else gb
+        return ga, gb
+
+    def jvp(self, tangents, inputs, out):
+        (a, b), (ta, tb) = inputs, tangents
+        return R.tangent_sum(out.shape, None if ta is None else ta @ b, None if tb is None else a @ tb)
+
 
 class maximum(operation):
     name, symbol, group = "maximum", "max", "elementwise"
@@ -174,6 +255,20 @@ class maximum(operation):
                     masked_product(g, wb) if b.requires_grad else None)
         return tensor_from_array(np.maximum(a.data, b.data)), self.select(local, grad_function)
 
+    def _shares(self, a: Tensor, b: Tensor) -> tuple[np.ndarray, np.ndarray]:
+        wa = np.where(a.data > b.data, 1.0, np.where(a.data == b.data, 0.5, 0.0))
+        return wa, 1.0 - wa
+
+    def vjp(self, g, inputs, out):
+        (a, b), (wa, wb) = inputs, self._shares(*inputs)
+        return (R.weighted_select(wa, g) if a.requires_grad else None,
+                R.weighted_select(wb, g) if b.requires_grad else None)
+
+    def jvp(self, tangents, inputs, out):
+        (ta, tb), (wa, wb) = tangents, self._shares(*inputs)
+        return R.tangent_sum(out.shape, None if ta is None else R.weighted_select(wa, ta),
+                             None if tb is None else R.weighted_select(wb, tb))
+
 
 class minimum(operation):
     name, symbol, group = "minimum", "min", "elementwise"
@@ -192,6 +287,20 @@ class minimum(operation):
             return (masked_product(g, wa) if a.requires_grad else None,
                     masked_product(g, wb) if b.requires_grad else None)
         return tensor_from_array(np.minimum(a.data, b.data)), self.select(local, grad_function)
+
+    def _shares(self, a: Tensor, b: Tensor) -> tuple[np.ndarray, np.ndarray]:
+        wa = np.where(a.data < b.data, 1.0, np.where(a.data == b.data, 0.5, 0.0))
+        return wa, 1.0 - wa
+
+    def vjp(self, g, inputs, out):
+        (a, b), (wa, wb) = inputs, self._shares(*inputs)
+        return (R.weighted_select(wa, g) if a.requires_grad else None,
+                R.weighted_select(wb, g) if b.requires_grad else None)
+
+    def jvp(self, tangents, inputs, out):
+        (ta, tb), (wa, wb) = tangents, self._shares(*inputs)
+        return R.tangent_sum(out.shape, None if ta is None else R.weighted_select(wa, ta),
+                             None if tb is None else R.weighted_select(wb, tb))
 
 
 class where(operation):
@@ -218,6 +327,15 @@ class where(operation):
         return tensor_from_array(np.where(mask, a.data, b.data)), self.select(
             local, lambda g: (None, np.where(chosen, g, 0.0) if a.requires_grad else None,
                               np.where(chosen, 0.0, g) if b.requires_grad else None))
+
+    def vjp(self, g, inputs, out):
+        chosen, a, b = inputs[0].data, inputs[1], inputs[2]
+        return None, R.select(chosen, g) if a.requires_grad else None, R.select(~chosen, g) if b.requires_grad else None
+
+    def jvp(self, tangents, inputs, out):
+        _, ta, tb = tangents
+        picked = F.where(inputs[0], 0.0 if ta is None else ta, 0.0 if tb is None else tb)
+        return R.broadcast_like(picked, out.shape)
 
 
 class _comparison(operation):

@@ -1,11 +1,14 @@
 """Neural-network functions: softmax family and losses, in numerically stable forms."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
+import lucid._func as F  # the ops' differentiable rules (vjp/jvp) are written with lucid ops
 from lucid._backend.core import Sample, binary_func_op, operation, unary_func_op
+from lucid._func import _rules as R
 from lucid._func._samples import uniform
 from lucid._func.reduce import single_axis, stable_logsumexp
 from lucid._func.unary import _stable_sigmoid
@@ -27,6 +30,14 @@ class softmax(operation):
         out = np.exp(a.data - stable_logsumexp(a.data, axes))
         return tensor_from_array(out), lambda g: (out * (g - np.sum(g * out, axis=axes, keepdims=True)),)
 
+    def vjp(self, g, inputs, out):
+        axes = single_axis(self.params["axis"], out.ndim)
+        return (out * (g - F.sum(g * out, axis=axes, keepdims=True)),)
+
+    def jvp(self, tangents, inputs, out):
+        t, axes = tangents[0], single_axis(self.params["axis"], out.ndim)
+        return out * (t - F.sum(t * out, axis=axes, keepdims=True))
+
 
 class log_softmax(operation):
     name, symbol, group = "log_softmax", "log softmax", "neural network"
@@ -43,6 +54,14 @@ class log_softmax(operation):
         out = a.data - stable_logsumexp(a.data, axes)
         return tensor_from_array(out), lambda g: (g - np.exp(out) * np.sum(g, axis=axes, keepdims=True),)
 
+    def vjp(self, g, inputs, out):
+        axes = single_axis(self.params["axis"], out.ndim)
+        return (g - F.exp(out) * F.sum(g, axis=axes, keepdims=True),)
+
+    def jvp(self, tangents, inputs, out):
+        t, axes = tangents[0], single_axis(self.params["axis"], out.ndim)
+        return t - F.sum(F.exp(out) * t, axis=axes, keepdims=True)
+
 
 class mse_loss(operation):
     name, symbol, group = "mse_loss", "MSE", "loss"
@@ -56,6 +75,20 @@ class mse_loss(operation):
         diff = p.data - y.data
         n = diff.size
         return tensor_from_array(np.mean(diff * diff)), self.chain(lambda: (2.0 * diff / n, -2.0 * diff / n))
+
+    @staticmethod
+    def _local(p: Tensor, y: Tensor) -> Tensor:
+        """∂out/∂p = 2(p − y)/N (and ∂out/∂y its negative), as lucid ops."""
+        diff = p - y
+        return diff * (2.0 / diff.size)
+
+    def vjp(self, g, inputs, out):
+        (p, y), local = inputs, self._local(*inputs)
+        return g * local if p.requires_grad else None, g * -local if y.requires_grad else None
+
+    def jvp(self, tangents, inputs, out):
+        (tp, ty), local = tangents, self._local(*inputs)
+        return R.tangent_sum((), None if tp is None else F.sum(tp * local), None if ty is None else -F.sum(ty * local))
 
 
 class binary_cross_entropy(operation):
@@ -87,6 +120,26 @@ class binary_cross_entropy(operation):
             lambda: ((prob - y.data) / (np.maximum(prob * (1.0 - prob), self.eps) * n) if p.requires_grad else None,
                      (log_q - log_p) / n if y.requires_grad else None))
 
+    def _partials(self, p: Tensor, y: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        """∂out/∂p and ∂out/∂y as lucid ops (the same floors as the first-order pass)."""
+        n = math.prod(np.broadcast_shapes(p.shape, y.shape))
+        dp = dy = None
+        if p.requires_grad:
+            dp = (p - y) / (F.maximum(p * (1.0 - p), self.eps) * n)
+        if y.requires_grad:
+            log_p = F.maximum(F.log(p), self.log_floor)
+            log_q = F.maximum(F.log(1.0 - p), self.log_floor)
+            dy = (log_q - log_p) / n
+        return dp, dy
+
+    def vjp(self, g, inputs, out):
+        dp, dy = self._partials(*inputs)
+        return None if dp is None else g * dp, None if dy is None else g * dy
+
+    def jvp(self, tangents, inputs, out):
+        (tp, ty), (dp, dy) = tangents, self._partials(*inputs)
+        return R.tangent_sum((), None if tp is None else F.sum(tp * dp), None if ty is None else F.sum(ty * dy))
+
 
 class binary_cross_entropy_with_logits(operation):
     """BCE of ``sigmoid(z)`` computed from the logits ``z``: exact where ``sigmoid(z)`` rounds to 0 or 1."""
@@ -112,6 +165,20 @@ class binary_cross_entropy_with_logits(operation):
                     np.broadcast_to(-logits / n, shape) if t.requires_grad else None)
 
         return tensor_from_array(out), self.chain(local)
+
+    @staticmethod
+    def _partials(z: Tensor, t: Tensor) -> tuple[Tensor, Tensor]:
+        """∂out/∂z = (σ(z) − t)/N and ∂out/∂t = −z/N, as lucid ops."""
+        n = math.prod(np.broadcast_shapes(z.shape, t.shape))
+        return (F.sigmoid(z) - t) / n, -z / n
+
+    def vjp(self, g, inputs, out):
+        dz, dt = self._partials(*inputs)
+        return g * dz if inputs[0].requires_grad else None, g * dt if inputs[1].requires_grad else None
+
+    def jvp(self, tangents, inputs, out):
+        (tz, tt), (dz, dt) = tangents, self._partials(*inputs)
+        return R.tangent_sum((), None if tz is None else F.sum(tz * dz), None if tt is None else F.sum(tt * dt))
 
 
 class cross_entropy(operation):
@@ -147,3 +214,19 @@ class cross_entropy(operation):
             return ((g / n * grad).reshape(z.shape),)
 
         return tensor_from_array(-np.mean(logp[rows, t])), grad_function
+
+    def _local(self, z: Tensor) -> Tensor:
+        """∂out/∂z = (softmax(z) − onehot(t))/N over rows ``(N, C)``, as lucid ops."""
+        t = self.params["targets"]
+        rows = z if z.ndim == 2 else F.reshape(z, (1, z.size))
+        onehot = np.zeros(rows.shape)
+        onehot[np.arange(t.size), t] = 1.0
+        return (F.softmax(rows, axis=1) - R.constant(onehot)) / t.size
+
+    def vjp(self, g, inputs, out):
+        z = inputs[0]
+        return (F.reshape(g * self._local(z), z.shape),)
+
+    def jvp(self, tangents, inputs, out):
+        local = self._local(inputs[0])
+        return F.sum(F.reshape(tangents[0], local.shape) * local)

@@ -7,7 +7,9 @@ from typing import Any
 
 import numpy as np
 
+import lucid._func as F  # the ops' differentiable rules (vjp/jvp) are written with lucid ops
 from lucid._backend.core import Sample, masked_product, operation, unary_func_op
+from lucid._func import _rules as R
 from lucid._func._samples import distinct, uniform
 from lucid._tensor.tensor import Tensor, tensor_from_array
 
@@ -109,6 +111,13 @@ class sum(_reduction):
         self._locals = lambda: (np.ones(a.shape),)
         return tensor_from_array(out), lambda g: (expand_reduced(g, a.shape, axes, keep),)
 
+    def vjp(self, g, inputs, out):
+        a = inputs[0]
+        return (R.expand_reduced(g, a.shape, self._axes(a), self.params["keepdims"]),)
+
+    def jvp(self, tangents, inputs, out):
+        return F.sum(tangents[0], axis=self._axes(inputs[0]), keepdims=self.params["keepdims"])
+
 
 class mean(_reduction):
     name, symbol = "mean", "mean"
@@ -138,6 +147,15 @@ class mean(_reduction):
         # divide before copying out
         return tensor_from_array(out), lambda g: (expand_reduced(g / n, shape, axes, keep),)
 
+    def vjp(self, g, inputs, out):
+        a = inputs[0]
+        axes = self._axes(a)
+        n = math.prod([a.shape[i] for i in axes])
+        return (R.expand_reduced(g / n, a.shape, axes, self.params["keepdims"]),)
+
+    def jvp(self, tangents, inputs, out):
+        return F.mean(tangents[0], axis=self._axes(inputs[0]), keepdims=self.params["keepdims"])
+
 
 class _extreme(_reduction):
     """max/min: the gradient goes to the winning element (split evenly on ties)."""
@@ -157,6 +175,21 @@ class _extreme(_reduction):
         # the elements that are not the extreme are blocked: selected, never inf · 0
         return tensor_from_array(out), self.select(
             local, lambda g: (masked_product(expand_reduced(g, a.shape, axes, keep), local()[0]),))
+
+    def _shares(self, a: Tensor, out: Tensor) -> np.ndarray:
+        """1 for the extreme element of each reduced slice (split evenly on ties), 0 elsewhere."""
+        axes, keep = self._axes(a), self.params["keepdims"]
+        mask = (a.data == expand_reduced(out.data, a.shape, axes, keep)).astype(np.float64)
+        return mask / mask.sum(axis=axes, keepdims=True)
+
+    def vjp(self, g, inputs, out):
+        a = inputs[0]
+        expanded = R.expand_reduced(g, a.shape, self._axes(a), self.params["keepdims"])
+        return (R.weighted_select(self._shares(a, out), expanded),)
+
+    def jvp(self, tangents, inputs, out):
+        picked = R.weighted_select(self._shares(inputs[0], out), tangents[0])
+        return F.sum(picked, axis=self._axes(inputs[0]), keepdims=self.params["keepdims"])
 
 
 class max(_extreme):
@@ -184,6 +217,20 @@ class var(_reduction):
         self._locals = local
         return tensor_from_array(out), lambda g: (expand_reduced(g, a.shape, axes, keep) * local()[0],)
 
+    def _local(self, a: Tensor) -> Tensor:
+        """∂out/∂a = 2(a − ā)/N, as lucid ops (ā depends on a too: it matters at second order)."""
+        axes = self._axes(a)
+        n = math.prod([a.shape[i] for i in axes]) if axes else 1
+        return (a - F.mean(a, axis=axes, keepdims=True)) * (2.0 / n)
+
+    def vjp(self, g, inputs, out):
+        a = inputs[0]
+        return (R.expand_reduced(g, a.shape, self._axes(a), self.params["keepdims"]) * self._local(a),)
+
+    def jvp(self, tangents, inputs, out):
+        a = inputs[0]
+        return F.sum(tangents[0] * self._local(a), axis=self._axes(a), keepdims=self.params["keepdims"])
+
 
 class logsumexp(_reduction):
     name, symbol = "logsumexp", "LSE"
@@ -198,6 +245,18 @@ class logsumexp(_reduction):
         local = lambda: (np.exp(a.data - out_keep),)  # noqa: E731
         self._locals = local
         return tensor_from_array(out), lambda g: (expand_reduced(g, a.shape, axes, keep) * local()[0],)
+
+    def _local(self, a: Tensor, out: Tensor) -> Tensor:
+        """∂out/∂a = e^(a − out) = softmax(a) over the axes, as lucid ops."""
+        return F.exp(a - R.keep_axes(out, self._axes(a), self.params["keepdims"]))
+
+    def vjp(self, g, inputs, out):
+        a = inputs[0]
+        return (R.expand_reduced(g, a.shape, self._axes(a), self.params["keepdims"]) * self._local(a, out),)
+
+    def jvp(self, tangents, inputs, out):
+        a = inputs[0]
+        return F.sum(tangents[0] * self._local(a, out), axis=self._axes(a), keepdims=self.params["keepdims"])
 
 
 def stable_logsumexp(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:

@@ -5,7 +5,9 @@ from typing import Any
 
 import numpy as np
 
+import lucid._func as F  # the ops' differentiable rules (vjp/jvp) are written with lucid ops
 from lucid._backend.core import Sample, operation, poly_func_op, unary_func_op
+from lucid._func import _rules as R
 from lucid._func._samples import uniform
 from lucid._tensor.tensor import Tensor, tensor_from_array
 
@@ -22,6 +24,12 @@ class reshape(operation):
     @unary_func_op()
     def forward(self, a: Tensor):
         return tensor_from_array(a.data.reshape(self.params["shape"])), lambda g: (g.reshape(a.shape),)
+
+    def vjp(self, g, inputs, out):
+        return (F.reshape(g, inputs[0].shape),)
+
+    def jvp(self, tangents, inputs, out):
+        return F.reshape(tangents[0], out.shape)
 
 
 class transpose(operation):
@@ -40,6 +48,14 @@ class transpose(operation):
         inverse = tuple(np.argsort([ax % a.ndim for ax in axes]))  # negative axes name the same axis
         return tensor_from_array(np.transpose(a.data, axes)), lambda g: (np.transpose(g, inverse),)
 
+    def vjp(self, g, inputs, out):
+        a = inputs[0]
+        axes = self.params["axes"] or tuple(reversed(range(a.ndim)))
+        return (F.transpose(g, tuple(int(i) for i in np.argsort([ax % a.ndim for ax in axes]))),)
+
+    def jvp(self, tangents, inputs, out):
+        return F.transpose(tangents[0], self.params["axes"])
+
 
 class swapaxes(operation):
     name, symbol, group = "swapaxes", "swap", "shape"
@@ -54,6 +70,12 @@ class swapaxes(operation):
         i, j = self.params["axis1"], self.params["axis2"]
         return tensor_from_array(np.swapaxes(a.data, i, j)), lambda g: (np.swapaxes(g, i, j),)
 
+    def vjp(self, g, inputs, out):
+        return (F.swapaxes(g, self.params["axis1"], self.params["axis2"]),)
+
+    def jvp(self, tangents, inputs, out):
+        return F.swapaxes(tangents[0], self.params["axis1"], self.params["axis2"])
+
 
 class squeeze(operation):
     name, symbol, group = "squeeze", "squeeze", "shape"
@@ -67,6 +89,12 @@ class squeeze(operation):
     def forward(self, a: Tensor):
         return tensor_from_array(np.squeeze(a.data, axis=self.params["axis"])), lambda g: (g.reshape(a.shape),)
 
+    def vjp(self, g, inputs, out):
+        return (F.reshape(g, inputs[0].shape),)
+
+    def jvp(self, tangents, inputs, out):
+        return F.reshape(tangents[0], out.shape)
+
 
 class unsqueeze(operation):
     name, symbol, group = "unsqueeze", "unsqueeze", "shape"
@@ -79,6 +107,12 @@ class unsqueeze(operation):
     @unary_func_op()
     def forward(self, a: Tensor):
         return tensor_from_array(np.expand_dims(a.data, self.params["axis"])), lambda g: (g.reshape(a.shape),)
+
+    def vjp(self, g, inputs, out):
+        return (F.reshape(g, inputs[0].shape),)
+
+    def jvp(self, tangents, inputs, out):
+        return F.reshape(tangents[0], out.shape)
 
 
 class broadcast_to(operation):
@@ -94,6 +128,12 @@ class broadcast_to(operation):
     def forward(self, a: Tensor):
         out = np.broadcast_to(a.data, self.params["shape"]).copy()
         return tensor_from_array(out), lambda g: (g,)  # shape matching sums the copied axes
+
+    def vjp(self, g, inputs, out):
+        return (g,)  # the backward pass sums the copied axes (``sum_to``)
+
+    def jvp(self, tangents, inputs, out):
+        return F.broadcast_to(tangents[0], out.shape)
 
 
 class concatenate(operation):
@@ -114,6 +154,18 @@ class concatenate(operation):
         out = np.concatenate([t.data for t in tensors], axis=axis)
         return tensor_from_array(out), lambda g: np.split(g, cuts, axis=axis)
 
+    def vjp(self, g, inputs, out):
+        axis = self.params["axis"] % out.ndim
+        parts, start = [], 0
+        for t in inputs:
+            stop = start + t.shape[axis]
+            parts.append(F.getitem(g, (slice(None),) * axis + (slice(start, stop),)))
+            start = stop
+        return parts
+
+    def jvp(self, tangents, inputs, out):
+        return F.concatenate([R.zeros_or(t, x.shape) for t, x in zip(tangents, inputs)], axis=self.params["axis"])
+
 
 class stack(operation):
     name, symbol, group = "stack", "stack", "shape"
@@ -129,6 +181,13 @@ class stack(operation):
         axis = self.params["axis"]
         out = np.stack([t.data for t in tensors], axis=axis)
         return tensor_from_array(out), lambda g: [np.take(g, k, axis=axis) for k in range(len(tensors))]
+
+    def vjp(self, g, inputs, out):
+        axis = self.params["axis"] % out.ndim
+        return [F.getitem(g, (slice(None),) * axis + (k,)) for k in range(len(inputs))]
+
+    def jvp(self, tangents, inputs, out):
+        return F.stack([R.zeros_or(t, x.shape) for t, x in zip(tangents, inputs)], axis=self.params["axis"])
 
 
 def normalize_index(index: Any) -> Any:
@@ -165,3 +224,38 @@ class getitem(operation):
             return (grad,)
 
         return tensor_from_array(np.asarray(a.data[index])), grad_function
+
+    def vjp(self, g, inputs, out):
+        return (scatter_add.forward(scatter_add(self.params["index"], inputs[0].shape), g),)
+
+    def jvp(self, tangents, inputs, out):
+        return F.getitem(tangents[0], self.params["index"])
+
+
+class scatter_add(operation):
+    """``getitem``'s backward as an op: zeros of the input's shape with the gradient added at the index.
+
+    Only the differentiable rules make it (``x[i]``'s gradient, drawn in a derivative graph), so
+    it has no ``name``: it is not in the registry, the language or the op reference. Its own
+    derivatives are ``getitem`` again, so ``x[i]`` differentiates to any order; getitem's
+    second-order check covers it.
+    """
+
+    symbol, group = "scatter", "shape"
+    formula, derivatives = "out = zeros(shape) with g added at index", ("∂L/∂g = (∂L/∂out)[index]",)
+
+    def __init__(self, index: Any, shape: tuple[int, ...]) -> None:
+        super().__init__(index=index, shape=tuple(shape))
+
+    @unary_func_op()
+    def forward(self, g: Tensor):
+        index = self.params["index"]
+        out = np.zeros(self.params["shape"])
+        np.add.at(out, index, g.data)  # repeated indices accumulate
+        return tensor_from_array(out), lambda u: (np.asarray(u[index]),)
+
+    def vjp(self, g, inputs, out):
+        return (F.getitem(g, self.params["index"]),)
+
+    def jvp(self, tangents, inputs, out):
+        return scatter_add.forward(scatter_add(self.params["index"], self.params["shape"]), tangents[0])

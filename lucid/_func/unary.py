@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
+import lucid._func as F  # the ops' differentiable rules (vjp/jvp) are written with lucid ops
 from lucid._backend.core import Sample, masked_product, operation, unary_func_op
+from lucid._func import _rules as R
 from lucid._func._samples import away_from_zero, positive, uniform
 from lucid._tensor.tensor import Tensor, tensor_from_array
 
@@ -38,6 +40,12 @@ class neg(operation):
     def forward(self, a: Tensor):
         return tensor_from_array(-a.data), lambda g: (-g,)
 
+    def vjp(self, g, inputs, out):
+        return (-g,)
+
+    def jvp(self, tangents, inputs, out):
+        return -tangents[0]
+
 
 class exp(operation):
     name, symbol, group = "exp", "exp", "elementwise"
@@ -48,6 +56,12 @@ class exp(operation):
     def forward(self, a: Tensor):
         out = np.exp(a.data)
         return tensor_from_array(out), self.chain(lambda: (out,))
+
+    def vjp(self, g, inputs, out):
+        return (g * out,)
+
+    def jvp(self, tangents, inputs, out):
+        return tangents[0] * out
 
 
 class log(operation):
@@ -61,6 +75,12 @@ class log(operation):
         x = a.data
         return tensor_from_array(np.log(x)), lambda g: (g / x,)  # upstream · (1/a) in one ufunc
 
+    def vjp(self, g, inputs, out):
+        return (g / inputs[0],)
+
+    def jvp(self, tangents, inputs, out):
+        return tangents[0] / inputs[0]
+
 
 class sqrt(operation):
     name, symbol, group = "sqrt", "√", "elementwise"
@@ -71,6 +91,12 @@ class sqrt(operation):
     def forward(self, a: Tensor):
         out = np.sqrt(a.data)
         return tensor_from_array(out), self.chain(lambda: (0.5 / out,))
+
+    def vjp(self, g, inputs, out):
+        return (g * (0.5 / out),)
+
+    def jvp(self, tangents, inputs, out):
+        return tangents[0] * (0.5 / out)
 
 
 class abs(operation):
@@ -85,6 +111,12 @@ class abs(operation):
         return tensor_from_array(np.abs(x)), self.select(lambda: (np.sign(x),),
                                                          lambda g: (masked_product(g, np.sign(x)),))
 
+    def vjp(self, g, inputs, out):
+        return (R.weighted_select(np.sign(inputs[0].data), g),)
+
+    def jvp(self, tangents, inputs, out):
+        return R.weighted_select(np.sign(inputs[0].data), tangents[0])
+
 
 class sin(operation):
     name, symbol, group = "sin", "sin", "elementwise"
@@ -95,6 +127,12 @@ class sin(operation):
     def forward(self, a: Tensor):
         return tensor_from_array(np.sin(a.data)), self.chain(lambda: (np.cos(a.data),))
 
+    def vjp(self, g, inputs, out):
+        return (g * F.cos(inputs[0]),)
+
+    def jvp(self, tangents, inputs, out):
+        return tangents[0] * F.cos(inputs[0])
+
 
 class cos(operation):
     name, symbol, group = "cos", "cos", "elementwise"
@@ -104,6 +142,12 @@ class cos(operation):
     @unary_func_op()
     def forward(self, a: Tensor):
         return tensor_from_array(np.cos(a.data)), self.chain(lambda: (-np.sin(a.data),))
+
+    def vjp(self, g, inputs, out):
+        return (g * -F.sin(inputs[0]),)
+
+    def jvp(self, tangents, inputs, out):
+        return tangents[0] * -F.sin(inputs[0])
 
 
 class tanh(operation):
@@ -117,6 +161,12 @@ class tanh(operation):
         out = np.tanh(a.data)
         return tensor_from_array(out), lambda g: (g * (1.0 - out * out),)
 
+    def vjp(self, g, inputs, out):
+        return (g * (1.0 - out * out),)
+
+    def jvp(self, tangents, inputs, out):
+        return tangents[0] * (1.0 - out * out)
+
 
 class sigmoid(operation):
     name, symbol, group = "sigmoid", "σ", "activation"
@@ -128,6 +178,12 @@ class sigmoid(operation):
     def forward(self, a: Tensor):
         out = _stable_sigmoid(a.data)
         return tensor_from_array(out), lambda g: (g * (out * (1.0 - out)),)
+
+    def vjp(self, g, inputs, out):
+        return (g * (out * (1.0 - out)),)
+
+    def jvp(self, tangents, inputs, out):
+        return tangents[0] * (out * (1.0 - out))
 
 
 class relu(operation):
@@ -141,6 +197,12 @@ class relu(operation):
         # select, don't multiply: a blocked element gets 0 even when its upstream is ±inf or NaN
         return tensor_from_array(np.maximum(x, 0.0)), self.select(lambda: ((x > 0).astype(np.float64),),
                                                                   lambda g: (np.where(x > 0, g, 0.0),))
+
+    def vjp(self, g, inputs, out):
+        return (R.select(inputs[0].data > 0, g),)
+
+    def jvp(self, tangents, inputs, out):
+        return R.select(inputs[0].data > 0, tangents[0])
 
 
 class leaky_relu(operation):
@@ -160,6 +222,18 @@ class leaky_relu(operation):
             return out, self.select(local, lambda g: (np.where(x > 0, g, 0.0),))
         return out, self.chain(local)
 
+    def _rule(self, x: np.ndarray, g: Tensor) -> Tensor:
+        slope = self.params["slope"]
+        if slope == 0:
+            return R.select(x > 0, g)
+        return F.where(R.constant(x > 0), g, g * slope)
+
+    def vjp(self, g, inputs, out):
+        return (self._rule(inputs[0].data, g),)
+
+    def jvp(self, tangents, inputs, out):
+        return self._rule(inputs[0].data, tangents[0])
+
 
 class softplus(operation):
     name, symbol, group = "softplus", "softplus", "activation"
@@ -171,6 +245,12 @@ class softplus(operation):
         x = a.data
         out = np.log1p(np.exp(-np.abs(x))) + np.maximum(x, 0.0)
         return tensor_from_array(out), self.chain(lambda: (_stable_sigmoid(x),))
+
+    def vjp(self, g, inputs, out):
+        return (g * F.sigmoid(inputs[0]),)
+
+    def jvp(self, tangents, inputs, out):
+        return tangents[0] * F.sigmoid(inputs[0])
 
 
 class clip(operation):
@@ -185,10 +265,21 @@ class clip(operation):
     @unary_func_op()
     def forward(self, a: Tensor):
         low, high = self.params["low"], self.params["high"]
-        inside = np.ones(a.shape, dtype=bool)
-        if low is not None:
-            inside &= a.data >= low
-        if high is not None:
-            inside &= a.data <= high
+        inside = self._inside(a.data)
         return tensor_from_array(np.clip(a.data, low, high)), self.select(
             lambda: (inside.astype(np.float64),), lambda g: (np.where(inside, g, 0.0),))
+
+    def _inside(self, x: np.ndarray) -> np.ndarray:
+        low, high = self.params["low"], self.params["high"]
+        inside = np.ones(x.shape, dtype=bool)
+        if low is not None:
+            inside &= x >= low
+        if high is not None:
+            inside &= x <= high
+        return inside
+
+    def vjp(self, g, inputs, out):
+        return (R.select(self._inside(inputs[0].data), g),)
+
+    def jvp(self, tangents, inputs, out):
+        return R.select(self._inside(inputs[0].data), tangents[0])

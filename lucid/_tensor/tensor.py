@@ -127,8 +127,11 @@ class Tensor:
     def zero_grad(self) -> None:
         self.grad = None
 
-    def backward(self, grad: Any = None) -> None:
+    def backward(self, grad: Any = None, create_graph: bool = False) -> None:
         """Reverse-mode pass from this tensor; leaves' ``grad`` accumulate.
+
+        With ``create_graph=True`` the pass is recorded and each leaf's ``grad`` is a Tensor
+        (a graph node that can be differentiated again) instead of an array.
 
         ``lucid`` replaces this method by ``lucid.autograd.backward.run_backward``
         itself when it binds the operators (one Python call and no import
@@ -136,7 +139,7 @@ class Tensor:
         """
         from lucid.autograd.backward import run_backward
 
-        run_backward(self, grad)
+        run_backward(self, grad, create_graph)
 
     def __repr__(self) -> str:
         body = np.array2string(self.data, precision=4, separator=" ", threshold=20)

@@ -143,7 +143,10 @@ def _propagate(order: list[Tensor]) -> None:
             current = parent.grad
             if current is not None:
                 total = current + raw  # a new array: an array someone kept never changes
-                parent.grad = total if total.__class__ is ndarray else np.asarray(total)  # 0-d sums decay
+                # 0-d sums decay to NumPy scalars; a ``.grad`` left as a Tensor by backward(create_graph=True)
+                # makes a Tensor sum, kept here as its values
+                parent.grad = total if total.__class__ is ndarray else np.asarray(
+                    total.data if total.__class__ is Tensor else total)
             elif (parent._op is None or parent._retain_grad) and (raw.base is not None or refcount(raw) > 4):
                 parent.grad = raw.copy()  # a gradient the caller keeps must be its own array
             else:
@@ -152,12 +155,18 @@ def _propagate(order: list[Tensor]) -> None:
             node.grad = None
 
 
-def run_backward(root: Tensor, grad: Any = None) -> None:
+def run_backward(root: Tensor, grad: Any = None, create_graph: bool = False) -> None:
     """Reverse-mode pass from this tensor; leaves' ``grad`` accumulate.
 
     This function *is* ``Tensor.backward`` (bound by ``lucid``): ``backward(root, grad)``'s
-    pass without building the full order to return.
+    pass without building the full order to return. ``create_graph=True`` records the pass
+    itself (``lucid.autograd.grad``): each leaf's ``.grad`` is then a Tensor with a graph.
     """
+    if create_graph:
+        from lucid.autograd.grad import backward_with_graph  # imports this module
+
+        backward_with_graph(root, grad)
+        return
     if not root.requires_grad:
         raise RuntimeError("backward() needs an output that requires grad "
                            "(no input of this expression requires grad)")

@@ -68,6 +68,8 @@ def batched_runner(plan: Plan, inputs: Sequence[Tensor], input_index: int) -> Ba
     """A function of stacked values ``(B, *input.shape)`` for input ``input_index`` returning the stacked
     outputs ``(B, *output.shape)``; the other inputs keep the values in ``inputs``. None when the input's
     path is not row-safe (see the module docstring)."""
+    if plan.uses_grad:  # grad(y, x) needs each re-run's own graph: rows cannot share one (re-run one by one)
+        return None
     batched = batched_path(plan, input_index)
     if batched is None or not batched[plan.output]:
         return None

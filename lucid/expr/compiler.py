@@ -86,6 +86,16 @@ class Plan:
     matmul_work: int = 0
     trace_elements: int = 0
     """Array elements the step-by-step record of the backward pass will keep (``backward_record_elements``)."""
+    uses_grad: bool = False
+    """The program calls ``grad(y, x)``: it must run with the graph recorded even when re-run under no_grad."""
+
+
+GRAD_GROWTH = 4
+"""Nodes (and elements, and recorded numbers) ``grad(y, x)`` is charged per one the program has so far.
+
+A gradient is the backward pass written as nodes: each op's rule adds one (``neg``) to about ten
+(``pow``) of them and leaves and constants add none, so four per node so far is a generous
+estimate the checker can make before anything runs (a nested ``grad`` multiplies it again)."""
 
 
 @dataclass(frozen=True)
@@ -364,6 +374,8 @@ class Compiler:
             ins = self.instr("detach", node, label, value.shape, args=(value.slot,))
             return self.emit(ins, node, False, literal=value.literal)
         values, options = self.bind_args(spec, node, node.args, node.kwargs, None, in_const)
+        if spec.name == "grad":
+            return self.derivative(spec, node, values, label)
         if spec.name == "where" and not values[0].mask:  # numbers as a condition: 0.5 is neither True nor False
             raise self.error(node.args[0], L_("{label}: the condition must be True/False values, a comparison such as "
                                               "where(x > 0, x, 0), not numbers",
@@ -380,6 +392,34 @@ class Compiler:
                              make=lambda rng: make(rng, options))
             return self.emit(ins, node, not in_const)
         return self.apply(spec, node, values, options, label)
+
+    def derivative(self, spec: FunctionSpec, node: S.Call, values: list[Value], label: str) -> Value:
+        """``grad(y, x)``: checked like an op, and charged for the backward-pass nodes it will record."""
+        if not values[1].grad:
+            raise self.error(node.args[1] if len(node.args) > 1 else node,
+                             f"{label}: x must have a gradient: a leaf such as w = [0.5, -1.0] or a value "
+                             "computed from one, not a constant", "argument")
+        plan, limits = self.plan, self.limits
+        growth = (plan.graph_nodes, plan.total_elements, plan.trace_elements, plan.matmul_work)
+        value = self.apply(spec, node, values, {}, label)
+        plan.uses_grad = True
+        plan.graph_nodes += GRAD_GROWTH * growth[0]
+        plan.total_elements += GRAD_GROWTH * growth[1]
+        plan.trace_elements += GRAD_GROWTH * growth[2]
+        plan.matmul_work += 2 * growth[3]  # the backward of a matrix product is two products of its size
+        if plan.matmul_work > limits.max_matmul_work:
+            raise self.error(node, f"{label}: the gradient's matrix products would need more than "
+                             f"{limits.max_matmul_work:,} multiply-adds", "limit")
+        if plan.graph_nodes > limits.max_graph_nodes:
+            raise self.error(node, f"{label}: the gradient's own graph would take the program past "
+                             f"{limits.max_graph_nodes:,} nodes", "limit")
+        if plan.total_elements > limits.max_total_elements:
+            raise self.error(node, f"{label}: the gradient's own graph would hold more than "
+                             f"{limits.max_total_elements:,} elements in total", "limit")
+        if plan.trace_elements > limits.max_trace_elements:
+            raise self.error(node, f"{label}: the step-by-step record of the backward pass would keep more than "
+                             f"{limits.max_trace_elements:,} numbers (the trace limit)", "limit")
+        return value
 
     def method(self, node: S.Method, in_const: bool) -> Value:
         spec = METHODS.get(node.name)

@@ -7,10 +7,12 @@ at the ``log`` that did it rather than showing up later as a NaN gradient.
 """
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 
 import numpy as np
 
+from lucid._backend.grad_mode import enable_grad
 from lucid._tensor.tensor import Tensor
 from lucid.expr.compiler import Instr, Plan
 from lucid.expr.errors import ExprError, line_text
@@ -79,10 +81,13 @@ def execute(plan: Plan, inputs: Sequence[Tensor], name_inputs: bool = True) -> t
     change the caller's objects); tensors made by the run are always named.
     """
     keep = set() if name_inputs else {id(t) for t in inputs}
+    if plan.uses_grad:  # grad(y, x) is a function of x's values: a constant standing for an input still moves it
+        inputs = [t if t.requires_grad else Tensor(t.data, requires_grad=True) for t in inputs]
     values: list[Tensor | None] = [None] * len(plan.instrs)
     variables: dict[str, Tensor] = {}
     leaves = iter(inputs)
-    with np.errstate(**NUMERIC_ERRORS):
+    # grad(y, x) differentiates the graph it ran on, so that graph is recorded even in a re-run under no_grad
+    with np.errstate(**NUMERIC_ERRORS), enable_grad() if plan.uses_grad else contextlib.nullcontext():
         for i, ins in enumerate(plan.instrs):
             if ins.kind == "leaf":
                 values[i] = next(leaves) if ins.grad else Tensor(ins.data)

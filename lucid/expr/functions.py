@@ -333,6 +333,18 @@ _add(FunctionSpec("eye", (Param("n", INT), Param("m", "int or None", None)), "co
 _add(FunctionSpec("const", (Param("x", TENSOR),), "special",
                   "the value of x as a constant: no gradient flows into it (a detached copy)", _same))
 
+# ----- derivatives as values -------------------------------------------------------
+def _grad_call(tensors: list[Any], options: dict) -> Any:
+    """``grad(y, x)``: ∂(Σ y)/∂x, recorded (``create_graph``) so it is part of the graph and differentiable."""
+    from lucid.autograd.grad import gradient_value  # lucid.autograd imports the engine, not the language
+
+    return gradient_value(tensors[0], tensors[1])
+
+
+_add(FunctionSpec("grad", (Param("y", TENSOR), Param("x", TENSOR)), "derivative",
+                  "the gradient ∂(Σ y)/∂x as a value, shaped like x (its backward pass is drawn as nodes)",
+                  lambda shapes, _: shapes[1], call=_grad_call, engine=lucid.autograd.grad))
+
 # Methods: x.name(...) is FUNCTIONS[name] with x as its first tensor.
 METHODS: dict[str, FunctionSpec] = {name: FUNCTIONS[name] for name in (
     "sum", "mean", "max", "min", "var", "logsumexp", "reshape", "transpose", "swapaxes", "squeeze", "unsqueeze",

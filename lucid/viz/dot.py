@@ -43,8 +43,12 @@ from lucid.viz.layout_cost import LAYOUT_BUDGET
 from lucid.viz.numbers import has_nonfinite, shape_text
 from lucid.viz.opinfo import spec_of
 from lucid.viz.state import FrameState, edge_steps, frame_state, grads_over_trace, validate_step
-from lucid.viz.structure import GraphModel, build_model, model_cost
+from lucid.viz.structure import GraphModel, build_model, is_derivative, model_cost
 from lucid.viz.style import (
+    DERIVATIVE_CLUSTER,
+    DERIVATIVE_CLUSTER_ATTRS,
+    DERIVATIVE_OP_STYLE,
+    DERIVATIVE_STYLE,
     EDGE_ATTRS,
     EDGE_NOTE_COLOURS,
     EDGE_STYLE,
@@ -121,9 +125,8 @@ def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = N
     options = LabelOptions(show_values, show_grads, show_shapes, grids=not model.large)
     g = graphviz.Digraph("lucid", graph_attr={**GRAPH_ATTRS, "rankdir": direction},
                          node_attr=NODE_ATTRS, edge_attr=EDGE_ATTRS)
-    clusters = [graphviz.Digraph(name=f"cluster_{i}", graph_attr={
-        "label": f"<{html_text(shorten(prefix, 24))}>", "style": "rounded,dashed", "color": "#9A9A9A",
-        "fontcolor": "#555555", "id": f"cluster{i}", "class": "prefix"}) for i, prefix in enumerate(model.clusters)]
+    clusters = [graphviz.Digraph(name=f"cluster_{i}", graph_attr=_cluster_attrs(i, prefix))
+                for i, prefix in enumerate(model.clusters)]
     _add_nodes(g, clusters, model, state, options, trace, node_cache)
     for c in clusters:
         g.subgraph(c)
@@ -134,6 +137,22 @@ def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = N
         add_legend(box, "legend")
         g.subgraph(box)
     return g
+
+
+def _cluster_attrs(i: int, prefix: str) -> dict[str, str]:
+    """A name-prefix cluster (dashed grey), or the recorded backward pass's cluster (purple, filled)."""
+    if prefix == DERIVATIVE_CLUSTER:
+        return {"label": f"<{html_text(prefix)}>", "id": f"cluster{i}", **DERIVATIVE_CLUSTER_ATTRS}
+    return {"label": f"<{html_text(shorten(prefix, 24))}>", "style": "rounded,dashed", "color": "#9A9A9A",
+            "fontcolor": "#555555", "id": f"cluster{i}", "class": "prefix"}
+
+
+def _backward_note(t: Tensor) -> str:
+    """Tooltip text for a node of a recorded backward pass: which forward node it differentiates."""
+    forward = t._op.differentiates
+    op = forward._op
+    what = forward.name or (op.describe() if op is not None else "an input")
+    return f" (backward pass: part of the gradient through {shorten(what, 40)})"
 
 
 def _collapsed(root: Tensor, trace: Trace | None, step: int | None, expanded: Iterable[str],
@@ -149,7 +168,8 @@ def draw(tensor: Tensor, **options: Any) -> graphviz.Digraph:
 
 
 def _add_nodes(g: graphviz.Digraph, clusters: list[graphviz.Digraph], model: GraphModel, state: FrameState,
-               options: LabelOptions, trace: Trace | None, cache: dict | None = None) -> None:
+               options: LabelOptions, trace: Trace | None, cache: dict | None = None, *,
+               grad_word: str = "grad ", status_words: bool | None = None) -> None:
     all_grads = grads_over_trace(model, trace) if trace is not None else {}
     current = next((k for k, p in state.progress.items() if p == "current"), None)
     current_chain = model.hidden_in.get(current) if current is not None else None
@@ -166,26 +186,35 @@ def _add_nodes(g: graphviz.Digraph, clusters: list[graphviz.Digraph], model: Gra
         op = ops.get(k)
         if op is not None:
             op_state = state.op_state.get(k)
-            classes = ["op"] + ([op_state] if op_state else []) + (["chain"] if op.is_chain else [])
-            attrs = {**KIND_STYLE["op"], **OP_STATE_STYLE.get(op_state or "", {})}
+            derivative = is_derivative(t)
+            classes = ["op"] + ([op_state] if op_state else []) + (["chain"] if op.is_chain else []) + \
+                (["derivative"] if derivative else [])
+            attrs = {**KIND_STYLE["op"], **(DERIVATIVE_OP_STYLE if derivative else {}),
+                     **OP_STATE_STYLE.get(op_state or "", {})}
             if current_chain == k:
                 classes.append("current")
                 attrs.update(PROGRESS_STYLE["current"])
             spec = spec_of(t)
             tip = spec.formula if spec is not None and not op.is_chain else op.text
+            if derivative:
+                tip += _backward_note(t)
             target.node(op.id, label=op_html(op.text), id=op.id, _attributes={"class": " ".join(classes)},
                         tooltip=attribute_text(shorten(tip, 200)), **attrs)
         grads = all_grads.get(k, [])
-        if t.grad is not None and trace is None:
-            grads = [t.grad]
+        if t.grad is not None and trace is None:  # (a Tensor after backward(create_graph=True): its values)
+            grads = [t.grad.data if isinstance(t.grad, Tensor) else t.grad]
         width = number_columns([t.data, *grads])
         has_grad_row = t.requires_grad
         status = state.grad_status.get(k, "nograd") if has_grad_row else None
         label = tensor_label(node.label, node.kind, t.data, grad=state.grads.get(k), grad_status=status,
                              width=width, grad_history=grads, options=options,
-                             status_words=state.traced)
+                             status_words=state.traced if status_words is None else status_words,
+                             grad_word=grad_word)
         classes = [node.kind]
         attrs = dict(KIND_STYLE[node.kind])
+        if is_derivative(t):
+            classes.append("derivative")
+            attrs.update(DERIVATIVE_STYLE)
         if state.traced:
             progress = state.progress[k]
             classes.append(progress)

@@ -136,12 +136,13 @@ def _heat_row(prefix: str, grid: str, colour: str | None, suffix: str = "", back
 
 def tensor_label(name: str, kind: str, data: np.ndarray, *, grad: np.ndarray | None, grad_status: str | None,
                  width: int, grad_history: list[np.ndarray], options: LabelOptions,
-                 status_words: bool = True) -> str:
+                 status_words: bool = True, grad_word: str = "grad ") -> str:
     """The HTML label of a tensor node.
 
     ``grad_status`` is None when the node never has a gradient (constants) or
     gradients are hidden; ``grad_history`` holds every gradient the node shows
     during the animation, so the block reserves room for the widest of them.
+    ``grad_word`` names that row (forward mode shows a tangent there: ``"tang "``).
     """
     rows = [f"<TR><TD><B>{html_text(name)}</B></TD></TR>"]
     kind_word = _(KIND_WORD[kind]) if KIND_WORD[kind] else ""
@@ -166,14 +167,15 @@ def tensor_label(name: str, kind: str, data: np.ndarray, *, grad: np.ndarray | N
         if grad is not None and num.has_nonfinite(grad):
             text_colour = RED
         if heat:
-            rows.append(_heat_row("grad ", heatmap_table(grad, data.shape, width), text_colour, word, background))
+            rows.append(_heat_row(grad_word, heatmap_table(grad, data.shape, width), text_colour, word, background))
         else:
-            rows.append(_grad_text_row(data, grad, word, text_colour, background, width, grad_history, options))
+            rows.append(_grad_text_row(data, grad, word, text_colour, background, width, grad_history, options,
+                                       grad_word))
     return '<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">' + "".join(rows) + "</TABLE>>"
 
 
 def _grad_text_row(data: np.ndarray, grad: np.ndarray | None, word: str, text_colour: str | None, background: str,
-                   width: int, grad_history: list[np.ndarray], options: LabelOptions) -> str:
+                   width: int, grad_history: list[np.ndarray], options: LabelOptions, grad_word: str = "grad ") -> str:
     """The gradient of a scalar or a summarised tensor as fixed-width text, padded to its widest version."""
     history = [_lines(h, width, options.grids) for h in grad_history] or \
         [_lines(np.zeros(np.shape(data)), width, options.grids)]
@@ -185,7 +187,7 @@ def _grad_text_row(data: np.ndarray, grad: np.ndarray | None, word: str, text_co
         lines += [""] * (len(reserved) - len(lines))
     lines = [line.ljust(n) for line, n in zip(lines, reserved + [0] * len(lines))]
     bg = f' BGCOLOR="{background}"' if background else ""
-    return f'<TR><TD ALIGN="LEFT" BALIGN="LEFT"{bg}>{_mono(_block("grad ", lines, word), text_colour)}</TD></TR>'
+    return f'<TR><TD ALIGN="LEFT" BALIGN="LEFT"{bg}>{_mono(_block(grad_word, lines, word), text_colour)}</TD></TR>'
 
 
 def op_html(text: str) -> str:

@@ -114,7 +114,8 @@ def _static_state(model: GraphModel) -> FrameState:
     state = FrameState(None, False)
     for k, tensor in enumerate(model.order):
         if tensor.grad is not None:
-            state.grads[k] = np.asarray(tensor.grad)
+            grad = tensor.grad  # a Tensor after backward(create_graph=True): its values
+            state.grads[k] = np.asarray(grad.data if hasattr(grad, "requires_grad") else grad)
             state.grad_status[k] = "final"
         else:
             state.grad_status[k] = "nograd"

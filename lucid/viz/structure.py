@@ -27,6 +27,7 @@ from lucid.viz.errors import GraphTooLarge
 from lucid.viz.layout_cost import MAX_CLUSTER_COST, cluster_cost
 from lucid.viz.naming import display_names
 from lucid.viz.opinfo import COMMUTATIVE, op_label, slot_word, spec_of
+from lucid.viz.style import DERIVATIVE_CLUSTER
 from lucid.viz.text import NAME_LIMIT, shorten
 
 #: ``large="auto"`` switches large-graph mode on above this many nodes (tensors + ops).
@@ -192,7 +193,30 @@ def build_model(root: Tensor, order: list[Tensor] | None = None, *, show_constan
             nodes=model.node_count, limit=max_nodes)
     if is_large:
         _assign_clusters(model)
+    _assign_derivative_cluster(model)
     return model
+
+
+def is_derivative(tensor: Tensor) -> bool:
+    """Whether ``tensor`` was made by a recorded backward pass (``grad(..., create_graph=True)``)."""
+    op = tensor._op
+    return op is not None and op.differentiates is not None
+
+
+def _assign_derivative_cluster(model: GraphModel) -> None:
+    """Put the nodes of a recorded backward pass in one cluster of their own (``DERIVATIVE_CLUSTER``),
+    so the derivative subgraph reads as the backward pass of the forward part it is wired to."""
+    members = [n for n in model.tensors if n.cluster is None and is_derivative(n.tensor)]
+    if not members:
+        return
+    model.clusters.append(DERIVATIVE_CLUSTER)
+    index = len(model.clusters) - 1
+    for node in members:
+        node.cluster = index
+    cluster_of = {n.index: n.cluster for n in members}
+    for op in model.ops:
+        if op.index in cluster_of:
+            op.cluster = index
 
 
 def layout_span(model: GraphModel) -> int:

@@ -27,6 +27,15 @@ KIND_STYLE: dict[str, dict[str, str]] = {
                "peripheries": "2"},
     "op": {"shape": "ellipse", "style": "filled", "fillcolor": "#FFF4CC", "color": "#8A6A00"},
 }
+#: Nodes of a recorded backward pass (``grad(y, x)`` in a program): the Okabe–Ito reddish purple, in a
+#: cluster of their own whose label says what they are (so colour is not the only signal).
+PURPLE = "#CC79A7"
+DERIVATIVE_STYLE = {"fillcolor": "#F7EAF3", "color": "#A0527F"}
+DERIVATIVE_OP_STYLE = {"fillcolor": "#EBCFE1", "color": "#A0527F"}
+DERIVATIVE_CLUSTER = "∂ backward pass, recorded by grad(…)"
+DERIVATIVE_CLUSTER_ATTRS = {"style": "rounded,filled", "color": PURPLE, "fillcolor": "#FCF5FA",
+                            "fontcolor": "#7A3B62", "class": "derivative"}
+
 #: Words shown in a tensor's label so the kind reads without colour.
 KIND_WORD = {"leaf": N_("leaf"), "const": N_("const"), "intermediate": "", "output": N_("output")}
 

@@ -1,0 +1,138 @@
+"""Words and arithmetic for each step of forward mode (``lucid.autograd.forward_trace``).
+
+The counterpart of ``explain`` for the backward pass, with the arithmetic line first: a node's
+tangent is its inputs' tangents times its local derivatives, added (``ẏ = ∂y/∂a ⊙ ȧ + ∂y/∂b ⊙ ḃ``).
+A tangent is written with a dot over a one-letter name (``ẋ``) and as ``tangent(name)`` otherwise.
+"""
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+import numpy as np
+
+from lucid._tensor.tensor import Tensor
+from lucid.autograd.forward_trace import ForwardTrace, TangentStep
+from lucid.viz.naming import display_names
+from lucid.viz.numbers import format_array
+from lucid.viz.opinfo import spec_of
+
+ELEMENTWISE_GROUPS = ("arithmetic", "elementwise", "activation")
+
+#: The forward rule (jvp) of each op that is not elementwise, in the notation of the explanations:
+#: ``ȧ`` is the input's tangent, ``out`` the op's result.
+FORWARD_RULES = {
+    "matmul": "ȧ @ b + a @ ḃ",
+    "sum": "Σ ȧ over the axis", "mean": "the mean of ȧ over the axis",
+    "max": "ȧ at the largest element (split evenly on ties)", "min": "ȧ at the smallest element (split on ties)",
+    "var": "Σ 2(a − ā)/N · ȧ over the axis", "logsumexp": "Σ softmax(a) · ȧ over the axis",
+    "softmax": "out ⊙ (ȧ − Σ out · ȧ)", "log_softmax": "ȧ − Σ softmax(a) · ȧ",
+    "reshape": "ȧ reshaped the same way", "transpose": "ȧ with the same axes permuted",
+    "swapaxes": "ȧ with the same axes swapped", "squeeze": "ȧ without the same axes",
+    "unsqueeze": "ȧ with the same new axis", "broadcast_to": "ȧ copied the same way",
+    "concatenate": "the inputs' tangents joined the same way (0 for an input that does not move)",
+    "stack": "the inputs' tangents stacked the same way (0 for an input that does not move)",
+    "getitem": "ȧ at the same index",
+    "mse_loss": "Σ 2(p − y)/N · (ṗ − ẏ)",
+    "binary_cross_entropy": "Σ (p − y)/(p(1 − p)N) · ṗ + Σ (ln(1 − p) − ln p)/N · ẏ",
+    "binary_cross_entropy_with_logits": "Σ (σ(z) − t)/N · ż − Σ z/N · ṫ",
+    "cross_entropy": "Σ (softmax(z) − onehot(t))/N · ż",
+}
+
+
+def dotted(name: str) -> str:
+    """``ẋ`` for a one-letter name, ``tangent(name)`` for any other (a dot over ``loss`` reads badly)."""
+    if len(name) == 1 and name.isalpha():
+        return unicodedata.normalize("NFC", name + "\u0307")  # one character where Unicode has it (ẋ, ẏ, ḟ)
+    return f"tangent({name})"
+
+
+def _numbers(values: np.ndarray | None) -> str:
+    return "0" if values is None else format_array(values, shape=False).replace("\n", " ")
+
+
+@dataclass(frozen=True)
+class ForwardStepText:
+    """One step, explained: the arithmetic line, then sentences a person reads."""
+
+    title: str
+    arithmetic: str
+    lines: tuple[str, ...]
+
+
+def _forward_text(symbol: str, inputs: list[str], spec) -> str:
+    """``x × w`` for the binary arithmetic ops, ``−a`` for neg, ``tanh(t4)`` for the others."""
+    if spec is not None and spec.group == "arithmetic":
+        if len(inputs) == 2:
+            return f"{inputs[0]} {symbol} {inputs[1]}"
+        if spec.name == "neg":
+            return f"−{inputs[0]}"
+    return f"{symbol}({', '.join(inputs)})"
+
+
+class ForwardExplainer:
+    """Names every node of one trace the way the graph does, and explains its steps."""
+
+    def __init__(self, trace: ForwardTrace) -> None:
+        self.trace = trace
+        names = display_names(trace.order, trace.root)
+        self._names = {id(t): n for t, n in zip(trace.order, names)}
+
+    def name(self, tensor: Tensor) -> str:
+        return self._names.get(id(tensor), "?")
+
+    def seed_text(self) -> ForwardStepText:
+        """Step 0: the direction chosen, before any node has moved."""
+        parts = [f"{dotted(self.name(t))} = {_numbers(self.trace.seeds[id(t)])}"
+                 for t in self.trace.order if id(t) in self.trace.seeds]
+        arithmetic = "; ".join(parts)
+        return ForwardStepText(
+            "Step 0: choose a direction", arithmetic,
+            ("Forward mode asks how every value changes when the inputs move along this direction. "
+             "Each input's tangent is what it moves by; every other input stays put (tangent 0).",
+             "Each step computes one node's tangent from its inputs' tangents, in the order the values "
+             "were computed, so one pass gives the output's directional derivative."))
+
+    def step_text(self, index: int) -> ForwardStepText:
+        """Step ``index`` (1-based, like the player): one node's tangent, with its arithmetic first."""
+        step = self.trace.steps[index - 1]
+        node, op = step.node, step.node._op
+        out = self.name(node)
+        inputs = [self.name(p) for p in node._prev]
+        spec = spec_of(node)
+        elementwise = spec is not None and spec.group in ELEMENTWISE_GROUPS
+        locals_ = op.local_derivatives() if elementwise else None
+        lines = [f"Forward: {out} = {_forward_text(op.describe(), inputs, spec)}."]
+        if locals_ is not None:
+            arithmetic = self._elementwise(step, out, inputs, locals_)
+            lines.append(f"Tangent rule: {dotted(out)} = " + " + ".join(
+                f"∂{out}/∂{name} ⊙ {dotted(name)}" for name, d, t in zip(inputs, locals_, step.input_tangents)
+                if d is not None and t is not None) + ": each moving input's tangent times the local derivative "
+                "(the chain rule, pushed forward).")
+        else:
+            symbol = op.describe()
+            moving = [f"{dotted(n)} = {_numbers(t)}" for n, t in zip(inputs, step.input_tangents) if t is not None]
+            arithmetic = f"{dotted(out)} = {symbol} pushed forward on {', '.join(moving)} → {_numbers(step.tangent)}"
+            rule = FORWARD_RULES.get(spec.name) if spec is not None else None
+            lines.append(f"Tangent rule: {symbol} is not elementwise, so its forward rule (jvp) applies its "
+                         "local derivatives to the inputs' tangents as a whole"
+                         + (f": {dotted(out)} = {rule}." if rule else "."))
+        if spec is not None and spec.derivatives:
+            what = f"Local derivatives (the rule of {spec.symbol})" if locals_ is not None else \
+                f"Its backward rule, for comparison ({spec.symbol})"
+            lines.append(f"{what}: " + "; ".join(spec.derivatives) + ".")
+        still = [n for n, t in zip(inputs, step.input_tangents) if t is None]
+        if still:
+            lines.append(f"{', '.join(still)} does not move along this direction (tangent 0), so its term drops.")
+        lines.append(f"{dotted(out)} = {_numbers(step.tangent)}: how much {out} moves per unit step along the "
+                     "direction.")
+        moving = dict.fromkeys(dotted(n) for n, t in zip(inputs, step.input_tangents) if t is not None)
+        title = f"Step {index} of {len(self.trace.steps)}: {dotted(out)} from {', '.join(moving)}"
+        return ForwardStepText(title, arithmetic, tuple(lines))
+
+    def _elementwise(self, step: TangentStep, out: str, inputs: list[str], locals_) -> str:
+        terms = [(d, t) for d, t in zip(locals_, step.input_tangents) if d is not None and t is not None]
+        numbers = " + ".join(f"{_numbers(np.asarray(d))} ⊙ {_numbers(t)}" for d, t in terms)
+        symbols = " + ".join(f"∂{out}/∂{n} ⊙ {dotted(n)}" for n, d, t in zip(inputs, locals_, step.input_tangents)
+                             if d is not None and t is not None)
+        return f"{dotted(out)} = {symbols}: {numbers} → {_numbers(step.tangent)}"
