@@ -3,13 +3,14 @@
 # validation in tests), chromium (the browser tests) and a CJK font, so names written in
 # Hangul (가중치) or Han are drawn as letters, not empty boxes, in PNG and GIF exports.
 # packages.txt lists the same runtime packages for Streamlit Community Cloud.
+# redis-server: class mode's shared room store (two Streamlit processes, and its tests).
 # Skipped when already present.
 set -euo pipefail
-if command -v dot >/dev/null && command -v chromium >/dev/null && fc-list :lang=ko | grep -q .; then
+if command -v dot >/dev/null && command -v chromium >/dev/null && command -v redis-server >/dev/null && fc-list :lang=ko | grep -q .; then
   exit 0
 fi
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq graphviz chromium fonts-dejavu-core fonts-noto-cjk >/dev/null
+$SUDO apt-get install -y -qq graphviz chromium fonts-dejavu-core fonts-noto-cjk redis-server >/dev/null
