@@ -441,8 +441,54 @@ function show(ui, p, k, opts) {
   ui.root.dataset.traceStep = String(traceOf(p, k));
   ui.host.dataset.frame = `${p.animId}:${k}`;
   lens(ui, p);
+  reportStep(p);
   if (p.data.share_url && !(opts && opts.noUrl)) urlStep(traceOf(p, k), p.data.program_id);
   if (!(opts && opts.noFollow)) keepInView(ui, p, false);
+}
+
+function reportStep(p) {
+  // A teacher's player in a class reports each step it shows: the room's feed follows (lucid.classroom.feed).
+  const room = p.data && p.data.room;
+  if (!room || room.role !== 'teacher' || !p.n) return;
+  const t = traceOf(p, p.step);
+  if (p.reported === t && p.reportedProgram === p.programId) return;
+  p.reported = t;
+  p.reportedProgram = p.programId;
+  p.trigger('step', { step: t, program: p.programId });
+}
+
+function followRoom(ui, p, root) {
+  // A student's player polls the room's feed (a tiny static JSON file: no script run on the server) and
+  // shows the teacher's step; it asks the server for a rerun only when the program or the question changed.
+  const room = p.data.room;
+  if (!room || room.role !== 'student' || !room.feed) return null;
+  let busy = false;
+  const ask = (why) => {
+    if (p.roomAsked === why) return;
+    p.roomAsked = why;
+    p.trigger('room', why);
+  };
+  const poll = async () => {
+    if (busy || !root.isConnected) return;
+    busy = true;
+    try {
+      const r = await fetch(room.feed, { cache: 'no-store' });
+      if (r.status === 404) { ask('gone'); return; }
+      if (!r.ok) return;
+      const f = await r.json();
+      root.dataset.roomVersion = String(f.v);
+      root.dataset.teacherStep = String(f.step);
+      const now = p.data.room;
+      if (f.q !== now.question) { ask('q' + f.v); return; }
+      if (f.program !== p.programId) { if (now.follow) ask('p' + f.v); return; }
+      if (now.follow && p.n > 0 && f.step !== traceOf(p, p.step)) {
+        if (p.playing) setPlaying(ui, p, false);
+        show(ui, p, playerOf(p, f.step));
+      }
+    } catch (e) { /* the server restarting: the next tick asks again */ } finally { busy = false; }
+  };
+  poll();
+  return setInterval(poll, room.poll_ms || 400);
 }
 
 function urlStep(k, programId) {
@@ -622,6 +668,8 @@ export default function(component) {
     go(k);
   };
   document.addEventListener('keydown', onKey);
+  reportStep(p);
+  const poller = followRoom(ui, p, root);
   const onResize = () => fit(ui, p);
   window.addEventListener('resize', onResize);
   // A graph fitted whole to the room below it is fitted again when the page above it changes height
@@ -638,6 +686,7 @@ export default function(component) {
   });
   if (watcher) watcher.observe(page);
   return () => {
+    if (poller) clearInterval(poller);
     document.removeEventListener('keydown', onKey);
     window.removeEventListener('resize', onResize);
     if (watcher) watcher.disconnect();
@@ -800,7 +849,8 @@ def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
                      top: int = 60, speeds: dict[str, float] | None = None, speed: str | None = None,
                      on_speed: Callable[[str], None] | None = None, resume: bool = False,
                      lesson: dict[str, Any] | None = None, on_lesson: Callable[[str], None] | None = None,
-                     inspector_key: str | None = None) -> None:
+                     inspector_key: str | None = None, room: dict[str, Any] | None = None,
+                     on_step: Callable[[object], None] | None = None) -> None:
     """Play ``anim`` in the browser, starting at ``step``; a click on a node is read back with ``take_click``.
 
     Steps in and out (``step``, the ``step`` of a click, the URL's ``step=``) are steps of the backward
@@ -819,7 +869,19 @@ def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
     place in a lesson in the bar; Next after the last step (Prev at step 0) then asks for the neighbouring
     link, and ``on_lesson("next" | "prev")`` runs with the move once ``browser_events.lesson_move`` accepts it.
     ``inspector_key``: the key of the node inspector's container, which a button in the bar scrolls to.
+    ``room`` (class mode, ``lucid.ui.room_view``): ``role`` "teacher" reports every step shown, and
+    ``on_step(value)`` gets the event's raw value (``{step, program}``, unchecked: the caller checks it);
+    ``role`` "student" polls ``feed`` every ``poll_ms`` and shows the teacher's step while ``follow``, and
+    asks for a rerun when the feed's program or question (``question``: the key this run shows) changed.
     """
+    def step_reported() -> None:
+        try:
+            state = st.session_state.get(key)
+        except (RecursionError, ValueError, TypeError):  # a crafted component state Streamlit cannot read
+            return
+        if on_step is not None and isinstance(state, dict):
+            on_step(state.get("step"))
+
     def speed_chosen() -> None:
         try:
             state = st.session_state.get(key)
@@ -849,6 +911,7 @@ def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
                             "keys_help": KEYS_HELP, **sizing(classroom),
                             "speeds": [[k, v] for k, v in (speeds or {}).items()] if on_speed else [],
                             "speed": speed, "lesson": lesson if on_lesson else None,
-                            "inspector_key": inspector_key}
+                            "inspector_key": inspector_key, "room": room}
     _player_component()(key=key, data=data, on_node_change=_ignore_event, on_speed_change=speed_chosen,
-                        on_lesson_change=lesson_asked)
+                        on_lesson_change=lesson_asked, on_step_change=step_reported,
+                        on_room_change=_ignore_event)
