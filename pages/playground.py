@@ -22,7 +22,8 @@ classroom.apply_style(view.classroom)
 class_slot = st.container()  # the class's panel sits above the program and the graph
 room_view.before_editor(KEY, seat)
 # In Classroom mode the folded editor shares the controls' row: one row of page above the graph.
-with (view.lead or st.container()), st.expander("Program", expanded=not view.classroom, icon=":material/edit:"):
+folded = view.classroom or room_view.is_student(seat)  # a following student does not edit
+with (view.lead or st.container()), st.expander("Program", expanded=not folded, icon=":material/edit:"):
     # Programs are shared by every session of this server (a class opening one link computes it once);
     # the session keeps only the source text.
     analysis = editor(KEY, shared_analysis, share_url=True, height=130 if view.classroom else 150,

@@ -162,19 +162,19 @@ class Rooms:
             raise AnswerRejected(f"A class asks at most {self.limits.max_questions} questions.")
         qid = secrets.token_hex(6)
         asked = {**question, "id": qid, "show_rule": bool(show_rule), "revealed": False, "asked": self.clock()}
-        record["question"] = asked
-        record["step"] = int(question.get("step", record["step"]))
+        record["question"] = asked  # the class predicts this step: it is shown at the reveal
         record["questions"].append(asked)
         self._write(code, record)
         return qid
 
     def reveal(self, code: str, token: str) -> None:
-        """Show the open question's answer and the class result to everyone; answers close."""
+        """Show the open question's step, answer and class result to everyone; answers close."""
         code, record = self._teacher_record(code, token)
         question = record.get("question")
         if question is None or question.get("revealed"):
             return
         question["revealed"] = True
+        record["step"] = int(question.get("step", record["step"]))
         for q in record["questions"]:
             if q["id"] == question["id"]:
                 q["revealed"] = True

@@ -668,6 +668,13 @@ export default function(component) {
     go(k);
   };
   document.addEventListener('keydown', onKey);
+  const goto = data.room && data.room.goto;
+  if (goto && p.n > 0 && p.gotoDone !== goto.id) {
+    // The teacher revealed a question: their player shows the step the class predicted (and reports it).
+    p.gotoDone = goto.id;
+    setPlaying(ui, p, false);
+    show(ui, p, playerOf(p, goto.step));
+  }
   reportStep(p);
   const poller = followRoom(ui, p, root);
   const onResize = () => fit(ui, p);

@@ -29,6 +29,8 @@ from lucid.ui.browser_events import BadBrowserValue, whole_number
 from lucid.viz.numbers import format_number
 
 ROOM, TEACH, ME = "room", "teach", "me"
+RIGHT_COLOUR, WRONG_COLOUR = "#009E73", "#D55E00"
+"""Bars of right and wrong answers: the drawing's green and vermillion (told apart by colour-blind eyes too)."""
 POLL_MS = 400
 """How often a student's browser reads the feed: with the request itself, a step shows within about 0.5 s."""
 TEACHER_REFRESH = 1.0
@@ -71,6 +73,10 @@ def seat(key: str) -> Seat | None:
 
 def _view(s: Seat) -> RoomView | None:
     return room_service.rooms().view(s.code)
+
+
+def is_student(s: Seat | None) -> bool:
+    return s is not None and not s.teacher
 
 
 def following(key: str) -> bool:
@@ -143,7 +149,8 @@ def player_room(key: str, s: Seat | None) -> tuple[dict[str, Any] | None, Any]:
     if s is None:
         return None, None
     if s.teacher:
-        return {"role": "teacher"}, lambda value: _teacher_step(key, value)
+        return ({"role": "teacher", "goto": st.session_state.pop(f"{key}_goto", None)},
+                lambda value: _teacher_step(key, value))
     view = _view(s)
     return {"role": "student", "feed": room_feed.feed_url(s.code), "follow": following(key), "poll_ms": POLL_MS,
             "question": question_key(view.question if view else None)}, None
@@ -198,10 +205,16 @@ def qr_png(text: str) -> bytes:
     return out.getvalue()
 
 
+def next_step(key: str, analysis: Analysis) -> int | None:
+    """The step the class is asked to predict: the one after the step on the teacher's screen (None at the end)."""
+    step = int(st.session_state.get(f"{key}_step", 0)) + 1
+    return step if analysis.trace is not None and step < analysis.n_steps else None
+
+
 def _ask(key: str, s: Seat, analysis: Analysis) -> None:
-    if analysis.trace is None:
+    step = next_step(key, analysis)
+    if step is None or analysis.trace is None:
         return
-    step = max(0, min(int(st.session_state.get(f"{key}_step", 0)), analysis.n_steps - 1))
     try:
         room_service.rooms().ask(s.code, s.token or "", question_at(analysis.trace, step),
                                  show_rule=bool(st.session_state.get(f"{key}_show_rule", True)))
@@ -217,6 +230,10 @@ def _reveal(key: str, s: Seat) -> None:
     except (RoomGone, NotTeacher):
         return
     room_service.publish(s.code)
+    view = _view(s)
+    if view is not None and view.question is not None:  # the teacher's player shows the revealed step too
+        st.session_state[f"{key}_goto"] = {"step": int(view.question["step"]), "id": view.question["id"]}
+        st.session_state[f"{key}_step"] = int(view.question["step"])
 
 
 def _close(key: str, s: Seat) -> None:
@@ -251,14 +268,21 @@ def histogram(question: dict[str, Any], values: list[float]) -> None:
     import pandas as pd
 
     result = class_result(values, question)
-    rows = [{"answer": format_number(v), "students": c, "result": "right" if ok else "wrong"}
-            for v, c, ok in result.counts[:12]]
-    if rows:
-        st.bar_chart(pd.DataFrame(rows), x="answer", y="students", color="result", height=220,
-                     sort=False, horizontal=False)
+    shown = sorted(result.counts[:12])  # the most common answers, along the number line
+    if shown:
+        frame = pd.DataFrame({"answer": [format_number(v) for v, _, _ in shown],
+                              "right": [c if ok else 0 for _, c, ok in shown],
+                              "wrong": [0 if ok else c for _, c, ok in shown]})
+        st.bar_chart(frame, x="answer", y=["right", "wrong"], color=[RIGHT_COLOUR, WRONG_COLOUR], height=220,
+                     sort=False, x_label="answer", y_label="students")
 
 
 def _teacher_question(key: str, s: Seat) -> None:
+    if st.session_state.get(f"{key}_goto") is not None and st.session_state.get(f"{key}_goto_ran") is None:
+        # Reveal ran in this fragment: the whole page runs again, so the player shows the revealed step.
+        st.session_state[f"{key}_goto_ran"] = True
+        st.rerun(scope="app")
+    st.session_state.pop(f"{key}_goto_ran", None)
     view = _view(s)
     if view is None or view.question is None:
         return
@@ -299,10 +323,12 @@ def _teacher_panel(key: str, s: Seat, analysis: Analysis) -> None:
         code_col.markdown(f"Class **{s.code}** · {view.students} student{'s' if view.students != 1 else ''}")
         with ask_col:
             open_now = view.question is not None and not view.question.get("revealed")
-            st.button("Ask the class", key=f"{key}_ask", icon=":material/quiz:", disabled=analysis.trace is None,
+            asked = next_step(key, analysis)
+            st.button("Ask the class", key=f"{key}_ask", icon=":material/quiz:", disabled=asked is None,
                       on_click=_ask, args=(key, s, analysis),
-                      help="Every student answers the gradient of the step on screen."
-                      + (" (replaces the open question)" if open_now else ""))
+                      help=("The last step is on screen: there is no next gradient to predict." if asked is None
+                            else f"Every student predicts the gradient of the next step (step {asked}); "
+                                 "*Reveal* shows it." + (" Replaces the open question." if open_now else "")))
             st.checkbox("Show upstream and local rule", value=True, key=f"{key}_show_rule")
         with link_col.popover("Join", icon=":material/qr_code_2:"):
             st.markdown(f"Code **{s.code}**")
@@ -351,10 +377,10 @@ def _student_panel(key: str, s: Seat) -> None:
         q = view.question
         if q is None:
             return
-        st.markdown(f"### {q['label']} = ?")
+        st.markdown(f"#### Next step: {q['label']} = ?")
         if q.get("show_rule") and (q.get("upstream") or q.get("rule")):
             st.markdown(" · ".join(f"`{part}`" for part in (q.get("upstream"), q.get("rule")) if part))
-        st.caption(f"Step {q['step']} · graded to {TOLERANCE_TEXT}")
+        st.caption(f"Predict step {q['step']} before it is shown · graded to {TOLERANCE_TEXT}")
         mine = rooms.my_answer(s.code, q["id"], s.student)
         if q.get("revealed"):
             values = [float(a["value"]) for a in rooms.answers(s.code, q["id"])]
