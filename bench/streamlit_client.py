@@ -211,6 +211,7 @@ class Session:
         self.page_script_hash = ""  # from the server's new_session message, as the browser keeps it
         self.widgets: dict[str, Any] = {}  # widget id -> WidgetState sent with every rerun (like the browser)
         self.last: Run | None = None
+        self.auto_reruns: dict[str, float] = {}  # fragment id -> seconds (``st.fragment(run_every=…)``)
 
     def rerun_message(self, *extra: Any) -> bytes:
         """The ``rerun_script`` BackMsg the browser would send now, with ``extra`` widget states added."""
@@ -225,6 +226,13 @@ class Session:
             rerun.widget_states.widgets.append(state)
         for state in extra:
             rerun.widget_states.widgets.append(state)
+        return msg.SerializeToString()
+
+    def fragment_message(self, fragment_id: str) -> bytes:
+        """The ``rerun_script`` a browser sends when a fragment's ``run_every`` timer fires."""
+        msg = self.BackMsg.FromString(self.rerun_message())
+        msg.rerun_script.fragment_id = fragment_id
+        msg.rerun_script.is_auto_rerun = True
         return msg.SerializeToString()
 
     async def clear_cache(self) -> None:
@@ -261,6 +269,8 @@ class Session:
                 self.page_script_hash = msg.navigation.page_script_hash or self.page_script_hash
             elif kind == "page_info_changed":
                 self.query = msg.page_info_changed.query_string
+            elif kind == "auto_rerun":  # the browser then reruns that fragment on its own timer
+                self.auto_reruns[msg.auto_rerun.fragment_id] = msg.auto_rerun.interval
             elif kind == "script_finished":
                 if msg.script_finished == self.ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                     run.elements.clear()  # the rerun that follows draws the page again (widget ids may differ)
