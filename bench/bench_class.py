@@ -83,6 +83,7 @@ class Poller:
         self.port, self.path = port, path
         self.seen: list[tuple[float, dict]] = []
         self.reader = self.writer = None
+        self.failures = 0
 
     async def get(self) -> dict | None:
         if self.writer is None:
@@ -96,8 +97,14 @@ class Poller:
 
     async def run(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
-            with contextlib.suppress(Exception):
-                feed = await self.get()
+            try:
+                feed = await asyncio.wait_for(self.get(), 10)
+            except Exception:  # noqa: BLE001 - a dropped connection: the browser opens another
+                self.failures += 1
+                if self.writer is not None:
+                    self.writer.close()
+                self.reader = self.writer = None
+            else:
                 if feed is not None:
                     self.seen.append((time.perf_counter(), feed))
             with contextlib.suppress(TimeoutError):

@@ -409,16 +409,22 @@ def _student_panel(key: str, s: Seat) -> None:
             st.success(f"**{q['label']} = {q['expected_text']}**{verdict} · the class: {result.correct} of "
                        f"{result.answered} right")
             return
-        with st.form(f"{key}_answer_form", border=False):
-            a, n, b = st.columns([2, 2, 1], vertical_alignment="bottom")
-            a.text_input("Your answer", key=f"{key}_answer", max_chars=32, placeholder="e.g. -0.25")
-            n.text_input("Nickname (optional)", key=f"{key}_nickname", max_chars=24)
-            b.form_submit_button("Submit", type="primary", on_click=_submit, args=(key, s))
-        msg = st.session_state.get(f"{key}_answer_msg")
-        if msg is not None and msg[0] == q["id"]:
-            (st.success if msg[1] == "ok" else st.error)(msg[2])
-        elif mine is not None:
-            st.caption(f"Your answer: {format_number(float(mine['value']))}")
+        st.fragment(_answer_form)(key, s, q["id"], mine)
+
+
+def _answer_form(key: str, s: Seat, question_id: str, mine: dict[str, Any] | None) -> None:
+    """The number box and *Submit*, in a fragment: a submit reruns only this, not the whole page (when a
+    question opens, the class's pages all run at once; the answers then cost the server almost nothing)."""
+    with st.form(f"{key}_answer_form", border=False):
+        a, n, b = st.columns([2, 2, 1], vertical_alignment="bottom")
+        a.text_input("Your answer", key=f"{key}_answer", max_chars=32, placeholder="e.g. -0.25")
+        n.text_input("Nickname (optional)", key=f"{key}_nickname", max_chars=24)
+        b.form_submit_button("Submit", type="primary", on_click=_submit, args=(key, s))
+    msg = st.session_state.get(f"{key}_answer_msg")
+    if msg is not None and msg[0] == question_id:
+        (st.success if msg[1] == "ok" else st.error)(msg[2])
+    elif mine is not None:
+        st.caption(f"Your answer: {format_number(float(mine['value']))}")
 
 
 def panel(key: str, s: Seat | None, analysis: Analysis | None) -> None:
