@@ -64,7 +64,7 @@ class Result:
     class_minutes: float = 0.0
     peak_rss: float = 0.0
     errors: list[str] = field(default_factory=list)
-    student_runs: list[float] = field(default_factory=list)  # a student's page run for a question / a submit
+    student_runs: list[float] = field(default_factory=list)  # a student's panel run for a question / a submit
 
 
 def _button(sess, label: str):
@@ -74,6 +74,16 @@ def _button(sess, label: str):
     if not found:
         raise LookupError(f"no button {label!r}")
     return WidgetState(id=found[-1], trigger_value=True)
+
+
+WATCHER = "lucid_room_watch"
+
+
+def _component(sess, name: str) -> str:
+    found = [c.id for c in sess.last.of_type("bidi_component") if c.component_name == name]
+    if not found:
+        raise LookupError(f"no component {name!r} on the page")
+    return found[-1]
 
 
 class Poller:
@@ -129,12 +139,22 @@ async def student(port: int, code: str, index: int, stop: asyncio.Event, submitt
                 q = poller.seen[-1][1].get("q", "")
                 if q and q != asked and q.endswith(":0"):
                     asked = q
-                    events = s.events(json.dumps([{"event": "room", "value": "q" + q}]))
-                    shown = await s.run(events, timeout=timeout)  # the page shows the question
+                    # The player tells the class panel's watcher, whose event reruns only the panel's fragment.
+                    watch = _component(s, WATCHER)
+                    events = s.events(json.dumps([{"event": "question", "value": q}]), component_id=watch)
+                    await s.ws.send(s.fragment_message(s.fragment_of[watch], events, auto=False))
+                    shown = await s.finish(timeout)
+                    if shown.player is not None:
+                        raise RuntimeError("the question reran the whole page, not the class panel")
                     box = s.widget_id("text_input", "Your answer")
                     answer = "-0.5" if index % 3 else "0.5"
                     submitted.append((time.perf_counter(), q))  # pressed now (the teacher may count it mid-run)
-                    done = await s.run(s.set_text(box, answer), _button(s, "Submit"), timeout=timeout)
+                    submit = _button(s, "Submit")
+                    await s.ws.send(s.fragment_message(s.fragment_of[submit.id], s.set_text(box, answer), submit,
+                                                       auto=False))
+                    done = await s.finish(timeout)
+                    if done.player is not None or not any("Answer received" in a for a in done.alerts):
+                        raise RuntimeError("Submit reran the whole page, or the answer was not received")
                     runs.extend([shown.seconds, done.seconds])
             await task
     except Exception as err:  # noqa: BLE001 - one student's failure is reported

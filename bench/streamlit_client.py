@@ -212,6 +212,7 @@ class Session:
         self.widgets: dict[str, Any] = {}  # widget id -> WidgetState sent with every rerun (like the browser)
         self.last: Run | None = None
         self.auto_reruns: dict[str, float] = {}  # fragment id -> seconds (``st.fragment(run_every=…)``)
+        self.fragment_of: dict[str, str] = {}  # widget id -> the fragment drawing it (its events rerun only that)
 
     def rerun_message(self, *extra: Any) -> bytes:
         """The ``rerun_script`` BackMsg the browser would send now, with ``extra`` widget states added."""
@@ -228,11 +229,12 @@ class Session:
             rerun.widget_states.widgets.append(state)
         return msg.SerializeToString()
 
-    def fragment_message(self, fragment_id: str) -> bytes:
-        """The ``rerun_script`` a browser sends when a fragment's ``run_every`` timer fires."""
-        msg = self.BackMsg.FromString(self.rerun_message())
+    def fragment_message(self, fragment_id: str, *extra: Any, auto: bool = True) -> bytes:
+        """The ``rerun_script`` of one fragment: its ``run_every`` timer firing (``auto``), or a widget in it
+        (``extra``: a button, a component's event), which the browser reruns alone."""
+        msg = self.BackMsg.FromString(self.rerun_message(*extra))
         msg.rerun_script.fragment_id = fragment_id
-        msg.rerun_script.is_auto_rerun = True
+        msg.rerun_script.is_auto_rerun = auto
         return msg.SerializeToString()
 
     async def clear_cache(self) -> None:
@@ -260,6 +262,9 @@ class Session:
             if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
                 element = msg.delta.new_element
                 run.elements.append(element)
+                widget = getattr(getattr(element, element.WhichOneof("type") or "", None), "id", "")
+                if widget and isinstance(widget, str) and msg.delta.fragment_id:
+                    self.fragment_of[widget] = msg.delta.fragment_id
                 if (run.graph_at is None and element.WhichOneof("type") == "bidi_component"
                         and element.bidi_component.component_name == PLAYER):
                     run.graph_at = time.perf_counter() - start

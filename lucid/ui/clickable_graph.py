@@ -479,8 +479,16 @@ function followRoom(ui, p, root) {
       root.dataset.roomVersion = String(f.v);
       root.dataset.teacherStep = String(f.step);
       const now = p.data.room;
-      if (f.q !== now.question) { ask('q' + f.v); return; }
+      if (f.q !== now.question) {
+        // A question opened, was revealed or closed: the class panel's watcher (``lucid.ui.room_watch``)
+        // reruns that panel alone; without one on the page, the whole page runs again.
+        window.__lucidRoomQ = f.q;
+        if (window.__lucidRoomWatch) {
+          if (p.roomAsked !== 'q' + f.q) { p.roomAsked = 'q' + f.q; window.dispatchEvent(new Event('lucid-room-q')); }
+        } else ask('q' + f.v);
+      }
       if (f.program !== p.programId) { if (now.follow) ask('p' + f.v); return; }
+      if (f.q !== now.question && !window.__lucidRoomWatch) return;
       if (now.follow && p.n > 0 && f.step !== traceOf(p, p.step)) {
         if (p.playing) setPlaying(ui, p, false);
         show(ui, p, playerOf(p, f.step));

@@ -26,6 +26,7 @@ from lucid.classroom.ticket import exit_ticket
 from lucid.ui import room_feed, room_service, share
 from lucid.ui.analysis import Analysis
 from lucid.ui.browser_events import BadBrowserValue, whole_number
+from lucid.ui.room_watch import room_watch
 from lucid.viz.numbers import format_number
 
 ROOM, TEACH, ME = "room", "teach", "me"
@@ -381,47 +382,52 @@ def _student_panel(key: str, s: Seat) -> None:
         st.info("This class has ended, or the code is wrong. Ask your teacher for the link.",
                 icon=":material/school:")
         return
-    rooms = room_service.rooms()
-    rooms.join(s.code, s.student)
+    room_service.rooms().join(s.code, s.student)
     with st.container(border=True, key=f"{key}_class_panel"):
         left, right = st.columns([4, 1.4], vertical_alignment="center")
         left.markdown(f"Class **{s.code}** · " + ("following the teacher" if following(key)
                                                   else "stepping on your own"))
         right.toggle("Follow teacher", value=True, key=f"{key}_follow",
                      help="Off: step on your own. On: jump back to the teacher's step.")
-        q = view.question
-        if q is None:
-            return
-        st.markdown(f"#### Next step: {q['label']} = ?")
-        if q.get("show_rule") and (q.get("upstream") or q.get("rule")):
-            st.markdown(" · ".join(f"`{part}`" for part in (q.get("upstream"), q.get("rule")) if part))
-        st.caption(f"Predict step {q['step']} before it is shown · graded to {TOLERANCE_TEXT}")
-        mine = rooms.my_answer(s.code, q["id"], s.student)
-        if q.get("revealed"):
-            values = [float(a["value"]) for a in rooms.answers(s.code, q["id"])]
-            result = class_result(values, q)
-            verdict = ""
-            if mine is not None:
-                ok = is_correct(float(mine["value"]), float(q["expected"]))
-                why = diagnose(float(mine["value"]), q)
-                verdict = (f" · your answer {format_number(float(mine['value']))}: "
-                           + ("right" if ok else "not quite" + (f" ({DIAGNOSES[why]})" if why else "")))
-            st.success(f"**{q['label']} = {q['expected_text']}**{verdict} · the class: {result.correct} of "
-                       f"{result.answered} right")
-            return
-        st.fragment(_answer_form)(key, s, q["id"], mine)
+        st.fragment(_student_question)(key, s)
 
 
-def _answer_form(key: str, s: Seat, question_id: str, mine: dict[str, Any] | None) -> None:
-    """The number box and *Submit*, in a fragment: a submit reruns only this, not the whole page (when a
-    question opens, the class's pages all run at once; the answers then cost the server almost nothing)."""
+def _student_question(key: str, s: Seat) -> None:
+    """The question, the answer form and the reveal: a fragment, rerun alone when the question changes
+    (``room_watch``) or a student submits, so neither reruns the whole page of every student."""
+    view = _view(s)
+    if view is None:
+        st.info("This class has ended.", icon=":material/school:")
+        return
+    q = view.question
+    room_watch(f"{key}_room_watch", question_key(q))
+    if q is None:
+        return
+    rooms = room_service.rooms()
+    st.markdown(f"#### Next step: {q['label']} = ?")
+    if q.get("show_rule") and (q.get("upstream") or q.get("rule")):
+        st.markdown(" · ".join(f"`{part}`" for part in (q.get("upstream"), q.get("rule")) if part))
+    st.caption(f"Predict step {q['step']} before it is shown · graded to {TOLERANCE_TEXT}")
+    mine = rooms.my_answer(s.code, q["id"], s.student)
+    if q.get("revealed"):
+        values = [float(a["value"]) for a in rooms.answers(s.code, q["id"])]
+        result = class_result(values, q)
+        verdict = ""
+        if mine is not None:
+            ok = is_correct(float(mine["value"]), float(q["expected"]))
+            why = diagnose(float(mine["value"]), q)
+            verdict = (f" · your answer {format_number(float(mine['value']))}: "
+                       + ("right" if ok else "not quite" + (f" ({DIAGNOSES[why]})" if why else "")))
+        st.success(f"**{q['label']} = {q['expected_text']}**{verdict} · the class: {result.correct} of "
+                   f"{result.answered} right")
+        return
     with st.form(f"{key}_answer_form", border=False):
         a, n, b = st.columns([2, 2, 1], vertical_alignment="bottom")
         a.text_input("Your answer", key=f"{key}_answer", max_chars=32, placeholder="e.g. -0.25")
         n.text_input("Nickname (optional)", key=f"{key}_nickname", max_chars=24)
         b.form_submit_button("Submit", type="primary", on_click=_submit, args=(key, s))
     msg = st.session_state.get(f"{key}_answer_msg")
-    if msg is not None and msg[0] == question_id:
+    if msg is not None and msg[0] == q["id"]:
         (st.success if msg[1] == "ok" else st.error)(msg[2])
     elif mine is not None:
         st.caption(f"Your answer: {format_number(float(mine['value']))}")
