@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import subprocess
 import tempfile
@@ -13,6 +14,18 @@ from bench.streamlit_client import free_port
 
 def available() -> bool:
     return shutil.which("redis-server") is not None
+
+
+def require() -> None:
+    """Skip without ``redis-server`` on a developer's machine; in CI (which installs it) fail loudly."""
+    if available():
+        return
+    import pytest
+
+    reason = "redis-server is not installed (scripts/setup_system.sh installs it)"
+    if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+        pytest.fail(f"CI=true but {reason}", pytrace=False)
+    pytest.skip(reason)
 
 
 @contextlib.contextmanager

@@ -46,8 +46,7 @@ def test_a_feed_is_written_whole_and_removed(tmp_path):
 
 
 def test_a_feed_published_by_one_process_is_written_by_every_process(tmp_path):
-    if not redis_server.available():
-        pytest.skip("redis-server is not installed (scripts/setup_system.sh installs it)")
+    redis_server.require()
     import redis
 
     with redis_server.redis_server() as url:

@@ -20,8 +20,7 @@ from tests import redis_server
 
 @pytest.fixture(scope="module")
 def redis_url():
-    if not redis_server.available():
-        pytest.skip("redis-server is not installed (scripts/setup_system.sh installs it)")
+    redis_server.require()
     with redis_server.redis_server() as url:
         yield url
 
