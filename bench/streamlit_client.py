@@ -211,6 +211,8 @@ class Session:
         self.page_script_hash = ""  # from the server's new_session message, as the browser keeps it
         self.widgets: dict[str, Any] = {}  # widget id -> WidgetState sent with every rerun (like the browser)
         self.last: Run | None = None
+        self.auto_reruns: dict[str, float] = {}  # fragment id -> seconds (``st.fragment(run_every=…)``)
+        self.fragment_of: dict[str, str] = {}  # widget id -> the fragment drawing it (its events rerun only that)
 
     def rerun_message(self, *extra: Any) -> bytes:
         """The ``rerun_script`` BackMsg the browser would send now, with ``extra`` widget states added."""
@@ -225,6 +227,14 @@ class Session:
             rerun.widget_states.widgets.append(state)
         for state in extra:
             rerun.widget_states.widgets.append(state)
+        return msg.SerializeToString()
+
+    def fragment_message(self, fragment_id: str, *extra: Any, auto: bool = True) -> bytes:
+        """The ``rerun_script`` of one fragment: its ``run_every`` timer firing (``auto``), or a widget in it
+        (``extra``: a button, a component's event), which the browser reruns alone."""
+        msg = self.BackMsg.FromString(self.rerun_message(*extra))
+        msg.rerun_script.fragment_id = fragment_id
+        msg.rerun_script.is_auto_rerun = auto
         return msg.SerializeToString()
 
     async def clear_cache(self) -> None:
@@ -252,6 +262,9 @@ class Session:
             if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
                 element = msg.delta.new_element
                 run.elements.append(element)
+                widget = getattr(getattr(element, element.WhichOneof("type") or "", None), "id", "")
+                if widget and isinstance(widget, str) and msg.delta.fragment_id:
+                    self.fragment_of[widget] = msg.delta.fragment_id
                 if (run.graph_at is None and element.WhichOneof("type") == "bidi_component"
                         and element.bidi_component.component_name == PLAYER):
                     run.graph_at = time.perf_counter() - start
@@ -261,6 +274,8 @@ class Session:
                 self.page_script_hash = msg.navigation.page_script_hash or self.page_script_hash
             elif kind == "page_info_changed":
                 self.query = msg.page_info_changed.query_string
+            elif kind == "auto_rerun":  # the browser then reruns that fragment on its own timer
+                self.auto_reruns[msg.auto_rerun.fragment_id] = msg.auto_rerun.interval
             elif kind == "script_finished":
                 if msg.script_finished == self.ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                     run.elements.clear()  # the rerun that follows draws the page again (widget ids may differ)

@@ -5,14 +5,17 @@
 # python3-venv lets scripts/venv.sh create the project's .venv (Debian leaves `venv` without pip otherwise).
 # nodejs checks that the player's JavaScript module parses (tests/test_viz_player_files.py).
 # packages.txt lists the same runtime packages for Streamlit Community Cloud.
+# redis-server: class mode's shared room store (two Streamlit processes, and its tests).
 # Skipped when already present.
 set -euo pipefail
 if command -v dot >/dev/null && command -v chromium >/dev/null && command -v node >/dev/null \
-   && python3 -c 'import ensurepip, venv' 2>/dev/null && fc-list :lang=ko | grep -q .; then
+   && command -v redis-server >/dev/null && python3 -c 'import ensurepip, venv' 2>/dev/null \
+   && fc-list :lang=ko | grep -q .; then
   exit 0
 fi
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq graphviz chromium fonts-dejavu-core fonts-noto-cjk nodejs python3-venv >/dev/null
+$SUDO apt-get install -y -qq graphviz chromium fonts-dejavu-core fonts-noto-cjk nodejs python3-venv redis-server \
+  >/dev/null

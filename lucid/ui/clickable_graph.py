@@ -92,7 +92,8 @@ def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
                      top: int = 60, speeds: dict[str, float] | None = None, speed: str | None = None,
                      on_speed: Callable[[str], None] | None = None, resume: bool = False,
                      lesson: dict[str, Any] | None = None, on_lesson: Callable[[str], None] | None = None,
-                     inspector_key: str | None = None) -> None:
+                     inspector_key: str | None = None, room: dict[str, Any] | None = None,
+                     on_step: Callable[[object], None] | None = None) -> None:
     """Play ``anim`` in the browser, starting at ``step``; a click on a node is read back with ``take_click``.
 
     Steps in and out (``step``, the ``step`` of a click, the URL's ``step=``) are steps of the backward
@@ -111,7 +112,19 @@ def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
     place in a lesson in the bar; Next after the last step (Prev at step 0) then asks for the neighbouring
     link, and ``on_lesson("next" | "prev")`` runs with the move once ``browser_events.lesson_move`` accepts it.
     ``inspector_key``: the key of the node inspector's container, which a button in the bar scrolls to.
+    ``room`` (class mode, ``lucid.ui.room_view``): ``role`` "teacher" reports every step shown, and
+    ``on_step(value)`` gets the event's raw value (``{step, program}``, unchecked: the caller checks it);
+    ``role`` "student" polls ``feed`` every ``poll_ms`` and shows the teacher's step while ``follow``, and
+    asks for a rerun when the feed's program or question (``question``: the key this run shows) changed.
     """
+    def step_reported() -> None:
+        try:
+            state = st.session_state.get(key)
+        except (RecursionError, ValueError, TypeError):  # a crafted component state Streamlit cannot read
+            return
+        if on_step is not None and isinstance(state, dict):
+            on_step(state.get("step"))
+
     def speed_chosen() -> None:
         try:
             state = st.session_state.get(key)
@@ -141,6 +154,7 @@ def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
                             "keys_help": _(KEYS_HELP), "words": player_words(), **sizing(classroom),
                             "speeds": [[k, v] for k, v in (speeds or {}).items()] if on_speed else [],
                             "speed": speed, "lesson": lesson if on_lesson else None,
-                            "inspector_key": inspector_key}
+                            "inspector_key": inspector_key, "room": room}
     _player_component()(key=key, data=data, on_node_change=_ignore_event, on_speed_change=speed_chosen,
-                        on_lesson_change=lesson_asked)
+                        on_lesson_change=lesson_asked, on_step_change=step_reported,
+                        on_room_change=_ignore_event)

@@ -53,7 +53,10 @@ function bind(root) {
   const field = root.querySelector('.lucid-copy-field');
   let timer = null;
   button.addEventListener('click', async () => {
-    const link = window.location.href;  // the player keeps ?step= in it up to date
+    // the player keeps ?step= in it up to date; a class's teacher token (teach=) never leaves in a link
+    const url = new URL(window.location.href);
+    url.searchParams.delete('teach');
+    const link = url.toString();
     const ok = await copyText(link);
     root.dataset.copied = ok ? link : '';
     field.hidden = ok;

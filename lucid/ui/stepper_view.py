@@ -117,12 +117,14 @@ def _set_expanded(key: str, expanded: tuple[str, ...]) -> None:
 
 def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seconds: float, classroom: bool,
                      share_url: bool, zoom: str | float = "screen", resume: bool = False,
-                     lesson: dict | None = None, on_lesson: Callable[[str], None] | None = None) -> None:
+                     lesson: dict | None = None, on_lesson: Callable[[str], None] | None = None,
+                     room: dict | None = None, on_step: Callable[[object], None] | None = None) -> None:
     """The player for ``analysis`` and what goes with it (session keys prefixed with ``key``).
 
     ``resume``: the page was entered again through the menu, whose address names no step; the player
     starts at the step the browser tab last showed (the server hears of steps only on a click).
     ``lesson`` and ``on_lesson``: the place in a lesson and what crosses a link boundary (``animation_player``).
+    ``room`` and ``on_step``: class mode (``lucid.ui.room_view``), handed to ``animation_player``.
     """
     step_key = f"{key}_step"
     n = analysis.n_steps
@@ -162,7 +164,7 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
                              speeds=stepper.SPEEDS, speed=st.session_state.get(f"{key}_speed"),
                              on_speed=lambda label: st.session_state.__setitem__(f"{key}_speed", label),
                              resume=resume, lesson=lesson, on_lesson=on_lesson,
-                             inspector_key=f"{key}_inspector")
+                             inspector_key=f"{key}_inspector", room=room, on_step=on_step)
         else:
             try:
                 static_frame(analysis, step if n else None, options)

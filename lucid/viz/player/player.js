@@ -423,9 +423,63 @@ function show(ui, p, k, opts) {
   ui.root.dataset.traceStep = String(traceOf(p, k));
   ui.host.dataset.frame = `${p.animId}:${k}`;
   lens(ui, p);
+  reportStep(p);
   if (p.data.share_url && !(opts && opts.noUrl)) urlStep(traceOf(p, k), p.data.program_id);
   if (p.onStep) p.onStep(traceOf(p, k));
   if (!(opts && opts.noFollow)) keepInView(ui, p, false);
+}
+
+function reportStep(p) {
+  // A teacher's player in a class reports each step it shows: the room's feed follows (lucid.classroom.feed).
+  const room = p.data && p.data.room;
+  if (!room || room.role !== 'teacher' || !p.n) return;
+  const t = traceOf(p, p.step);
+  if (p.reported === t && p.reportedProgram === p.programId) return;
+  p.reported = t;
+  p.reportedProgram = p.programId;
+  p.trigger('step', { step: t, program: p.programId });
+}
+
+function followRoom(ui, p, root) {
+  // A student's player polls the room's feed (a tiny static JSON file: no script run on the server) and
+  // shows the teacher's step; it asks the server for a rerun only when the program or the question changed.
+  const room = p.data.room;
+  if (!room || room.role !== 'student' || !room.feed) return null;
+  let busy = false;
+  const ask = (why) => {
+    if (p.roomAsked === why) return;
+    p.roomAsked = why;
+    p.trigger('room', why);
+  };
+  const poll = async () => {
+    if (busy || !root.isConnected) return;
+    busy = true;
+    try {
+      const r = await fetch(room.feed, { cache: 'no-store' });
+      if (r.status === 404) { ask('gone'); return; }
+      if (!r.ok) return;
+      const f = await r.json();
+      root.dataset.roomVersion = String(f.v);
+      root.dataset.teacherStep = String(f.step);
+      const now = p.data.room;
+      if (f.q !== now.question) {
+        // A question opened, was revealed or closed: the class panel's watcher (``lucid.ui.room_watch``)
+        // reruns that panel alone; without one on the page, the whole page runs again.
+        window.__lucidRoomQ = f.q;
+        if (window.__lucidRoomWatch) {
+          if (p.roomAsked !== 'q' + f.q) { p.roomAsked = 'q' + f.q; window.dispatchEvent(new Event('lucid-room-q')); }
+        } else ask('q' + f.v);
+      }
+      if (f.program !== p.programId) { if (now.follow) ask('p' + f.v); return; }
+      if (f.q !== now.question && !window.__lucidRoomWatch) return;
+      if (now.follow && p.n > 0 && f.step !== traceOf(p, p.step)) {
+        if (p.playing) setPlaying(ui, p, false);
+        show(ui, p, playerOf(p, f.step));
+      }
+    } catch (e) { /* the server restarting: the next tick asks again */ } finally { busy = false; }
+  };
+  poll();
+  return setInterval(poll, room.poll_ms || 400);
 }
 
 function urlStep(k, programId) {
@@ -620,6 +674,15 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
     root.setAttribute('data-lm-suppress-shortcuts', 'true');
   }
   keyTarget.addEventListener('keydown', onKey);
+  const goto = data.room && data.room.goto;
+  if (goto && p.n > 0 && p.gotoDone !== goto.id) {
+    // The teacher revealed a question: their player shows the step the class predicted (and reports it).
+    p.gotoDone = goto.id;
+    setPlaying(ui, p, false);
+    show(ui, p, playerOf(p, goto.step));
+  }
+  reportStep(p);
+  const poller = followRoom(ui, p, root);
   const onResize = () => fit(ui, p);
   window.addEventListener('resize', onResize);
   // A graph fitted whole to the room below it is fitted again when the page above it changes height
@@ -641,6 +704,7 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
   });
   if (watcher) watcher.observe(page);
   return () => {
+    if (poller) clearInterval(poller);
     keyTarget.removeEventListener('keydown', onKey);
     window.removeEventListener('resize', onResize);
     if (watcher) watcher.disconnect();

@@ -1,0 +1,301 @@
+"""Class mode under load: one teacher and N students in one room, speaking Streamlit's own protocol.
+
+Every simulated tab is what a browser sends (``bench.streamlit_client``):
+
+- the teacher opens the Playground on the ``scalar`` lesson, presses *Start a class*, then steps 20 times
+  (the player's ``step`` event, as its JavaScript reports a key press) and asks 3 questions (*Ask the
+  class*, then *Reveal*); while a question is open the teacher's answer panel refreshes on its
+  ``run_every`` timer, as the browser's would;
+- each student opens the join link (``?room=``) and then does what the player does in the browser: reads
+  the room's feed (``/app/static/rooms/<code>.json``) every 0.4 s over one keep-alive connection, and asks
+  for a rerun only when the feed's question changed; then types an answer and presses *Submit*.
+
+Measured: step propagation (teacher's event sent -> a student's poll sees the step) p50/p95,
+answer-to-teacher latency (a student's Submit done -> the teacher's panel counts it), the server's CPU
+while idle (students polling, nobody acting: % of one core per 10 students) and over the whole class
+(CPU seconds per student per minute), and peak RSS. ``--redis`` runs two Streamlit processes sharing one
+``redis-server`` (students split across both, the teacher on the first).
+
+    python bench/bench_class.py                 # N = 30, 60
+    python bench/bench_class.py -n 120 --redis
+
+Loopback only; every wait is bounded.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import re
+import statistics
+import sys
+import time
+import urllib.parse
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.streamlit_client import cpu_seconds, rss_mb, run_sync, server, session  # noqa: E402
+from lucid.ui import room_feed  # noqa: E402
+
+LESSON = "scalar"
+STEPS = [*range(1, 18), 16, 15, 14]
+"""The teacher's 20 key presses: through the scalar lesson's 17 steps and back three."""
+ASK_AFTER = (5, 10, 15)
+"""After these many presses the teacher asks the class (then reveals)."""
+POLL_SECONDS = 0.6
+IDLE_SECONDS = 20.0
+ANSWER_WAIT = 20.0
+DEBUG = False
+
+
+@dataclass
+class Result:
+    n: int
+    servers: int
+    propagation: list[float] = field(default_factory=list)
+    answer_latency: list[float] = field(default_factory=list)
+    answers_expected: int = 0
+    idle_cpu: float = 0.0  # fraction of one core, whole idle window
+    class_cpu: float = 0.0  # CPU seconds, teacher stepping and asking
+    class_minutes: float = 0.0
+    peak_rss: float = 0.0
+    errors: list[str] = field(default_factory=list)
+    student_runs: list[float] = field(default_factory=list)  # a student's panel run for a question / a submit
+
+
+def _button(sess, label: str):
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    found = [b.id for b in sess.last.of_type("button") if b.label == label]
+    if not found:
+        raise LookupError(f"no button {label!r}")
+    return WidgetState(id=found[-1], trigger_value=True)
+
+
+WATCHER = "lucid_room_watch"
+
+
+def _component(sess, name: str) -> str:
+    found = [c.id for c in sess.last.of_type("bidi_component") if c.component_name == name]
+    if not found:
+        raise LookupError(f"no component {name!r} on the page")
+    return found[-1]
+
+
+class Poller:
+    """A student's browser reading the feed: one keep-alive HTTP connection, a GET every ``POLL_SECONDS``."""
+
+    def __init__(self, port: int, path: str) -> None:
+        self.port, self.path = port, path
+        self.seen: list[tuple[float, dict]] = []
+        self.reader = self.writer = None
+        self.failures = 0
+
+    async def get(self) -> dict | None:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        self.writer.write(f"GET {self.path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCache-Control: no-store\r\n\r\n".encode())
+        await self.writer.drain()
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        length = int(re.search(rb"(?i)content-length:\s*(\d+)", head).group(1))
+        body = await self.reader.readexactly(length)
+        return json.loads(body) if head.startswith(b"HTTP/1.1 200") else None
+
+    async def run(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            try:
+                feed = await asyncio.wait_for(self.get(), 10)
+            except Exception:  # noqa: BLE001 - a dropped connection: the browser opens another
+                self.failures += 1
+                if self.writer is not None:
+                    self.writer.close()
+                self.reader = self.writer = None
+            else:
+                if feed is not None:
+                    self.seen.append((time.perf_counter(), feed))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), POLL_SECONDS)
+        if self.writer is not None:
+            self.writer.close()
+
+
+async def student(port: int, code: str, index: int, stop: asyncio.Event, submitted: list[tuple[float, str]],
+                  errors: list[str], ready: asyncio.Event, timeout: float, runs: list[float]) -> Poller:
+    poller = Poller(port, "/" + f"{room_feed.ROUTE}/{code}.json")
+    try:
+        async with session(port, query=f"room={code}", timeout=timeout) as s:
+            await s.run(timeout=timeout)
+            ready.set()
+            task = asyncio.create_task(poller.run(stop))
+            asked = ""
+            while not stop.is_set():
+                await asyncio.sleep(POLL_SECONDS / 2)
+                if not poller.seen:
+                    continue
+                q = poller.seen[-1][1].get("q", "")
+                if q and q != asked and q.endswith(":0"):
+                    asked = q
+                    # The player tells the class panel's watcher, whose event reruns only the panel's fragment.
+                    watch = _component(s, WATCHER)
+                    events = s.events(json.dumps([{"event": "question", "value": q}]), component_id=watch)
+                    await s.ws.send(s.fragment_message(s.fragment_of[watch], events, auto=False))
+                    shown = await s.finish(timeout)
+                    if shown.player is not None:
+                        raise RuntimeError("the question reran the whole page, not the class panel")
+                    box = s.widget_id("text_input", "Your answer")
+                    answer = "-0.5" if index % 3 else "0.5"
+                    submitted.append((time.perf_counter(), q))  # pressed now (the teacher may count it mid-run)
+                    submit = _button(s, "Submit")
+                    await s.ws.send(s.fragment_message(s.fragment_of[submit.id], s.set_text(box, answer), submit,
+                                                       auto=False))
+                    done = await s.finish(timeout)
+                    if done.player is not None or not any("Answer received" in a for a in done.alerts):
+                        raise RuntimeError("Submit reran the whole page, or the answer was not received")
+                    runs.extend([shown.seconds, done.seconds])
+            await task
+    except Exception as err:  # noqa: BLE001 - one student's failure is reported
+        errors.append(f"student {index}: {type(err).__name__}: {err}"[:200])
+        ready.set()
+    return poller
+
+
+async def teacher_class(ports: list[int], n: int, timeout: float, result: Result, pids: list[int]) -> None:
+    async with session(ports[0], query=f"example={LESSON}", timeout=timeout) as t:
+        await t.run(timeout=timeout)
+        await t.run(_button(t, "Start a class"), timeout=timeout)
+        code = dict(urllib.parse.parse_qsl(t.query))["room"]
+        await t.run(timeout=timeout)
+        program = t.player_data()["program_id"]
+
+        stop = asyncio.Event()
+        submitted: list[tuple[float, str]] = []
+        readies = [asyncio.Event() for _ in range(n)]
+        tasks = [asyncio.create_task(student(ports[i % len(ports)], code, i, stop, submitted, result.errors,
+                                             readies[i], timeout, result.student_runs)) for i in range(n)]
+        await asyncio.wait_for(asyncio.gather(*(r.wait() for r in readies)), timeout * 2)
+        await asyncio.sleep(2.0)
+
+        cpu0 = sum(cpu_seconds(p) for p in pids)
+        await asyncio.sleep(IDLE_SECONDS)  # the class sits and watches: students poll, nobody acts
+        result.idle_cpu = (sum(cpu_seconds(p) for p in pids) - cpu0) / IDLE_SECONDS
+
+        cpu0, wall0 = sum(cpu_seconds(p) for p in pids), time.perf_counter()
+        sent: list[tuple[float, int]] = []
+        fragment_runs: list[tuple[float, int]] = []
+        for press, step in enumerate(STEPS, start=1):
+            t0 = time.perf_counter()
+            await t.run(t.events(json.dumps([{"event": "step", "value": {"step": step, "program": program}}])),
+                        timeout=timeout)
+            sent.append((t0, step))
+            await asyncio.sleep(1.0)
+            if press in ASK_AFTER:
+                await t.run(_button(t, "Ask the class"), timeout=timeout)
+                asked = json.loads(room_feed.writer().path(code).read_text())["q"]
+                deadline = time.perf_counter() + ANSWER_WAIT
+                while time.perf_counter() < deadline:  # the answer panel's run_every timer, as in the browser
+                    fragment = next(iter(t.auto_reruns), None)
+                    if fragment is None:
+                        break
+                    await t.ws.send(t.fragment_message(fragment))
+                    run = await t.finish(timeout)
+                    counts = [int(m.group(1)) for text in run.markdown
+                              if (m := re.match(r"\*\*(\d+) / \d+\*\* answered", text))]
+                    if counts:
+                        fragment_runs.append((time.perf_counter(), counts[-1]))
+                        if counts[-1] >= n:
+                            break
+                    await asyncio.sleep(list(t.auto_reruns.values())[0])
+                mine = sorted(at for at, q in submitted if q == asked)
+                if DEBUG:
+                    print("submitted", [round(x - mine[0], 2) for x in mine],
+                          "panel", [(round(ts - mine[0], 2), c) for ts, c in fragment_runs if ts >= mine[0] - 5],
+                          "student runs", [round(x, 2) for x in result.student_runs[-2 * n:]])
+                for rank, at in enumerate(mine, start=1):
+                    shown = next((ts for ts, count in fragment_runs if ts >= at and count >= rank), None)
+                    if shown is not None:
+                        result.answer_latency.append(shown - at)
+                result.answers_expected += n
+                t.auto_reruns.clear()
+                await t.run(_button(t, "Reveal"), timeout=timeout)
+                await asyncio.sleep(1.0)
+                await t.run(_button(t, "Back to following"), timeout=timeout)
+                await asyncio.sleep(1.0)
+        await asyncio.sleep(2.0)
+        result.class_cpu = sum(cpu_seconds(p) for p in pids) - cpu0
+        result.class_minutes = (time.perf_counter() - wall0) / 60
+        stop.set()
+        pollers = await asyncio.gather(*tasks)
+        for poller in pollers:
+            for t0, step in sent:
+                seen = next((ts for ts, feed in poller.seen if ts >= t0 and feed.get("step") == step), None)
+                if seen is not None:
+                    result.propagation.append(seen - t0)
+
+
+def _redis():
+    from tests import redis_server
+
+    return redis_server.redis_server()
+
+
+def run_n(n: int, *, redis: bool, timeout: float) -> Result:
+    result = Result(n, 2 if redis else 1)
+    with contextlib.ExitStack() as stack:
+        env = {}
+        if redis:
+            env["LUCID_REDIS_URL"] = stack.enter_context(_redis())
+        servers = [stack.enter_context(server(env=env)) for _ in range(result.servers)]
+        pids = [s.pid for s in servers]
+        run_sync(asyncio.wait_for(teacher_class([s.port for s in servers], n, timeout, result, pids),
+                                  timeout=timeout * 10))
+        result.peak_rss = max(rss_mb(p)[1] for p in pids)
+    return result
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def table(rows: list[Result]) -> str:
+    lines = ["| students | servers | step p50 | step p95 | answer→teacher p50 | p95 | answers seen | "
+             "student run p95 | idle CPU / 10 students | CPU s / student / min | peak RSS MB | errors |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        per_student = r.class_cpu / r.n / r.class_minutes if r.class_minutes else float("nan")
+        lines.append(f"| {r.n} | {r.servers} | {_pct(r.propagation, 0.5):.2f} s | {_pct(r.propagation, 0.95):.2f} s | "
+                     f"{_pct(r.answer_latency, 0.5):.2f} s | {_pct(r.answer_latency, 0.95):.2f} s | "
+                     f"{len(r.answer_latency)}/{r.answers_expected} | {_pct(r.student_runs, 0.95):.2f} s | "
+                     f"{100 * r.idle_cpu / r.n * 10:.1f} % | "
+                     f"{per_student:.3f} | {r.peak_rss:.0f} | {len(r.errors)} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("-n", type=int, action="append", help="students (repeatable); default 30 and 60")
+    parser.add_argument("--redis", action="store_true", help="two Streamlit processes sharing one redis-server")
+    parser.add_argument("--timeout", type=float, default=120.0)
+    args = parser.parse_args(argv)
+    rows = []
+    for n in args.n or [30, 60]:
+        row = run_n(n, redis=args.redis, timeout=args.timeout)
+        rows.append(row)
+        for err in row.errors[:5]:
+            print("  ", err)
+        print(table([row]), flush=True)
+    print()
+    print(table(rows))
+    print(f"\nstep propagation: {len(STEPS)} key presses, students poll every {POLL_SECONDS} s; "
+          f"statistics: {statistics.__name__} of all (student, step) pairs")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

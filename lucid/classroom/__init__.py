@@ -1,0 +1,12 @@
+"""Class mode: a room follows the teacher's step, and every student answers before the reveal.
+
+Nothing here imports Streamlit: rooms (``rooms``), where room state lives (``store``: in-process or
+Redis), grading and diagnosis of answers (``grading``), the exit ticket (``ticket``). The Playground's
+widgets for a class are in ``lucid.ui.room_view``.
+"""
+from lucid.classroom.limits import RoomLimits
+from lucid.classroom.rooms import AnswerRejected, NotTeacher, RoomGone, Rooms, RoomsFull, RoomView, new_student_id
+from lucid.classroom.store import MemoryStore, RedisStore, RoomStore
+
+__all__ = ["AnswerRejected", "MemoryStore", "NotTeacher", "RedisStore", "RoomGone", "RoomLimits", "RoomStore",
+           "RoomView", "Rooms", "RoomsFull", "new_student_id"]

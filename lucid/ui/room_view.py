@@ -1,0 +1,444 @@
+"""Class mode on the Playground: *Start a class*, the teacher's panel, and the student's banner and question.
+
+The page calls these in order (``pages/playground.py``): ``seat`` (who this tab is in which room, from the
+URL: ``room=`` the code, ``teach=`` the teacher's token, ``me=`` a student's id), ``before_enter``
+(a student arriving takes the teacher's view), ``before_editor`` (a following student runs the
+teacher's program), ``after_program`` (the teacher's program and view go to the room; a student's page
+opens at the teacher's step), ``player_room`` (what the player needs to report or follow steps) and
+``panel`` (the teacher's or the student's controls, drawn in a slot at the top of the page).
+
+The step itself never reruns a student's page: the player polls the room's feed
+(``lucid.classroom.feed``). Only a new program, a question or its reveal does.
+"""
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from lucid.classroom import AnswerRejected, NotTeacher, RoomGone, RoomsFull, RoomView, new_student_id
+from lucid.classroom.codes import clean_code, clean_student_id
+from lucid.classroom.feed import program_key, question_key
+from lucid.classroom.grading import DIAGNOSES, TOLERANCE_TEXT, class_result, diagnose, is_correct, question_at
+from lucid.classroom.ticket import exit_ticket
+from lucid.ui import room_feed, room_service, share
+from lucid.ui.analysis import Analysis
+from lucid.ui.browser_events import BadBrowserValue, whole_number
+from lucid.ui.room_watch import room_watch
+from lucid.viz.numbers import format_number
+
+ROOM, TEACH, ME = "room", "teach", "me"
+RIGHT_COLOUR, WRONG_COLOUR = "#009E73", "#D55E00"
+"""Bars of right and wrong answers: the drawing's green and vermillion (told apart by colour-blind eyes too)."""
+POLL_MS = 600
+"""How often a student's browser reads the feed. Each read costs the server about 2.5 ms of CPU (Streamlit's static
+route, measured): 0.6 s keeps a sitting class under 5 % of a core per 10 students, and a step on screen within
+about 0.7 s."""
+TEACHER_REFRESH = 1.0
+"""Seconds between refreshes of the teacher's answer count while a question is open (one session)."""
+
+
+@dataclass(frozen=True)
+class Seat:
+    """This tab in a room: its ``code``, ``role`` ("teacher" or "student"), the token or the student id."""
+
+    code: str
+    role: str
+    token: str | None = None
+    student: str | None = None
+
+    @property
+    def teacher(self) -> bool:
+        return self.role == "teacher"
+
+
+def seat(key: str) -> Seat | None:
+    """Who this tab is, from the URL; a student without an id gets one (kept in the URL: a reload is the same)."""
+    code = clean_code(st.query_params.get(ROOM))
+    if code is None:
+        if st.query_params.get(ROOM):
+            st.warning("That class code is not valid: a code is 6 letters and digits.", icon=":material/school:")
+        return None
+    token = st.query_params.get(TEACH)
+    if token is not None and room_service.rooms().is_teacher(code, token):
+        found = Seat(code, "teacher", token=token)
+    else:
+        student = clean_student_id(st.query_params.get(ME))
+        if student is None:
+            student = new_student_id()
+            st.query_params[ME] = student
+        found = Seat(code, "student", student=student)
+    st.session_state[f"{key}_seat"] = found
+    return found
+
+
+def _view(s: Seat) -> RoomView | None:
+    return room_service.rooms().view(s.code)
+
+
+def is_student(s: Seat | None) -> bool:
+    return s is not None and not s.teacher
+
+
+def following(key: str) -> bool:
+    return bool(st.session_state.get(f"{key}_follow", True))
+
+
+def before_enter(key: str, s: Seat | None, entering: bool) -> None:
+    """A student entering the page takes the teacher's view (direction, style, size...) from the room."""
+    if s is None or s.teacher or not entering:
+        return
+    view = _view(s)
+    if view is not None and view.view:
+        st.query_params.update({k: v for k, v in view.view.items() if k in share.VIEW_DEFAULTS})
+
+
+def before_editor(key: str, s: Seat | None) -> None:
+    """A following student runs the room's program (the editor then shows it and the page draws it)."""
+    if s is None or s.teacher or not following(key):
+        return
+    view = _view(s)
+    if view is not None and st.session_state.get(f"{key}_good") != view.source:
+        st.session_state[f"{key}_source"] = view.source
+        st.session_state[f"{key}_run_requested"] = True
+        st.session_state[f"{key}_initial_step"] = view.step
+
+
+def after_program(key: str, s: Seat | None, analysis: Analysis) -> None:
+    """Teacher: the room follows this program and view. Student: the page opens at the teacher's step."""
+    st.session_state[f"{key}_room_program"] = (program_key(analysis.seed, analysis.source), analysis.n_steps)
+    if s is None:
+        return
+    if s.teacher:
+        view_words = {k: v for k, v in st.query_params.to_dict().items() if k in share.VIEW_DEFAULTS}
+        try:
+            before = _view(s)
+            room_service.rooms().set_program(s.code, s.token or "", analysis.source, analysis.seed, view_words,
+                                             step=int(st.session_state.get(f"{key}_step", 0)))
+            if before is None or before.source != analysis.source or before.view != view_words:
+                room_service.publish(s.code)
+        except (RoomGone, NotTeacher, ValueError):
+            pass
+        return
+    view = _view(s)
+    if view is not None and following(key) and view.source == analysis.source:
+        st.session_state[f"{key}_step"] = view.step
+
+
+def _teacher_step(key: str, value: object) -> None:
+    """The teacher's player showed another step: the room (and its feed) follows."""
+    s = st.session_state.get(f"{key}_seat")
+    program, n_steps = st.session_state.get(f"{key}_room_program", (None, 0))
+    if not isinstance(s, Seat) or not s.teacher or not isinstance(value, dict) or value.get("program") != program:
+        return
+    try:
+        step = whole_number(value.get("step"), low=0, high=max(n_steps - 1, 0), what="the step")
+    except BadBrowserValue:
+        return
+    try:
+        before = room_service.rooms().view(s.code)
+        room_service.rooms().set_step(s.code, s.token or "", step)
+    except (RoomGone, NotTeacher):
+        return
+    st.session_state[f"{key}_step"] = step
+    if before is None or before.step != step:
+        room_service.publish(s.code)
+
+
+def player_room(key: str, s: Seat | None) -> tuple[dict[str, Any] | None, Any]:
+    """The player's ``room`` data and its ``on_step`` callback for this tab (None, None outside a class)."""
+    if s is None:
+        return None, None
+    if s.teacher:
+        return ({"role": "teacher", "goto": st.session_state.pop(f"{key}_goto", None)},
+                lambda value: _teacher_step(key, value))
+    view = _view(s)
+    return {"role": "student", "feed": room_feed.feed_url(s.code), "follow": following(key), "poll_ms": POLL_MS,
+            "question": question_key(view.question if view else None)}, None
+
+
+# -- the teacher ---------------------------------------------------------------------------------------
+def _start(key: str) -> None:
+    source = st.session_state.get(f"{key}_good")
+    if not isinstance(source, str):
+        return
+    view_words = {k: v for k, v in st.query_params.to_dict().items() if k in share.VIEW_DEFAULTS}
+    try:
+        code, token = room_service.rooms().open(source, 0, view_words, int(st.session_state.get(f"{key}_step", 0)))
+    except (RoomsFull, ValueError) as err:
+        st.session_state[f"{key}_room_error"] = str(err)
+        return
+    room_service.publish(code)
+    st.query_params[ROOM] = code
+    st.query_params[TEACH] = token
+    _warm_charts()
+
+
+def _warm_charts() -> None:
+    """Import what the answers' histogram needs (pandas, Altair: seconds, once per process) while the class
+    joins, so the first question's panel is not the one that waits for it."""
+    import threading
+
+    def load() -> None:
+        import altair  # noqa: F401
+        import pandas  # noqa: F401
+
+    threading.Thread(target=load, name="lucid-warm-charts", daemon=True).start()
+
+
+def start_class(key: str) -> None:
+    """Outside a class: how class mode works, and *Start a class*."""
+    with st.expander("Teach a live class", icon=":material/school:"):
+        st.markdown("Start a class and show the join link or QR code: every student who opens it follows your "
+                    "steps live. *Ask the class* at any step: each student answers, you see the histogram "
+                    "and the most common mistake, then *Reveal*.")
+        if not room_feed.serving_on():
+            st.warning("This server does not serve static files (`server.enableStaticServing`), so students "
+                       "could not follow: see the README.", icon=":material/warning:")
+        error = st.session_state.pop(f"{key}_room_error", None)
+        if error:
+            st.error(error)
+        st.button("Start a class", key=f"{key}_start_class", icon=":material/school:", type="primary",
+                  on_click=_start, args=(key,))
+        ticket = st.session_state.get(f"{key}_last_ticket")
+        if ticket:
+            st.download_button("Exit ticket of the last class (CSV)", ticket, file_name="exit-ticket.csv",
+                               mime="text/csv", key=f"{key}_last_ticket_download", icon=":material/download:")
+
+
+def join_link(code: str) -> str:
+    base = str(st.context.url or "").split("?")[0].rstrip("/")
+    return f"{base}?{ROOM}={code}"
+
+
+def qr_png(text: str) -> bytes:
+    import segno
+
+    out = io.BytesIO()
+    segno.make(text, error="m").save(out, kind="png", scale=6, border=2)
+    return out.getvalue()
+
+
+def next_step(key: str, analysis: Analysis) -> int | None:
+    """The step the class is asked to predict: the one after the step on the teacher's screen (None at the end)."""
+    step = int(st.session_state.get(f"{key}_step", 0)) + 1
+    return step if analysis.trace is not None and step < analysis.n_steps else None
+
+
+def _ask(key: str, s: Seat, analysis: Analysis) -> None:
+    step = next_step(key, analysis)
+    if step is None or analysis.trace is None:
+        return
+    try:
+        room_service.rooms().ask(s.code, s.token or "", question_at(analysis.trace, step),
+                                 show_rule=bool(st.session_state.get(f"{key}_show_rule", True)))
+    except (RoomGone, NotTeacher, AnswerRejected) as err:
+        st.session_state[f"{key}_room_error"] = str(err)
+        return
+    room_service.publish(s.code)
+
+
+def _reveal(key: str, s: Seat) -> None:
+    try:
+        room_service.rooms().reveal(s.code, s.token or "")
+    except (RoomGone, NotTeacher):
+        return
+    room_service.publish(s.code)
+    view = _view(s)
+    if view is not None and view.question is not None:  # the teacher's player shows the revealed step too
+        st.session_state[f"{key}_goto"] = {"step": int(view.question["step"]), "id": view.question["id"]}
+        st.session_state[f"{key}_step"] = int(view.question["step"])
+
+
+def _close(key: str, s: Seat) -> None:
+    try:
+        room_service.rooms().close_question(s.code, s.token or "")
+    except (RoomGone, NotTeacher):
+        return
+    room_service.publish(s.code)
+
+
+def _ticket(s: Seat) -> str:
+    try:
+        return exit_ticket(room_service.rooms().history(s.code, s.token or ""))
+    except (RoomGone, NotTeacher):
+        return ""
+
+
+def _end(key: str, s: Seat) -> None:
+    st.session_state[f"{key}_last_ticket"] = _ticket(s)
+    try:
+        room_service.rooms().end(s.code, s.token or "")
+    except (RoomGone, NotTeacher):
+        pass
+    room_service.publish(s.code)
+    for name in (ROOM, TEACH):
+        if name in st.query_params:
+            del st.query_params[name]
+
+
+def histogram(question: dict[str, Any], values: list[float]) -> None:
+    """The class's answers as bars (grouped to 3 significant digits), right answers in green."""
+    import pandas as pd
+
+    result = class_result(values, question)
+    shown = sorted(result.counts[:12])  # the most common answers, along the number line
+    if shown:
+        frame = pd.DataFrame({"answer": [format_number(v) for v, _, _ in shown],
+                              "right": [c if ok else 0 for _, c, ok in shown],
+                              "wrong": [0 if ok else c for _, c, ok in shown]})
+        st.bar_chart(frame, x="answer", y=["right", "wrong"], color=[RIGHT_COLOUR, WRONG_COLOUR], height=220,
+                     sort=False, x_label="answer", y_label="students")
+
+
+def _teacher_question(key: str, s: Seat) -> None:
+    if st.session_state.get(f"{key}_goto") is not None and st.session_state.get(f"{key}_goto_ran") is None:
+        # Reveal ran in this fragment: the whole page runs again, so the player shows the revealed step.
+        st.session_state[f"{key}_goto_ran"] = True
+        st.rerun(scope="app")
+    st.session_state.pop(f"{key}_goto_ran", None)
+    view = _view(s)
+    if view is None or view.question is None:
+        return
+    q = view.question
+    answers = room_service.rooms().answers(s.code, q["id"])
+    values = [float(a["value"]) for a in answers]
+    result = class_result(values, q)
+    with st.container(border=True, key=f"{key}_class_question"):
+        st.markdown(f"**Asked at step {q['step']}: {q['label']} = ?** · "
+                    f"{'rule shown' if q.get('show_rule') else 'rule hidden'}")
+        st.markdown(f"**{result.answered} / {view.students}** answered"
+                    + (f" · **{result.correct}** right ({result.correct_rate:.0%})" if q.get("revealed") else ""))
+        histogram(q, values)
+        if result.wrong is not None:
+            why = DIAGNOSES.get(result.diagnosis or "", "No common mistake matches it.")
+            st.markdown(f"Most common wrong answer: **{format_number(result.wrong)}** "
+                        f"({result.wrong_count} student{'s' if result.wrong_count != 1 else ''}). {why}")
+        if q.get("revealed"):
+            st.success(f"Revealed: {q['label']} = {q['expected_text']}")
+            st.button("Back to following", key=f"{key}_close_question", icon=":material/close:",
+                      on_click=_close, args=(key, s))
+        else:
+            st.button("Reveal", key=f"{key}_reveal", type="primary", icon=":material/visibility:",
+                      on_click=_reveal, args=(key, s))
+
+
+def _teacher_panel(key: str, s: Seat, analysis: Analysis) -> None:
+    view = _view(s)
+    if view is None:
+        st.warning("This class has ended (or was idle too long).", icon=":material/school:")
+        for name in (ROOM, TEACH):
+            if name in st.query_params:
+                del st.query_params[name]
+        return
+    link = join_link(s.code)
+    with st.container(border=True, key=f"{key}_class_panel"):
+        code_col, ask_col, link_col, end_col = st.columns([2.4, 2.2, 1.2, 1.2], vertical_alignment="center")
+        code_col.markdown(f"Class **{s.code}** · {view.students} student{'s' if view.students != 1 else ''}")
+        with ask_col:
+            open_now = view.question is not None and not view.question.get("revealed")
+            asked = next_step(key, analysis)
+            st.button("Ask the class", key=f"{key}_ask", icon=":material/quiz:", disabled=asked is None,
+                      on_click=_ask, args=(key, s, analysis),
+                      help=("The last step is on screen: there is no next gradient to predict." if asked is None
+                            else f"Every student predicts the gradient of the next step (step {asked}); "
+                                 "*Reveal* shows it." + (" Replaces the open question." if open_now else "")))
+            st.checkbox("Show upstream and local rule", value=True, key=f"{key}_show_rule")
+        with link_col.popover("Join", icon=":material/qr_code_2:"):
+            st.markdown(f"Code **{s.code}**")
+            st.code(link, language=None)
+            st.image(qr_png(link), width=240, caption="Scan to join")
+        with end_col:
+            st.download_button("Exit ticket", _ticket(s), file_name=f"exit-ticket-{s.code}.csv", mime="text/csv",
+                               key=f"{key}_ticket", icon=":material/download:")
+            st.button("End class", key=f"{key}_end", icon=":material/logout:", on_click=_end, args=(key, s))
+        error = st.session_state.pop(f"{key}_room_error", None)
+        if error:
+            st.error(error)
+        live = view.question is not None and not view.question.get("revealed")
+        st.fragment(run_every=TEACHER_REFRESH if live else None)(_teacher_question)(key, s)
+
+
+# -- the student ---------------------------------------------------------------------------------------
+def _submit(key: str, s: Seat) -> None:
+    text = st.session_state.get(f"{key}_answer", "")
+    nickname = st.session_state.get(f"{key}_nickname", "")
+    view = _view(s)
+    qid = view.question["id"] if view is not None and view.question else None
+    try:
+        value = room_service.rooms().answer(s.code, s.student, text, nickname)
+    except (AnswerRejected, RoomGone) as err:
+        st.session_state[f"{key}_answer_msg"] = (qid, "error", str(err))
+        return
+    st.session_state[f"{key}_answer_msg"] = (qid, "ok", f"Answer received: {format_number(value)}. You may "
+                                                        "change it until the reveal.")
+
+
+def _student_panel(key: str, s: Seat) -> None:
+    view = _view(s)
+    if view is None:
+        st.info("This class has ended, or the code is wrong. Ask your teacher for the link.",
+                icon=":material/school:")
+        return
+    room_service.rooms().join(s.code, s.student)
+    with st.container(border=True, key=f"{key}_class_panel"):
+        left, right = st.columns([4, 1.4], vertical_alignment="center")
+        left.markdown(f"Class **{s.code}** · " + ("following the teacher" if following(key)
+                                                  else "stepping on your own"))
+        right.toggle("Follow teacher", value=True, key=f"{key}_follow",
+                     help="Off: step on your own. On: jump back to the teacher's step.")
+        st.fragment(_student_question)(key, s)
+
+
+def _student_question(key: str, s: Seat) -> None:
+    """The question, the answer form and the reveal: a fragment, rerun alone when the question changes
+    (``room_watch``) or a student submits, so neither reruns the whole page of every student."""
+    view = _view(s)
+    if view is None:
+        st.info("This class has ended.", icon=":material/school:")
+        return
+    q = view.question
+    room_watch(f"{key}_room_watch", question_key(q))
+    if q is None:
+        return
+    rooms = room_service.rooms()
+    st.markdown(f"#### Next step: {q['label']} = ?")
+    if q.get("show_rule") and (q.get("upstream") or q.get("rule")):
+        st.markdown(" · ".join(f"`{part}`" for part in (q.get("upstream"), q.get("rule")) if part))
+    st.caption(f"Predict step {q['step']} before it is shown · graded to {TOLERANCE_TEXT}")
+    mine = rooms.my_answer(s.code, q["id"], s.student)
+    if q.get("revealed"):
+        values = [float(a["value"]) for a in rooms.answers(s.code, q["id"])]
+        result = class_result(values, q)
+        verdict = ""
+        if mine is not None:
+            ok = is_correct(float(mine["value"]), float(q["expected"]))
+            why = diagnose(float(mine["value"]), q)
+            verdict = (f" · your answer {format_number(float(mine['value']))}: "
+                       + ("right" if ok else "not quite" + (f" ({DIAGNOSES[why]})" if why else "")))
+        st.success(f"**{q['label']} = {q['expected_text']}**{verdict} · the class: {result.correct} of "
+                   f"{result.answered} right")
+        return
+    with st.form(f"{key}_answer_form", border=False):
+        a, n, b = st.columns([2, 2, 1], vertical_alignment="bottom")
+        a.text_input("Your answer", key=f"{key}_answer", max_chars=32, placeholder="e.g. -0.25")
+        n.text_input("Nickname (optional)", key=f"{key}_nickname", max_chars=24)
+        b.form_submit_button("Submit", type="primary", on_click=_submit, args=(key, s))
+    msg = st.session_state.get(f"{key}_answer_msg")
+    if msg is not None and msg[0] == q["id"]:
+        (st.success if msg[1] == "ok" else st.error)(msg[2])
+    elif mine is not None:
+        st.caption(f"Your answer: {format_number(float(mine['value']))}")
+
+
+def panel(key: str, s: Seat | None, analysis: Analysis | None) -> None:
+    """The class controls for this tab (nothing outside a class)."""
+    if s is None:
+        return
+    if s.teacher:
+        if analysis is not None:
+            _teacher_panel(key, s, analysis)
+    else:
+        _student_panel(key, s)

@@ -1,0 +1,107 @@
+"""Class mode in real browsers: a teacher and two students in separate browser contexts (own sessions).
+
+The students join with the link's ``room=`` code, follow three of the teacher's key presses (their
+players read the room's feed, no rerun), answer a question (one right, one wrong), and the teacher's
+page shows the count, the histogram, the most common wrong answer with its diagnosis, and the reveal.
+"""
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from tests.e2e.conftest import ACTION_TIMEOUT_MS, ARTIFACTS
+from tests.e2e.waits import SLOW, wait_until_idle
+
+pytestmark = pytest.mark.e2e
+
+PLAYER = ".lucid-player"
+
+
+def _tab(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    tab = context.new_page()
+    tab.set_default_timeout(ACTION_TIMEOUT_MS)
+    return context, tab
+
+
+def _trace_step(tab) -> str | None:
+    return tab.evaluate("sel => document.querySelector(sel)?.dataset.traceStep ?? null", PLAYER)
+
+
+def _wait_step(tab, step: int) -> None:
+    tab.wait_for_function("([sel, k]) => document.querySelector(sel)?.dataset.traceStep === k",
+                          arg=[PLAYER, str(step)], timeout=SLOW)
+
+
+def _shot(tab, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    tab.screenshot(path=str(ARTIFACTS / f"class-{name}.png"))
+
+
+def test_students_follow_the_teacher_answer_and_see_the_reveal(browser, app_url):
+    contexts = []
+    try:
+        context, teacher = _tab(browser)
+        contexts.append(context)
+        teacher.goto(f"{app_url}/playground?example=cs231n-circuit")
+        teacher.locator(PLAYER).wait_for(timeout=SLOW)
+        wait_until_idle(teacher)
+        teacher.get_by_text("Teach a live class").click()
+        teacher.get_by_role("button", name="Start a class").click()
+        teacher.get_by_text("0 students").wait_for(timeout=SLOW)
+        wait_until_idle(teacher)
+        query = parse_qs(urlparse(teacher.url).query)
+        code, token = query["room"][0], query["teach"][0]
+        assert len(code) == 6 and token not in code
+
+        students = []
+        for _ in range(2):
+            context, student = _tab(browser)
+            contexts.append(context)
+            student.goto(f"{app_url}/playground?room={code}")
+            student.get_by_text("following the teacher").wait_for(timeout=SLOW)
+            student.locator(PLAYER).wait_for(timeout=SLOW)
+            wait_until_idle(student)
+            assert "teach" not in student.url
+            students.append(student)
+        assert _trace_step(students[0]) == "0"
+        _shot(students[0], "student-joined")
+
+        for step in (1, 2, 3):  # three key presses on the teacher's page, followed on both students' pages
+            teacher.keyboard.press("ArrowRight")
+            _wait_step(teacher, step)
+            for student in students:
+                _wait_step(student, step)
+        wait_until_idle(teacher)
+        teacher.get_by_text("2 students").wait_for(timeout=SLOW)
+
+        teacher.get_by_role("button", name="Ask the class").click()
+        teacher.get_by_text("Asked at step 4: grad y = ?").wait_for(timeout=SLOW)
+        for student, answer in zip(students, ("-4", "4"), strict=True):
+            student.get_by_text("Next step: grad y = ?").wait_for(timeout=SLOW)
+            assert _trace_step(student) == "3"  # the step to predict is not shown before the reveal
+            student.get_by_label("Your answer").fill(answer)
+            student.get_by_role("button", name="Submit").click()
+            student.get_by_text("Answer received").wait_for(timeout=SLOW)
+        _shot(students[1], "student-answered")
+
+        teacher.get_by_text("2 / 2").wait_for(timeout=SLOW)  # the panel refreshes itself while answers arrive
+        teacher.get_by_text("Most common wrong answer: 4.000").wait_for(timeout=SLOW)
+        teacher.get_by_text("The sign is flipped").wait_for(timeout=SLOW)
+        teacher.locator("[data-testid='stVegaLiteChart'], [data-testid='stArrowVegaLiteChart']").first.wait_for(
+            timeout=SLOW)
+        _shot(teacher, "teacher-answers")
+        teacher.get_by_role("button", name="Reveal").click()
+        teacher.get_by_text("Revealed: grad y = −4.000").wait_for(timeout=SLOW)
+        _wait_step(teacher, 4)
+        teacher.get_by_text("1 right (50%)").wait_for(timeout=SLOW)
+        _shot(teacher, "teacher-revealed")
+        for student in students:
+            _wait_step(student, 4)  # the reveal shows the predicted step to everyone
+        students[0].get_by_text("your answer −4.000: right").wait_for(timeout=SLOW)
+        students[1].get_by_text("your answer 4.000: not quite").wait_for(timeout=SLOW)
+        _shot(students[1], "student-revealed")
+    finally:
+        for context in contexts:
+            context.close()

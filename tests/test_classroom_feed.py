@@ -1,0 +1,69 @@
+"""The room feed: what a student's browser polls says only what every student may see, written atomically,
+and relayed through Redis to every server process's own folder."""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from lucid.classroom import MemoryStore, Rooms
+from lucid.classroom.feed import FeedWriter, RedisFeedRelay, feed_of, program_key, question_key
+from lucid.ui.clickable_graph import program_key as player_program_key
+from tests import redis_server
+
+
+def test_the_feed_names_the_program_as_the_player_does():
+    assert program_key(0, "x = 3.0\ny = x * x\n") == player_program_key(0, "x = 3.0\ny = x * x\n")
+
+
+def test_the_feed_holds_step_program_and_question_state_but_no_secret_or_answer():
+    rooms = Rooms(MemoryStore())
+    code, token = rooms.open("x = 3.0\ny = x * x\n")
+    rooms.set_step(code, token, 1)
+    rooms.ask(code, token, {"step": 2, "label": "grad x", "expected": 6.0, "expected_text": "6.000"},
+              show_rule=True)
+    feed = feed_of(rooms.view(code))
+    assert set(feed) == {"v", "step", "program", "q"}
+    assert feed["step"] == 1 and feed["q"].endswith(":0")
+    text = json.dumps(feed)
+    assert token not in text and "6.0" not in text and "grad x" not in text
+    rooms.reveal(code, token)
+    assert feed_of(rooms.view(code))["q"].endswith(":1") and feed_of(rooms.view(code))["step"] == 2
+    assert question_key(None) == ""
+
+
+def test_a_feed_is_written_whole_and_removed(tmp_path):
+    writer = FeedWriter(tmp_path / "rooms")
+    writer.write("ACDEFG", {"v": 1, "step": 0, "program": "p", "q": ""})
+    writer.write("ACDEFG", {"v": 2, "step": 3, "program": "p", "q": ""})
+    assert json.loads((tmp_path / "rooms" / "ACDEFG.json").read_text())["step"] == 3
+    assert [p.name for p in (tmp_path / "rooms").iterdir()] == ["ACDEFG.json"]  # no temp file left behind
+    with pytest.raises(ValueError):
+        writer.path("../../etc")  # only a room code names a file
+    writer.remove("ACDEFG")
+    assert not (tmp_path / "rooms" / "ACDEFG.json").exists()
+
+
+def test_a_feed_published_by_one_process_is_written_by_every_process(tmp_path):
+    redis_server.require()
+    import redis
+
+    with redis_server.redis_server() as url:
+        one = RedisFeedRelay(redis.Redis.from_url(url, decode_responses=True), FeedWriter(tmp_path / "one"))
+        two = RedisFeedRelay(redis.Redis.from_url(url, decode_responses=True), FeedWriter(tmp_path / "two"))
+        two.start()
+        target = tmp_path / "two" / "ACDEFG.json"
+        for _ in range(100):  # until the second process's listener has subscribed and written the feed
+            one.publish("ACDEFG", {"v": 7, "step": 4, "program": "p", "q": ""})
+            if target.exists():
+                break
+            time.sleep(0.1)
+        assert json.loads(target.read_text()) == {"v": 7, "step": 4, "program": "p", "q": ""}
+        assert json.loads((tmp_path / "one" / "ACDEFG.json").read_text())["v"] == 7
+        for _ in range(100):
+            one.publish("ACDEFG", None)  # the room ended: its feed goes everywhere
+            if not target.exists():
+                break
+            time.sleep(0.1)
+        assert not target.exists()
