@@ -163,9 +163,9 @@ EXAMPLES: tuple[Example, ...] = (
         "out = sum(C * C)\n",
     ),
     Example(
-        "gradient-penalty", "A gradient penalty",
-        "grad(loss, x) is a value built from the backward pass (the purple nodes), so a penalty on its size "
-        "is differentiated again: w gets gradient from the loss and from the penalty on ∂loss/∂x.",
+        "gradient-penalty", N_("A gradient penalty"),
+        N_("grad(loss, x) is a value built from the backward pass (the purple nodes), so a penalty on its size "
+           "is differentiated again: w gets gradient from the loss and from the penalty on ∂loss/∂x."),
         "x = [0.5, -1.0, 2.0]\n"
         "w = [0.3, 0.8, -0.5]\n"
         "loss = tanh(sum(x * w))\n"
@@ -174,9 +174,9 @@ EXAMPLES: tuple[Example, ...] = (
         "out = loss + 0.1 * penalty\n",
     ),
     Example(
-        "hessian-vector", "A Hessian-vector product",
-        "H·v is the gradient of (∇f · v): two backward passes and no Hessian, here H·v = [5, -11] for "
-        "f = x₀³ + x₁³ + x₀x₁ at x = (0.5, -1) and v = (1, 2).",
+        "hessian-vector", N_("A Hessian-vector product"),
+        N_("H·v is the gradient of (∇f · v): two backward passes and no Hessian, here H·v = [5, -11] for "
+           "f = x₀³ + x₁³ + x₀x₁ at x = (0.5, -1) and v = (1, 2)."),
         "x = [0.5, -1.0]\n"
         "f = sum(x ** 3) + x[0] * x[1]\n"
         "g = grad(f, x)\n"
@@ -184,16 +184,16 @@ EXAMPLES: tuple[Example, ...] = (
         "hv = grad(sum(g * v), x)\n",
     ),
     Example(
-        "reverse-3-to-1", "Forward vs reverse: three inputs, one output",
-        "For f: ℝ³ → ℝ one backward pass gives all three partial derivatives, while forward mode needs "
-        "three passes (one per input), so reverse mode wins.",
+        "reverse-3-to-1", N_("Forward vs reverse: three inputs, one output"),
+        N_("For f: ℝ³ → ℝ one backward pass gives all three partial derivatives, while forward mode needs "
+           "three passes (one per input), so reverse mode wins."),
         "x = [0.5, -1.0, 2.0]\n"
         "f = sum(sin(x) * x)\n",
     ),
     Example(
-        "forward-1-to-3", "Forward vs reverse: one input, three outputs",
-        "For p: ℝ → ℝ³ one forward pass (ṫ = 1) gives all three derivatives, while reverse mode needs three "
-        "backward passes (one per output; the pass shown adds them up), so forward mode wins.",
+        "forward-1-to-3", N_("Forward vs reverse: one input, three outputs"),
+        N_("For p: ℝ → ℝ³ one forward pass (ṫ = 1) gives all three derivatives, while reverse mode needs three "
+           "backward passes (one per output; the pass shown adds them up), so forward mode wins."),
         "t = 0.5\n"
         "p = stack([cos(t), sin(t), t * t])\n",
     ),

@@ -397,8 +397,8 @@ class Compiler:
         """``grad(y, x)``: checked like an op, and charged for the backward-pass nodes it will record."""
         if not values[1].grad:
             raise self.error(node.args[1] if len(node.args) > 1 else node,
-                             f"{label}: x must have a gradient: a leaf such as w = [0.5, -1.0] or a value "
-                             "computed from one, not a constant", "argument")
+                             L_("{label}: x must have a gradient: a leaf such as w = [0.5, -1.0] or a value computed "
+                                "from one, not a constant", label=label), "argument")
         plan, limits = self.plan, self.limits
         growth = (plan.graph_nodes, plan.total_elements, plan.trace_elements, plan.matmul_work)
         value = self.apply(spec, node, values, {}, label)
@@ -408,17 +408,18 @@ class Compiler:
         plan.trace_elements += GRAD_GROWTH * growth[2]
         plan.matmul_work += 2 * growth[3]  # the backward of a matrix product is two products of its size
         if plan.matmul_work > limits.max_matmul_work:
-            raise self.error(node, f"{label}: the gradient's matrix products would need more than "
-                             f"{limits.max_matmul_work:,} multiply-adds", "limit")
+            raise self.error(node, L_("{label}: the gradient's matrix products would need more than {limit} "
+                                      "multiply-adds", label=label, limit=format(limits.max_matmul_work, ",")), "limit")
         if plan.graph_nodes > limits.max_graph_nodes:
-            raise self.error(node, f"{label}: the gradient's own graph would take the program past "
-                             f"{limits.max_graph_nodes:,} nodes", "limit")
+            raise self.error(node, L_("{label}: the gradient's own graph would take the program past {limit} nodes",
+                                      label=label, limit=format(limits.max_graph_nodes, ",")), "limit")
         if plan.total_elements > limits.max_total_elements:
-            raise self.error(node, f"{label}: the gradient's own graph would hold more than "
-                             f"{limits.max_total_elements:,} elements in total", "limit")
+            raise self.error(node, L_("{label}: the gradient's own graph would hold more than {limit} elements in "
+                                      "total", label=label, limit=format(limits.max_total_elements, ",")), "limit")
         if plan.trace_elements > limits.max_trace_elements:
-            raise self.error(node, f"{label}: the step-by-step record of the backward pass would keep more than "
-                             f"{limits.max_trace_elements:,} numbers (the trace limit)", "limit")
+            raise self.error(node, L_("{label}: the step-by-step record of the backward pass would keep more than "
+                                      "{limit} numbers (the trace limit)",
+                                      label=label, limit=format(limits.max_trace_elements, ",")), "limit")
         return value
 
     def method(self, node: S.Method, in_const: bool) -> Value:

@@ -15,6 +15,7 @@ import lucid
 from lucid._tensor.tensor import Tensor
 from lucid.autograd.forward import Jacobian, choose_mode, jacobian
 from lucid.expr.program import Program
+from lucid.i18n import L_, _, ngettext
 
 #: Past this many passes (inputs times outputs numbers) the comparison is not run: it is for small examples.
 MAX_ENTRIES = 4096
@@ -45,12 +46,12 @@ def compare_modes(program: Program) -> ModeComparison:
     """
     leaves = program.inputs
     if not leaves:
-        raise ValueError("the program has no inputs that require grad, so it has no Jacobian")
+        raise ValueError(L_("the program has no inputs that require grad, so it has no Jacobian"))
     sizes = [t.size for t in leaves]
     n_in, n_out = sum(sizes), program.output.size
     if n_in * n_out > MAX_ENTRIES:
-        raise ValueError(f"the Jacobian would have {n_in} × {n_out} entries; this comparison is for small "
-                         f"programs (at most {MAX_ENTRIES})")
+        raise ValueError(L_("the Jacobian would have {n_in} × {n_out} entries; this comparison is for small "
+                            "programs (at most {limit})", n_in=n_in, n_out=n_out, limit=MAX_ENTRIES))
     run = program.function()
     cuts = np.cumsum([0, *sizes])
 
@@ -63,3 +64,25 @@ def compare_modes(program: Program) -> ModeComparison:
     reverse = jacobian(joined, values, mode="reverse")
     picked, reason = choose_mode(n_in, n_out)
     return ModeComparison(n_in, n_out, forward, reverse, picked, reason)
+
+
+def passes_sentence(n_in: int, n_out: int) -> str:
+    """What the whole Jacobian costs each way and which mode wins, in the reader's language.
+
+    The words of ``choose_mode`` (whose ``reason`` stays English, as the library's API says it) for a
+    person: each count is its own counted phrase, so every language puts its plural where it belongs.
+    """
+    forward = ngettext("{n} forward pass", "{n} forward passes", n_in).format(n=n_in)
+    backward = ngettext("{n} backward pass", "{n} backward passes", n_out).format(n=n_out)
+    needs = _("For all its derivatives this program needs {forward} or {backward}.").format(
+        forward=forward, backward=backward)
+    picked = choose_mode(n_in, n_out)[0]
+    if n_in == n_out:
+        why = _("Both modes take as many passes; reverse mode is lucid's usual mode.")
+    elif picked == "forward":
+        why = _("Forward mode is the better pick here: one pass per input number, and there are fewer inputs than "
+                "outputs.")
+    else:
+        why = _("Reverse mode is the better pick here: one pass per output number, and there are fewer outputs than "
+                "inputs.")
+    return f"{needs} {why}"

@@ -142,7 +142,7 @@ def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = N
 def _cluster_attrs(i: int, prefix: str) -> dict[str, str]:
     """A name-prefix cluster (dashed grey), or the recorded backward pass's cluster (purple, filled)."""
     if prefix == DERIVATIVE_CLUSTER:
-        return {"label": f"<{html_text(prefix)}>", "id": f"cluster{i}", **DERIVATIVE_CLUSTER_ATTRS}
+        return {"label": f"<{html_text(_(prefix))}>", "id": f"cluster{i}", **DERIVATIVE_CLUSTER_ATTRS}
     return {"label": f"<{html_text(shorten(prefix, 24))}>", "style": "rounded,dashed", "color": "#9A9A9A",
             "fontcolor": "#555555", "id": f"cluster{i}", "class": "prefix"}
 
@@ -151,8 +151,8 @@ def _backward_note(t: Tensor) -> str:
     """Tooltip text for a node of a recorded backward pass: which forward node it differentiates."""
     forward = t._op.differentiates
     op = forward._op
-    what = forward.name or (op.describe() if op is not None else "an input")
-    return f" (backward pass: part of the gradient through {shorten(what, 40)})"
+    what = forward.name or (op.describe() if op is not None else _("an input"))
+    return " " + _("(backward pass: part of the gradient through {node})").format(node=shorten(what, 40))
 
 
 def _collapsed(root: Tensor, trace: Trace | None, step: int | None, expanded: Iterable[str],

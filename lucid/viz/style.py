@@ -32,7 +32,7 @@ KIND_STYLE: dict[str, dict[str, str]] = {
 PURPLE = "#CC79A7"
 DERIVATIVE_STYLE = {"fillcolor": "#F7EAF3", "color": "#A0527F"}
 DERIVATIVE_OP_STYLE = {"fillcolor": "#EBCFE1", "color": "#A0527F"}
-DERIVATIVE_CLUSTER = "∂ backward pass, recorded by grad(…)"
+DERIVATIVE_CLUSTER = N_("∂ backward pass, recorded by grad(…)")  # the cluster's key; its label is ``_`` of it
 DERIVATIVE_CLUSTER_ATTRS = {"style": "rounded,filled", "color": PURPLE, "fillcolor": "#FCF5FA",
                             "fontcolor": "#7A3B62", "class": "derivative"}
 
