@@ -185,8 +185,13 @@ def test_a_grad_example_is_explained_in_korean_step_by_step_with_the_same_number
         assert numbers(korean.arithmetic) == numbers(english.arithmetic)
         assert code_blocks.findall(korean.markdown) == code_blocks.findall(english.markdown)
         assert HANGUL.search(korean.text)
+        assert not ENGLISH_RUN.search(re.sub(r"grad \w+", " ", korean.arithmetic)), korean.arithmetic
     with use_language("ko"):
         penalty_step = explain(trace, 5).text
+        copies = explain(trace, 9)  # sum's backward rule made a broadcast_to node: its rule is in words
+    assert copies.arithmetic.startswith("복사된 축들에 대해 합한 grad t11: 3 → 3, 축 0에 대한 Σ → 스칼라")
+    assert "순전파(forward): t11 = 새 축 / 크기 1인 축을 따라 복사한 t10" in copies.text
+    assert explain(trace, 9).arithmetic.startswith("grad t11 summed over the copied axes: 3 → 3")
     assert "연쇄 법칙(chain rule): grad g += grad t13 · ∂t13/∂g" in penalty_step
     assert "grad g 값은 아직 부분값: 다른 경로를 따라 기여분 1개가 더 도착합니다" in penalty_step
 

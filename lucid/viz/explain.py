@@ -255,7 +255,7 @@ def _explain_edge(trace: Trace, s: TraceStep) -> StepExplanation:
     kind = spec.name if spec is not None else ""
     op = op_label(node)
     prev = list(node._prev)
-    rule = local_rule(node, s.slot, name.in_formula)
+    rule = local_rule(node, s.slot, name.in_formula, translated=True)
     up, local, product = s.upstream, s.local, s.contribution_raw
     before, earlier_call = _previous_total(trace, s)
     grad_p, grad_n, local_sym = f"grad {p}", f"grad {n}", f"∂{n}/∂{p}"
@@ -300,7 +300,7 @@ def _explain_edge(trace: Trace, s: TraceStep) -> StepExplanation:
     else:
         doc.para(*T_("The gradient flows from {node} back through {op} into its input {parent}.",
                      node=_who(name, node), op=C(op), parent=_who(name, parent)))
-    forward = forward_rule(node, name.in_formula) or f"{n} = {name.definition(node)}"
+    forward = forward_rule(node, name.in_formula, translated=True) or f"{n} = {name.definition(node)}"
     if kind == "neg":
         doc.para(*T_("neg is unary minus: {forward}, one input whose sign it flips (not subtraction, which has "
                      "two inputs and is drawn as −).", forward=C(forward or f"{n} = −{p}")))

@@ -23,6 +23,7 @@ from collections.abc import Callable
 import numpy as np
 
 from lucid._tensor.tensor import Tensor
+from lucid.i18n import _
 from lucid.viz.numbers import MINUS, format_number
 from lucid.viz.opinfo import derivative_text, input_names, output_symbol, spec_of
 
@@ -142,18 +143,38 @@ def has_generic_names(text: str) -> bool:
     return bool(re.search(r"∂L/|∂out\b|\bout\b", text))
 
 
-def local_rule(node: Tensor, slot: int, name: Callable[[Tensor], str]) -> tuple[str, str, str] | None:
+def local_rule(node: Tensor, slot: int, name: Callable[[Tensor], str], *,
+               translated: bool = False) -> tuple[str, str, str] | None:
     """The registered rule for input ``slot`` in the program's names: (lhs, rhs, rhs with numbers).
 
     The lhs is ``∂n/∂p`` (a local derivative) or ``grad p`` for rules written on
     the whole gradient (``∂L/∂…``, matmul and shape ops). None when the registry
     has no formula for this input.
+
+    ``translated=True`` (the step explanations) takes a whole-gradient rule in words
+    (``∂L/∂out summed over the copied axes``) from the reader's catalog, the Op reference's
+    translation, when it substitutes cleanly; local derivatives, whose numbers are shown
+    too, and callers that compare rules (grading) keep the registry's text.
     """
     spec = spec_of(node)
     raw = derivative_text(spec, slot)
     if not raw or "=" not in raw:
         return None
-    lhs, _, rhs = raw.partition(" = ")
+    if translated and raw.startswith("∂L/"):
+        shown = _rule_in_names(node, slot, name, spec, _translated(raw))
+        if shown is not None:
+            return shown
+    return _rule_in_names(node, slot, name, spec, raw)
+
+
+def _translated(text: str) -> str:
+    """``text`` from the reader's catalog (the registry's English when it has no entry)."""
+    return _(text)
+
+
+def _rule_in_names(node: Tensor, slot: int, name: Callable[[Tensor], str], spec,
+                   raw: str) -> tuple[str, str, str] | None:
+    lhs, _eq, rhs = raw.partition(" = ")
     sub = Substitution(node, name)
     prev = list(node._prev)
     generic = input_names(spec, len(prev))
@@ -194,12 +215,22 @@ def _concat_slot(rhs: str, slot_name: str | None) -> str:
     return rhs
 
 
-def forward_rule(node: Tensor, name: Callable[[Tensor], str]) -> str:
-    """The op's forward formula in the program's names (``c = b − a`` for ``c = b - a``)."""
+def forward_rule(node: Tensor, name: Callable[[Tensor], str], *, translated: bool = False) -> str:
+    """The op's forward formula in the program's names (``c = b − a`` for ``c = b - a``).
+
+    ``translated=True``: a formula in words from the reader's catalog when it substitutes cleanly."""
     spec = spec_of(node)
     if spec is None or not spec.formula:
         return ""
-    text = spec.formula.split("   ")[0]
+    if translated:
+        shown = _formula_in_names(node, name, _translated(spec.formula))
+        if shown:
+            return shown
+    return _formula_in_names(node, name, spec.formula)
+
+
+def _formula_in_names(node: Tensor, name: Callable[[Tensor], str], formula: str) -> str:
+    text = formula.split("   ")[0]
     sub = Substitution(node, name)
     lhs, eq, rhs = text.partition(" = ")
     if not eq:
