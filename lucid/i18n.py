@@ -68,8 +68,9 @@ def use_language(language: object) -> Iterator[str]:
 def translations(language: str):
     """The compiled catalog of ``language``: every ``.po`` of its folder merged, compiled to ``.mo`` in memory, once.
 
-    ``lucid.po`` holds the Playground's messages, ``lessons.po`` the lesson pages' (kept apart so two people
-    can translate at once without editing one file); ``merged_catalog`` says how they are combined.
+    ``lucid.po`` holds the Playground's messages, ``lessons.po`` the lesson pages', ``forward.po`` forward mode's
+    and ``grad()``'s (kept apart so several people can translate at once without editing one file);
+    ``merged_catalog`` says how they are combined.
     """
     from babel.messages.mofile import write_mo
     from babel.support import NullTranslations, Translations
