@@ -44,7 +44,7 @@ def test_a_lesson_link_shows_its_place_in_the_players_bar():
     assert not at.exception
     assert player(at)["lesson"] == {"at": 0, "where": "1 / 2", "has_prev": False, "has_next": True,
                                     "title": "Two views · Square"}
-    assert at.expander[-1].label == "Lesson 1 / 2"
+    assert "Lesson 1 / 2" in [e.label for e in at.expander]
 
 
 def test_next_link_opens_the_next_program_at_its_own_start_step():
@@ -103,4 +103,4 @@ def test_a_forged_lesson_in_the_link_is_ignored():
     at.query_params["at"] = "3"
     at.run()
     assert not at.exception
-    assert player(at)["lesson"] is None and at.expander[-1].label == "Lesson"
+    assert player(at)["lesson"] is None and "Lesson" in [e.label for e in at.expander]
