@@ -335,7 +335,9 @@ def _teacher_panel(key: str, s: Seat, analysis: Analysis) -> None:
         return
     link = join_link(s.code)
     with st.container(border=True, key=f"{key}_class_panel"):
-        code_col, ask_col, link_col, end_col = st.columns([2.4, 2.2, 1.2, 1.2], vertical_alignment="center")
+        # One row: the projector keeps its height for the graph.
+        code_col, ask_col, rule_col, link_col, ticket_col, end_col = st.columns([2.0, 1.7, 1.7, 1.3, 1.6, 1.5],
+                                                                                vertical_alignment="center")
         code_col.markdown(f"Class **{s.code}** · {view.students} student{'s' if view.students != 1 else ''}")
         with ask_col:
             open_now = view.question is not None and not view.question.get("revealed")
@@ -345,15 +347,15 @@ def _teacher_panel(key: str, s: Seat, analysis: Analysis) -> None:
                       help=("The last step is on screen: there is no next gradient to predict." if asked is None
                             else f"Every student predicts the gradient of the next step (step {asked}); "
                                  "*Reveal* shows it." + (" Replaces the open question." if open_now else "")))
-            st.checkbox("Show upstream and local rule", value=True, key=f"{key}_show_rule")
+        rule_col.checkbox("Show the rule", value=True, key=f"{key}_show_rule",
+                          help="With the question, students see the upstream gradient and the local rule.")
         with link_col.popover("Join", icon=":material/qr_code_2:"):
             st.markdown(f"Code **{s.code}**")
             st.code(link, language=None)
             st.image(qr_png(link), width=240, caption="Scan to join")
-        with end_col:
-            st.download_button("Exit ticket", _ticket(s), file_name=f"exit-ticket-{s.code}.csv", mime="text/csv",
-                               key=f"{key}_ticket", icon=":material/download:")
-            st.button("End class", key=f"{key}_end", icon=":material/logout:", on_click=_end, args=(key, s))
+        ticket_col.download_button("Exit ticket", _ticket(s), file_name=f"exit-ticket-{s.code}.csv",
+                                   mime="text/csv", key=f"{key}_ticket", icon=":material/download:")
+        end_col.button("End class", key=f"{key}_end", icon=":material/logout:", on_click=_end, args=(key, s))
         error = st.session_state.pop(f"{key}_room_error", None)
         if error:
             st.error(error)
