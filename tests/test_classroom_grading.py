@@ -11,7 +11,7 @@ import io
 import numpy as np
 import pytest
 
-from lucid.classroom.grading import DIAGNOSES, class_result, diagnose, is_correct, question_at
+from lucid.classroom.grading import DIAGNOSES, MAX_CANDIDATES, class_result, diagnose, is_correct, question_at
 from lucid.classroom.ticket import exit_ticket
 from lucid.gallery import by_slug
 from lucid.ui.analysis import analyze
@@ -91,3 +91,13 @@ def test_the_exit_ticket_has_one_row_per_question_with_rate_and_distribution(use
     assert (row["answers"], row["correct"], row["correct rate"]) == ("3", "1", "33%")
     assert row["distribution"] == "3.000 ×2; 6.000 ×1"
     assert (row["most common wrong answer"], row["diagnosis"], row["nicknames"]) == ("3.000", "forgot +=", "Ada: 6")
+
+
+def test_a_question_keeps_a_bounded_number_of_broadcast_candidates():
+    trace = analyze("X = randn(500, 3)\nb = [0.1, -0.2, 0.3]\nloss = sum(X + b)\n").trace
+    step = next(s.index for s in trace.steps if s.parent.name == "b")
+    q = question_at(trace, step)
+    assert q["expected"] == 500.0
+    (values,) = [v for k, v in q["candidates"] if k == "forgot to sum"]
+    assert len(values) == MAX_CANDIDATES and values[0] == 1.0
+    assert diagnose(1.0, q) == "forgot to sum"
