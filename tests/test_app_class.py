@@ -33,7 +33,7 @@ def player(at: AppTest) -> dict:
 @pytest.fixture()
 def room():
     rooms = room_service.rooms()
-    code, token = rooms.open(CIRCUIT, 0, {}, step=2)
+    code, token = rooms.open(CIRCUIT, 0, {"dir": "LR", "style": "circuit", "classroom": "1", "zoom": "150"}, step=2)
     yield code, token
     if rooms.view(code) is not None:
         rooms.end(code, token)
@@ -87,3 +87,11 @@ def test_a_code_that_cannot_be_a_room_says_so_and_an_ended_room_says_it_ended(ro
     room_service.rooms().end(code, token)
     ended = page(room=code)
     assert any("ended" in i.value for i in ended.info)
+
+
+def test_a_student_takes_the_teachers_drawing_but_keeps_their_own_screen_settings(room):
+    code, _ = room
+    at = page(room=code)
+    assert at.query_params["dir"] == "LR" and at.query_params["style"] == "circuit"
+    assert "classroom" not in at.query_params and "zoom" not in at.query_params
+    assert player(at)["classroom"] is False

@@ -86,13 +86,18 @@ def following(key: str) -> bool:
     return bool(st.session_state.get(f"{key}_follow", True))
 
 
+DRAWING_WORDS = ("dir", "hide", "large", "style")
+"""The parts of the teacher's view a student takes: how the graph is drawn. Classroom mode, the graph size and
+the speed are the student's own (a laptop is not a projector)."""
+
+
 def before_enter(key: str, s: Seat | None, entering: bool) -> None:
-    """A student entering the page takes the teacher's view (direction, style, size...) from the room."""
+    """A student entering the page takes the teacher's drawing (direction, style, what nodes show)."""
     if s is None or s.teacher or not entering:
         return
     view = _view(s)
     if view is not None and view.view:
-        st.query_params.update({k: v for k, v in view.view.items() if k in share.VIEW_DEFAULTS})
+        st.query_params.update({k: v for k, v in view.view.items() if k in DRAWING_WORDS})
 
 
 def before_editor(key: str, s: Seat | None) -> None:
