@@ -95,3 +95,17 @@ def test_a_student_takes_the_teachers_drawing_but_keeps_their_own_screen_setting
     assert at.query_params["dir"] == "LR" and at.query_params["style"] == "circuit"
     assert "classroom" not in at.query_params and "zoom" not in at.query_params
     assert player(at)["classroom"] is False
+
+
+@pytest.mark.parametrize("query", [
+    {"room": "A" * 10_000},
+    {"room": "ACDEFG", "teach": "x" * 10_000},
+    {"room": "ACDEFG", "me": "<script>" * 100},
+    {"room": "\u0000\u202e", "teach": "", "me": ""},
+])
+def test_hostile_class_links_get_a_message_not_a_traceback(query):
+    at = page(**query)  # ``page`` asserts there is no exception
+    said = [w.value for w in at.warning] + [i.value for i in at.info]
+    assert any("not valid" in text or "ended" in text for text in said)
+    me = at.query_params.get("me")  # a bad id in a valid room is replaced by a good one; otherwise untouched
+    assert me == query.get("me") or (8 <= len(me) <= 20 and me.replace("-", "").replace("_", "").isalnum())
