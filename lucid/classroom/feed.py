@@ -27,6 +27,7 @@ from typing import Any
 
 from lucid.classroom.codes import clean_code
 from lucid.classroom.rooms import RoomView
+from lucid.classroom.store import StoreUnavailable
 
 
 def program_key(seed: object, source: str) -> str:
@@ -116,7 +117,12 @@ class RedisFeedRelay:
         self.start()
         local = LocalFeed(self.writer)
         local.publish(code, feed)  # this process at once; the others through the channel
-        self.client.publish(self.channel, json.dumps({"code": code, "feed": feed}))
+        import redis
+
+        try:
+            self.client.publish(self.channel, json.dumps({"code": code, "feed": feed}))
+        except redis.RedisError as err:
+            raise StoreUnavailable(f"The class server's store (Redis) cannot be reached: {type(err).__name__}") from err
 
     def start(self) -> None:
         with self._lock:

@@ -12,13 +12,15 @@ The step itself never reruns a student's page: the player polls the room's feed
 """
 from __future__ import annotations
 
+import functools
 import io
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
-from lucid.classroom import AnswerRejected, NotTeacher, RoomGone, RoomsFull, RoomView, new_student_id
+from lucid.classroom import AnswerRejected, NotTeacher, RoomGone, RoomsFull, RoomView, StoreUnavailable, new_student_id
 from lucid.classroom.codes import clean_code, clean_student_id
 from lucid.classroom.feed import program_key, question_key
 from lucid.classroom.grading import DIAGNOSES, TOLERANCE_TEXT, class_result, diagnose, is_correct, question_at
@@ -449,3 +451,33 @@ def panel(key: str, s: Seat | None, analysis: Analysis | None) -> None:
             _teacher_panel(key, s, analysis)
     else:
         _student_panel(key, s)
+
+
+def _guarded(fn: Callable[..., Any], default: Any = None) -> Callable[..., Any]:
+    """``fn``, or a clear message and ``default`` when the room store cannot be reached (Redis down)."""
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except StoreUnavailable as err:
+            st.error(f"{err}. The graph works as usual; the class resumes when it is back.",
+                     icon=":material/cloud_off:")
+            return default
+    return call
+
+
+seat = _guarded(seat)
+before_enter = _guarded(before_enter)
+before_editor = _guarded(before_editor)
+after_program = _guarded(after_program)
+player_room = _guarded(player_room, (None, None))
+panel = _guarded(panel)
+_teacher_step = _guarded(_teacher_step)
+_start = _guarded(_start)
+_ask = _guarded(_ask)
+_reveal = _guarded(_reveal)
+_close = _guarded(_close)
+_end = _guarded(_end)
+_submit = _guarded(_submit)
+_teacher_question = _guarded(_teacher_question)
+_student_question = _guarded(_student_question)
