@@ -109,3 +109,15 @@ def test_hostile_class_links_get_a_message_not_a_traceback(query):
     assert any("not valid" in text or "ended" in text for text in said)
     me = at.query_params.get("me")  # a bad id in a valid room is replaced by a good one; otherwise untouched
     assert me == query.get("me") or (8 <= len(me) <= 20 and me.replace("-", "").replace("_", "").isalnum())
+
+
+def test_a_following_student_takes_a_new_drawing_of_the_teacher_and_keeps_the_program_and_step(room):
+    code, token = room
+    at = page(room=code)
+    room_service.rooms().set_program(code, token, CIRCUIT, 0, {"dir": "TB", "hide": "g"}, step=2)
+    at.run()  # the player saw the feed's drawing change and asked for this run
+    assert not at.exception
+    assert at.query_params["hide"] == "g" and "dir" not in at.query_params and "style" not in at.query_params
+    assert at.checkbox(key="pg_grads").value is False
+    assert at.text_area(key="pg_source").value == CIRCUIT and player(at)["step"] == 2
+    assert player(at)["room"]["drawing"] != ""

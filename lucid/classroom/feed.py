@@ -42,10 +42,21 @@ def question_key(question: dict[str, Any] | None) -> str:
     return f"{question.get('id', '')}:{1 if question.get('revealed') else 0}"
 
 
+DRAWING_WORDS = ("dir", "hide", "large", "style")
+"""The parts of the teacher's view (link words) a student takes: how the graph is drawn. Classroom mode, the
+graph size and the speed are each student's own (a laptop is not a projector)."""
+
+
+def drawing_key(view_words: dict[str, Any]) -> str:
+    """What changes when the teacher draws the graph another way (direction, style, what nodes show)."""
+    words = sorted((k, str(v)) for k, v in view_words.items() if k in DRAWING_WORDS)
+    return hashlib.blake2b(json.dumps(words).encode(), digest_size=4).hexdigest()
+
+
 def feed_of(view: RoomView) -> dict[str, Any]:
     """The feed of a room: everything a student's browser polls, and nothing more."""
     return {"v": view.version, "step": view.step, "program": program_key(view.seed, view.source),
-            "q": question_key(view.question)}
+            "q": question_key(view.question), "d": drawing_key(view.view)}
 
 
 class FeedWriter:

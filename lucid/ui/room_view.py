@@ -22,10 +22,10 @@ import streamlit as st
 
 from lucid.classroom import AnswerRejected, NotTeacher, RoomGone, RoomsFull, RoomView, StoreUnavailable, new_student_id
 from lucid.classroom.codes import clean_code, clean_student_id
-from lucid.classroom.feed import program_key, question_key
+from lucid.classroom.feed import DRAWING_WORDS, drawing_key, program_key, question_key
 from lucid.classroom.grading import DIAGNOSES, TOLERANCE_TEXT, class_result, diagnose, is_correct, question_at
 from lucid.classroom.ticket import exit_ticket
-from lucid.ui import room_feed, room_service, share
+from lucid.ui import room_feed, room_service, share, view_link
 from lucid.ui.analysis import Analysis
 from lucid.ui.browser_events import BadBrowserValue, whole_number
 from lucid.ui.room_watch import room_watch
@@ -88,18 +88,32 @@ def following(key: str) -> bool:
     return bool(st.session_state.get(f"{key}_follow", True))
 
 
-DRAWING_WORDS = ("dir", "hide", "large", "style")
-"""The parts of the teacher's view a student takes: how the graph is drawn. Classroom mode, the graph size and
-the speed are the student's own (a laptop is not a projector)."""
-
-
 def before_enter(key: str, s: Seat | None, entering: bool) -> None:
-    """A student entering the page takes the teacher's drawing (direction, style, what nodes show)."""
-    if s is None or s.teacher or not entering:
+    """A student takes the teacher's drawing (direction, style, what nodes show): on entering the page, and
+    whenever the teacher changes it while the student follows.
+
+    The drawing goes into the URL, and the view widgets' state is dropped, so ``view_link.enter`` sets every
+    view widget from the URL again (as when the page is entered); the student's own Classroom mode and graph
+    size are in that URL too, so they stay.
+    """
+    if s is None or s.teacher or not (entering or following(key)):
         return
     view = _view(s)
-    if view is not None and view.view:
-        st.query_params.update({k: v for k, v in view.view.items() if k in DRAWING_WORDS})
+    if view is None:
+        return
+    wanted = drawing_key(view.view)
+    applied = st.session_state.get(f"{key}_room_drawing")
+    st.session_state[f"{key}_room_drawing"] = wanted
+    if not entering and applied in (None, wanted):
+        return
+    for word in DRAWING_WORDS:
+        if word in view.view and word in share.VIEW_DEFAULTS:
+            st.query_params[word] = view.view[word]
+        elif word in st.query_params:
+            del st.query_params[word]
+    if not entering:
+        for suffix in view_link.VIEW_SUFFIXES:
+            st.session_state.pop(f"{key}_{suffix}", None)
 
 
 def before_editor(key: str, s: Seat | None) -> None:
@@ -163,7 +177,8 @@ def player_room(key: str, s: Seat | None) -> tuple[dict[str, Any] | None, Any]:
                 lambda value: _teacher_step(key, value))
     view = _view(s)
     return {"role": "student", "feed": room_feed.feed_url(s.code), "follow": following(key), "poll_ms": POLL_MS,
-            "question": question_key(view.question if view else None)}, None
+            "question": question_key(view.question if view else None),
+            "drawing": drawing_key(view.view) if view else None}, None
 
 
 # -- the teacher ---------------------------------------------------------------------------------------

@@ -110,6 +110,13 @@ def test_students_follow_the_teacher_answer_and_see_the_reveal(browser, app_url)
         teacher.locator(".lucid-step-label", has_text="step 0 of 2").wait_for(timeout=SLOW)
         for student in students:  # the students' pages run it too
             student.locator(".lucid-step-label", has_text="step 0 of 2").wait_for(timeout=SLOW)
+
+        wait_until_idle(teacher)
+        teacher.get_by_role("button", name="Drawing").click()  # the teacher hides the gradients in the drawing
+        teacher.get_by_text("Gradients", exact=True).click()
+        teacher.wait_for_function("() => location.search.includes('hide=g')", timeout=SLOW)
+        for student in students:  # and the students' drawings follow
+            student.wait_for_function("() => location.search.includes('hide=g')", timeout=SLOW)
     finally:
         for context in contexts:
             context.close()
