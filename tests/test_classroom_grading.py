@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from lucid.classroom.grading import DIAGNOSES, MAX_CANDIDATES, class_result, diagnose, is_correct, question_at
-from lucid.classroom.ticket import exit_ticket
+from lucid.classroom.ticket import exit_ticket, safe_cell
 from lucid.gallery import by_slug
 from lucid.ui.analysis import analyze
 
@@ -101,3 +101,11 @@ def test_a_question_keeps_a_bounded_number_of_broadcast_candidates():
     (values,) = [v for k, v in q["candidates"] if k == "forgot to sum"]
     assert len(values) == MAX_CANDIDATES and values[0] == 1.0
     assert diagnose(1.0, q) == "forgot to sum"
+
+
+def test_a_nickname_that_is_a_spreadsheet_formula_is_not_run_when_the_ticket_is_opened(used_twice):
+    q = {**question_at(used_twice, 2), "id": "q1"}
+    answers = [{"value": 6.0, "text": "6", "nickname": '=HYPERLINK("http://x","y")'}]
+    row = next(csv.DictReader(io.StringIO(exit_ticket([(q, answers)]))))
+    assert row["nicknames"].startswith("'=HYPERLINK")
+    assert safe_cell("-4") == "-4" and safe_cell("@SUM(A1)") == "'@SUM(A1)" and safe_cell("Ada") == "Ada"
