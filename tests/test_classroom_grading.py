@@ -11,8 +11,8 @@ import io
 import numpy as np
 import pytest
 
-from lucid.classroom.grading import DIAGNOSES, class_result, diagnose, is_correct, question_at
-from lucid.classroom.ticket import exit_ticket
+from lucid.classroom.grading import DIAGNOSES, MAX_CANDIDATES, class_result, diagnose, is_correct, question_at
+from lucid.classroom.ticket import exit_ticket, safe_cell
 from lucid.gallery import by_slug
 from lucid.ui.analysis import analyze
 
@@ -91,3 +91,21 @@ def test_the_exit_ticket_has_one_row_per_question_with_rate_and_distribution(use
     assert (row["answers"], row["correct"], row["correct rate"]) == ("3", "1", "33%")
     assert row["distribution"] == "3.000 ×2; 6.000 ×1"
     assert (row["most common wrong answer"], row["diagnosis"], row["nicknames"]) == ("3.000", "forgot +=", "Ada: 6")
+
+
+def test_a_question_keeps_a_bounded_number_of_broadcast_candidates():
+    trace = analyze("X = randn(500, 3)\nb = [0.1, -0.2, 0.3]\nloss = sum(X + b)\n").trace
+    step = next(s.index for s in trace.steps if s.parent.name == "b")
+    q = question_at(trace, step)
+    assert q["expected"] == 500.0
+    (values,) = [v for k, v in q["candidates"] if k == "forgot to sum"]
+    assert len(values) == MAX_CANDIDATES and values[0] == 1.0
+    assert diagnose(1.0, q) == "forgot to sum"
+
+
+def test_a_nickname_that_is_a_spreadsheet_formula_is_not_run_when_the_ticket_is_opened(used_twice):
+    q = {**question_at(used_twice, 2), "id": "q1"}
+    answers = [{"value": 6.0, "text": "6", "nickname": '=HYPERLINK("http://x","y")'}]
+    row = next(csv.DictReader(io.StringIO(exit_ticket([(q, answers)]))))
+    assert row["nicknames"].startswith("'=HYPERLINK")
+    assert safe_cell("-4") == "-4" and safe_cell("@SUM(A1)") == "'@SUM(A1)" and safe_cell("Ada") == "Ada"

@@ -190,3 +190,14 @@ def test_a_student_id_cannot_answer_for_a_full_room(make_rooms):
     rooms.answer(code, new_student_id(), "6")
     with pytest.raises(AnswerRejected, match="full"):
         rooms.answer(code, new_student_id(), "6")
+
+
+def test_an_unreachable_redis_is_a_clear_error_not_a_redis_traceback():
+    from bench.streamlit_client import free_port
+    from lucid.classroom import StoreUnavailable
+
+    rooms = Rooms(RedisStore.from_url(f"redis://127.0.0.1:{free_port()}/0"))  # nothing listens there
+    with pytest.raises(StoreUnavailable, match="cannot be reached"):
+        rooms.open("x = 3.0\ny = x * x\n")
+    with pytest.raises(StoreUnavailable):
+        rooms.view("ACDEFG")

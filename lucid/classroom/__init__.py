@@ -6,7 +6,7 @@ widgets for a class are in ``lucid.ui.room_view``.
 """
 from lucid.classroom.limits import RoomLimits
 from lucid.classroom.rooms import AnswerRejected, NotTeacher, RoomGone, Rooms, RoomsFull, RoomView, new_student_id
-from lucid.classroom.store import MemoryStore, RedisStore, RoomStore
+from lucid.classroom.store import MemoryStore, RedisStore, RoomStore, StoreUnavailable
 
 __all__ = ["AnswerRejected", "MemoryStore", "NotTeacher", "RedisStore", "RoomGone", "RoomLimits", "RoomStore",
-           "RoomView", "Rooms", "RoomsFull", "new_student_id"]
+           "RoomView", "Rooms", "RoomsFull", "StoreUnavailable", "new_student_id"]

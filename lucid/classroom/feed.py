@@ -27,6 +27,7 @@ from typing import Any
 
 from lucid.classroom.codes import clean_code
 from lucid.classroom.rooms import RoomView
+from lucid.classroom.store import StoreUnavailable
 
 
 def program_key(seed: object, source: str) -> str:
@@ -41,10 +42,21 @@ def question_key(question: dict[str, Any] | None) -> str:
     return f"{question.get('id', '')}:{1 if question.get('revealed') else 0}"
 
 
+DRAWING_WORDS = ("dir", "hide", "large", "style")
+"""The parts of the teacher's view (link words) a student takes: how the graph is drawn. Classroom mode, the
+graph size and the speed are each student's own (a laptop is not a projector)."""
+
+
+def drawing_key(view_words: dict[str, Any]) -> str:
+    """What changes when the teacher draws the graph another way (direction, style, what nodes show)."""
+    words = sorted((k, str(v)) for k, v in view_words.items() if k in DRAWING_WORDS)
+    return hashlib.blake2b(json.dumps(words).encode(), digest_size=4).hexdigest()
+
+
 def feed_of(view: RoomView) -> dict[str, Any]:
     """The feed of a room: everything a student's browser polls, and nothing more."""
     return {"v": view.version, "step": view.step, "program": program_key(view.seed, view.source),
-            "q": question_key(view.question)}
+            "q": question_key(view.question), "d": drawing_key(view.view)}
 
 
 class FeedWriter:
@@ -116,7 +128,12 @@ class RedisFeedRelay:
         self.start()
         local = LocalFeed(self.writer)
         local.publish(code, feed)  # this process at once; the others through the channel
-        self.client.publish(self.channel, json.dumps({"code": code, "feed": feed}))
+        import redis
+
+        try:
+            self.client.publish(self.channel, json.dumps({"code": code, "feed": feed}))
+        except redis.RedisError as err:
+            raise StoreUnavailable(f"The class server's store (Redis) cannot be reached: {type(err).__name__}") from err
 
     def start(self) -> None:
         with self._lock:

@@ -30,6 +30,10 @@ RELATIVE_TOLERANCE = 5e-3
 """Half a unit of the third significant digit: 0.1966 answered as 0.197 or 0.196 is right, 0.19 is not."""
 ABSOLUTE_TOLERANCE = 1e-9
 TOLERANCE_TEXT = "3 significant digits (within 0.5 %)"
+MAX_CANDIDATES = 64
+"""At most this many un-summed entries are kept per question (a batch of a million rows would otherwise put a
+million numbers in the room's record): a student who forgot the sum typed one of the first rows' numbers, or
+the diagnosis is simply not offered."""
 
 DIAGNOSES: dict[str, str] = {
     "forgot +=": "Forgot `+=`: this is the step's own contribution, but an earlier path had already added to "
@@ -56,7 +60,7 @@ def _raw_entries(raw: np.ndarray, shape: tuple[int, ...], element: tuple[int, ..
     index: list[Any] = [slice(None)] * lead
     for axis, size in enumerate(shape):
         index.append(slice(None) if size == 1 and raw.shape[lead + axis] != 1 else element[axis])
-    return [float(v) for v in np.asarray(raw[tuple(index)]).ravel()]
+    return [float(v) for v in np.asarray(raw[tuple(index)]).ravel()[:MAX_CANDIDATES]]
 
 
 def question_at(trace: Trace, step: int) -> dict[str, Any]:

@@ -11,9 +11,15 @@ TTL a little longer than the idle limit, so a forgotten room's keys are collecte
 """
 from __future__ import annotations
 
+import functools
 import json
 import threading
+from collections.abc import Callable
 from typing import Any, Protocol
+
+
+class StoreUnavailable(RuntimeError):
+    """The room store cannot be reached (Redis down or unreachable): the page says so, never a traceback."""
 
 
 class RoomStore(Protocol):
@@ -240,3 +246,20 @@ class RedisStore:
         pipe.expire(key, 180)
         count, _ = pipe.execute()
         return int(count)
+
+
+def _guarded(method: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def call(self: RedisStore, *args: Any, **kwargs: Any) -> Any:
+        import redis
+
+        try:
+            return method(self, *args, **kwargs)
+        except redis.RedisError as err:
+            raise StoreUnavailable(f"The class server's store (Redis) cannot be reached: {type(err).__name__}") from err
+    return call
+
+
+for _name in ("add_room", "load", "save", "touch", "last_active", "delete", "join", "size", "put_answer", "answers",
+              "hit"):
+    setattr(RedisStore, _name, _guarded(getattr(RedisStore, _name)))

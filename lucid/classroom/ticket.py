@@ -15,6 +15,20 @@ COLUMNS = ["question", "step", "asked", "correct answer", "answers", "correct", 
            "distribution", "most common wrong answer", "diagnosis", "nicknames"]
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(text: str) -> str:
+    """Typed text as a spreadsheet shows it, never runs it: a leading ``=``, ``+``, ``-``, ``@`` (a formula in
+    Excel or LibreOffice: CSV injection) is quoted with an apostrophe, unless the text is just a number."""
+    if text.startswith(_FORMULA_START):
+        try:
+            float(text)
+        except ValueError:
+            return "'" + text
+    return text
+
+
 def _num(v: float) -> str:
     return format_number(v).replace("\u2212", "-")
 
@@ -27,7 +41,7 @@ def exit_ticket(history: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> s
     for number, (question, answers) in enumerate(history, start=1):
         values = [float(a["value"]) for a in answers]
         result = class_result(values, question)
-        named = "; ".join(f"{a['nickname']}: {a.get('text', '')}" for a in answers if a.get("nickname"))
+        named = safe_cell("; ".join(f"{a['nickname']}: {a.get('text', '')}" for a in answers if a.get("nickname")))
         writer.writerow([number, question["step"], question["label"], _num(question["expected"]), result.answered,
                          result.correct, f"{result.correct_rate:.0%}",
                          "; ".join(f"{_num(v)} ×{c}" for v, c, _ in result.counts),

@@ -12,18 +12,20 @@ The step itself never reruns a student's page: the player polls the room's feed
 """
 from __future__ import annotations
 
+import functools
 import io
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
-from lucid.classroom import AnswerRejected, NotTeacher, RoomGone, RoomsFull, RoomView, new_student_id
+from lucid.classroom import AnswerRejected, NotTeacher, RoomGone, RoomsFull, RoomView, StoreUnavailable, new_student_id
 from lucid.classroom.codes import clean_code, clean_student_id
-from lucid.classroom.feed import program_key, question_key
+from lucid.classroom.feed import DRAWING_WORDS, drawing_key, program_key, question_key
 from lucid.classroom.grading import DIAGNOSES, TOLERANCE_TEXT, class_result, diagnose, is_correct, question_at
 from lucid.classroom.ticket import exit_ticket
-from lucid.ui import room_feed, room_service, share
+from lucid.ui import room_feed, room_service, share, view_link
 from lucid.ui.analysis import Analysis
 from lucid.ui.browser_events import BadBrowserValue, whole_number
 from lucid.ui.room_watch import room_watch
@@ -87,12 +89,31 @@ def following(key: str) -> bool:
 
 
 def before_enter(key: str, s: Seat | None, entering: bool) -> None:
-    """A student entering the page takes the teacher's view (direction, style, size...) from the room."""
-    if s is None or s.teacher or not entering:
+    """A student takes the teacher's drawing (direction, style, what nodes show): on entering the page, and
+    whenever the teacher changes it while the student follows.
+
+    The drawing goes into the URL, and the view widgets' state is dropped, so ``view_link.enter`` sets every
+    view widget from the URL again (as when the page is entered); the student's own Classroom mode and graph
+    size are in that URL too, so they stay.
+    """
+    if s is None or s.teacher or not (entering or following(key)):
         return
     view = _view(s)
-    if view is not None and view.view:
-        st.query_params.update({k: v for k, v in view.view.items() if k in share.VIEW_DEFAULTS})
+    if view is None:
+        return
+    wanted = drawing_key(view.view)
+    applied = st.session_state.get(f"{key}_room_drawing")
+    st.session_state[f"{key}_room_drawing"] = wanted
+    if not entering and applied in (None, wanted):
+        return
+    for word in DRAWING_WORDS:
+        if word in view.view and word in share.VIEW_DEFAULTS:
+            st.query_params[word] = view.view[word]
+        elif word in st.query_params:
+            del st.query_params[word]
+    if not entering:
+        for suffix in view_link.VIEW_SUFFIXES:
+            st.session_state.pop(f"{key}_{suffix}", None)
 
 
 def before_editor(key: str, s: Seat | None) -> None:
@@ -156,7 +177,8 @@ def player_room(key: str, s: Seat | None) -> tuple[dict[str, Any] | None, Any]:
                 lambda value: _teacher_step(key, value))
     view = _view(s)
     return {"role": "student", "feed": room_feed.feed_url(s.code), "follow": following(key), "poll_ms": POLL_MS,
-            "question": question_key(view.question if view else None)}, None
+            "question": question_key(view.question if view else None),
+            "drawing": drawing_key(view.view) if view else None}, None
 
 
 # -- the teacher ---------------------------------------------------------------------------------------
@@ -335,7 +357,9 @@ def _teacher_panel(key: str, s: Seat, analysis: Analysis) -> None:
         return
     link = join_link(s.code)
     with st.container(border=True, key=f"{key}_class_panel"):
-        code_col, ask_col, link_col, end_col = st.columns([2.4, 2.2, 1.2, 1.2], vertical_alignment="center")
+        # One row: the projector keeps its height for the graph.
+        code_col, ask_col, rule_col, link_col, ticket_col, end_col = st.columns([2.0, 1.7, 1.7, 1.3, 1.6, 1.5],
+                                                                                vertical_alignment="center")
         code_col.markdown(f"Class **{s.code}** · {view.students} student{'s' if view.students != 1 else ''}")
         with ask_col:
             open_now = view.question is not None and not view.question.get("revealed")
@@ -345,15 +369,15 @@ def _teacher_panel(key: str, s: Seat, analysis: Analysis) -> None:
                       help=("The last step is on screen: there is no next gradient to predict." if asked is None
                             else f"Every student predicts the gradient of the next step (step {asked}); "
                                  "*Reveal* shows it." + (" Replaces the open question." if open_now else "")))
-            st.checkbox("Show upstream and local rule", value=True, key=f"{key}_show_rule")
+        rule_col.checkbox("Show the rule", value=True, key=f"{key}_show_rule",
+                          help="With the question, students see the upstream gradient and the local rule.")
         with link_col.popover("Join", icon=":material/qr_code_2:"):
             st.markdown(f"Code **{s.code}**")
             st.code(link, language=None)
             st.image(qr_png(link), width=240, caption="Scan to join")
-        with end_col:
-            st.download_button("Exit ticket", _ticket(s), file_name=f"exit-ticket-{s.code}.csv", mime="text/csv",
-                               key=f"{key}_ticket", icon=":material/download:")
-            st.button("End class", key=f"{key}_end", icon=":material/logout:", on_click=_end, args=(key, s))
+        ticket_col.download_button("Exit ticket", _ticket(s), file_name=f"exit-ticket-{s.code}.csv",
+                                   mime="text/csv", key=f"{key}_ticket", icon=":material/download:")
+        end_col.button("End class", key=f"{key}_end", icon=":material/logout:", on_click=_end, args=(key, s))
         error = st.session_state.pop(f"{key}_room_error", None)
         if error:
             st.error(error)
@@ -442,3 +466,33 @@ def panel(key: str, s: Seat | None, analysis: Analysis | None) -> None:
             _teacher_panel(key, s, analysis)
     else:
         _student_panel(key, s)
+
+
+def _guarded(fn: Callable[..., Any], default: Any = None) -> Callable[..., Any]:
+    """``fn``, or a clear message and ``default`` when the room store cannot be reached (Redis down)."""
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except StoreUnavailable as err:
+            st.error(f"{err}. The graph works as usual; the class resumes when it is back.",
+                     icon=":material/cloud_off:")
+            return default
+    return call
+
+
+seat = _guarded(seat)
+before_enter = _guarded(before_enter)
+before_editor = _guarded(before_editor)
+after_program = _guarded(after_program)
+player_room = _guarded(player_room, (None, None))
+panel = _guarded(panel)
+_teacher_step = _guarded(_teacher_step)
+_start = _guarded(_start)
+_ask = _guarded(_ask)
+_reveal = _guarded(_reveal)
+_close = _guarded(_close)
+_end = _guarded(_end)
+_submit = _guarded(_submit)
+_teacher_question = _guarded(_teacher_question)
+_student_question = _guarded(_student_question)

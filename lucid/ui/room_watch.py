@@ -31,6 +31,11 @@ export default function(component) {
 }
 """
 
+_CSS = """
+/* The watcher has nothing to show: its element takes no room in the class panel. */
+.stElementContainer[class*="_room_watch"] { display: none; }
+"""
+
 _component: list = []
 
 
@@ -41,5 +46,6 @@ def _ignore() -> None:
 def room_watch(key: str, question: str) -> None:
     """Draw the watcher (inside a fragment); ``question`` is the question key this run shows."""
     if not _component:
-        _component.append(st.components.v2.component("lucid_room_watch", js=_JS, isolate_styles=False))
+        _component.append(st.components.v2.component("lucid_room_watch", js=_JS, css=_CSS,
+                                                      isolate_styles=False))
     _component[0](key=key, data={"question": question}, on_question_change=_ignore)

@@ -102,6 +102,21 @@ def test_students_follow_the_teacher_answer_and_see_the_reveal(browser, app_url)
         students[0].get_by_text("your answer −4.000: right").wait_for(timeout=SLOW)
         students[1].get_by_text("your answer 4.000: not quite").wait_for(timeout=SLOW)
         _shot(students[1], "student-revealed")
+
+        teacher.get_by_role("button", name="Back to following").click()
+        wait_until_idle(teacher)
+        teacher.locator("textarea").first.fill("a = 2.0\nb = a * a\n")  # the teacher runs another program
+        teacher.get_by_role("button", name="Run").click()
+        teacher.locator(".lucid-step-label", has_text="step 0 of 2").wait_for(timeout=SLOW)
+        for student in students:  # the students' pages run it too
+            student.locator(".lucid-step-label", has_text="step 0 of 2").wait_for(timeout=SLOW)
+
+        wait_until_idle(teacher)
+        teacher.get_by_role("button", name="Drawing").click()  # the teacher hides the gradients in the drawing
+        teacher.get_by_text("Gradients", exact=True).click()
+        teacher.wait_for_function("() => location.search.includes('hide=g')", timeout=SLOW)
+        for student in students:  # and the students' drawings follow
+            student.wait_for_function("() => location.search.includes('hide=g')", timeout=SLOW)
     finally:
         for context in contexts:
             context.close()

@@ -471,6 +471,8 @@ function followRoom(ui, p, root) {
         } else ask('q' + f.v);
       }
       if (f.program !== p.programId) { if (now.follow) ask('p' + f.v); return; }
+      // The teacher draws the graph another way: the page runs again with that drawing.
+      if (now.follow && f.d !== undefined && now.drawing && f.d !== now.drawing) { ask('d' + f.d); return; }
       if (f.q !== now.question && !window.__lucidRoomWatch) return;
       if (now.follow && p.n > 0 && f.step !== traceOf(p, p.step)) {
         if (p.playing) setPlaying(ui, p, false);
