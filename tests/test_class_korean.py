@@ -165,3 +165,29 @@ def test_the_exit_ticket_has_korean_headers_for_a_korean_teacher_and_the_same_ma
     assert english[0].split(",") == COLUMNS
     assert korean[0] == "질문 번호,단계,질문,정답,응답 수,정답 수,정답률,답 분포,가장 많은 오답,진단,닉네임"
     assert korean[1:] == english[1:] == ["1,3,grad x,-4.000,2,1,50%,-4.000 ×1; 4.000 ×1,4.000,sign,Ada: 4"]
+
+
+def question_fragment(code: str, student: str) -> None:
+    """The student's question fragment as a fragment's rerun runs it: without ``app.py`` setting the language."""
+    import streamlit as st
+
+    from lucid import i18n
+    from lucid.ui import language, room_view
+
+    st.session_state[language.SESSION_KEY] = "ko"  # the session chose 한국어 on an earlier full run
+    i18n.set_language("en")  # a fragment's rerun starts in the default context
+    room_view._student_question("pg", room_view.Seat(code, "student", student=student))
+
+
+def test_the_question_fragment_rerun_alone_speaks_the_sessions_language():
+    rooms = room_service.rooms()
+    code, token = rooms.open(CIRCUIT, 0, {}, step=2)
+    try:
+        rooms.ask(code, token, question_at(backward_trace(run(CIRCUIT).output), 3), show_rule=True)
+        at = AppTest.from_function(question_fragment, args=(code, "student-one"), default_timeout=60).run()
+        assert not at.exception, [e.message for e in at.exception]
+        assert "#### 다음 단계: grad x = ?" in [m.value for m in at.markdown]
+        assert at.text_input(key="pg_answer").label == "내 답"
+    finally:
+        rooms.end(code, token)
+        room_service.publish(code)

@@ -34,8 +34,8 @@ from lucid.classroom.grading import (
 )
 from lucid.classroom.texts import shown
 from lucid.classroom.ticket import exit_ticket
-from lucid.i18n import L_, Message, _, ngettext, text
-from lucid.ui import room_feed, room_service, share, view_link
+from lucid.i18n import L_, Message, _, ngettext, text, use_language
+from lucid.ui import language, room_feed, room_service, share, view_link
 from lucid.ui.analysis import Analysis
 from lucid.ui.browser_events import BadBrowserValue, whole_number
 from lucid.ui.room_watch import room_watch
@@ -507,6 +507,16 @@ def panel(key: str, s: Seat | None, analysis: Analysis | None) -> None:
         _student_panel(key, s)
 
 
+def _in_session_language(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` in this session's language: a fragment's rerun and a widget's callback run without ``app.py``
+    having set it for them (``lucid.ui.language.follow_link``), so they would otherwise speak English."""
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        with use_language(language.current()):
+            return fn(*args, **kwargs)
+    return call
+
+
 def _guarded(fn: Callable[..., Any], default: Any = None) -> Callable[..., Any]:
     """``fn``, or a clear message and ``default`` when the room store cannot be reached (Redis down)."""
     @functools.wraps(fn)
@@ -526,12 +536,12 @@ before_editor = _guarded(before_editor)
 after_program = _guarded(after_program)
 player_room = _guarded(player_room, (None, None))
 panel = _guarded(panel)
-_teacher_step = _guarded(_teacher_step)
-_start = _guarded(_start)
-_ask = _guarded(_ask)
-_reveal = _guarded(_reveal)
-_close = _guarded(_close)
-_end = _guarded(_end)
-_submit = _guarded(_submit)
-_teacher_question = _guarded(_teacher_question)
-_student_question = _guarded(_student_question)
+_teacher_step = _in_session_language(_guarded(_teacher_step))
+_start = _in_session_language(_guarded(_start))
+_ask = _in_session_language(_guarded(_ask))
+_reveal = _in_session_language(_guarded(_reveal))
+_close = _in_session_language(_guarded(_close))
+_end = _in_session_language(_guarded(_end))
+_submit = _in_session_language(_guarded(_submit))
+_teacher_question = _in_session_language(_guarded(_teacher_question))
+_student_question = _in_session_language(_guarded(_student_question))
