@@ -95,10 +95,7 @@ def question_at(trace: Trace, step: int) -> dict[str, Any]:
     rule = upstream = None
     rules: dict[str, str] = {}
     if s.node is not None:
-        found = local_rule(s.node, s.slot, name)
-        if found is not None:
-            lhs, symbolic, numeric = found
-            rule = f"{lhs} = {symbolic}" + ("" if symbolic.endswith(numeric) else f" = {numeric}")
+        rule = _rule_line(local_rule(s.node, s.slot, name))
         up = np.asarray(s.upstream)
         upstream = (f"grad {name(s.node)} = {format_number(float(up.ravel()[0]))}" if up.size == 1
                     else stored(N_("grad {name}: an array of shape {shape}"), name=name(s.node),
@@ -120,12 +117,18 @@ def _translated_rules(node: Any, slot: int, name: Any, english: str | None) -> d
             continue
         with use_language(language):
             found = local_rule(node, slot, name, translated=True)
-        if found is not None:
-            lhs, symbolic, numeric = found
-            text = f"{lhs} = {symbolic}" + ("" if symbolic.endswith(numeric) else f" = {numeric}")
-            if text != english:
-                out[language] = text
+        text = _rule_line(found)
+        if text is not None and text != english:
+            out[language] = text
     return out
+
+
+def _rule_line(found: tuple[str, str, str] | None) -> str | None:
+    """A rule as the question shows it: ``∂y/∂x = x = 3.000`` (the numbers once, when they differ)."""
+    if found is None:
+        return None
+    lhs, symbolic, numeric = found
+    return f"{lhs} = {symbolic}" + ("" if symbolic.endswith(numeric) else f" = {numeric}")
 
 
 def rule_text(question: dict[str, Any]) -> str | None:
