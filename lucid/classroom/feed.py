@@ -28,6 +28,7 @@ from typing import Any
 from lucid.classroom.codes import clean_code
 from lucid.classroom.rooms import RoomView
 from lucid.classroom.store import StoreUnavailable
+from lucid.i18n import L_
 
 
 def program_key(seed: object, source: str) -> str:
@@ -133,7 +134,8 @@ class RedisFeedRelay:
         try:
             self.client.publish(self.channel, json.dumps({"code": code, "feed": feed}))
         except redis.RedisError as err:
-            raise StoreUnavailable(f"The class server's store (Redis) cannot be reached: {type(err).__name__}") from err
+            raise StoreUnavailable(L_("The class server's store (Redis) cannot be reached: {error}",
+                                      error=type(err).__name__)) from err
 
     def start(self) -> None:
         with self._lock:

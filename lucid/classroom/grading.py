@@ -22,6 +22,8 @@ from typing import Any
 import numpy as np
 
 from lucid.autograd import Trace
+from lucid.classroom.texts import stored
+from lucid.i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, _, current_language, use_language
 from lucid.viz.formulas import local_rule
 from lucid.viz.naming import display_names
 from lucid.viz.numbers import format_number, shape_text
@@ -29,21 +31,28 @@ from lucid.viz.numbers import format_number, shape_text
 RELATIVE_TOLERANCE = 5e-3
 """Half a unit of the third significant digit: 0.1966 answered as 0.197 or 0.196 is right, 0.19 is not."""
 ABSOLUTE_TOLERANCE = 1e-9
-TOLERANCE_TEXT = "3 significant digits (within 0.5 %)"
+TOLERANCE_TEXT = N_("3 significant digits (within 0.5 %)")
+"""How answers are graded, as the class is told (a message id: each reader sees it in their language)."""
 MAX_CANDIDATES = 64
 """At most this many un-summed entries are kept per question (a batch of a million rows would otherwise put a
 million numbers in the room's record): a student who forgot the sum typed one of the first rows' numbers, or
 the diagnosis is simply not offered."""
 
 DIAGNOSES: dict[str, str] = {
-    "forgot +=": "Forgot `+=`: this is the step's own contribution, but an earlier path had already added to "
-                 "the gradient; the total is the sum of both.",
-    "forgot to sum": "Forgot to sum over the broadcast axis: one row's contribution, but the input was copied "
-                     "along that axis, so every copy's gradient adds up.",
-    "value, not gradient": "Used the tensor's value instead of its gradient.",
-    "sign": "The sign is flipped: right size, wrong sign.",
+    "forgot +=": N_("Forgot `+=`: this is the step's own contribution, but an earlier path had already added to "
+                    "the gradient; the total is the sum of both."),
+    "forgot to sum": N_("Forgot to sum over the broadcast axis: one row's contribution, but the input was copied "
+                        "along that axis, so every copy's gradient adds up."),
+    "value, not gradient": N_("Used the tensor's value instead of its gradient."),
+    "sign": N_("The sign is flipped: right size, wrong sign."),
 }
-"""Each diagnosis as the teacher reads it."""
+"""Each diagnosis as the teacher and the students read it: English message ids, shown through ``diagnosis_text``.
+The keys are what the room and the exit ticket keep (machine-readable, the same in every language)."""
+
+
+def diagnosis_text(key: str | None) -> str | None:
+    """The diagnosis ``key`` in the reader's language (None for no or an unknown diagnosis)."""
+    return _(DIAGNOSES[key]) if key in DIAGNOSES else None
 
 
 def is_correct(answer: float, expected: float) -> bool:
@@ -84,19 +93,49 @@ def question_at(trace: Trace, step: int) -> dict[str, Any]:
     candidates.append(("value, not gradient", [float(np.asarray(s.parent.data)[element])]))
     candidates.append(("sign", [-expected]))
     rule = upstream = None
+    rules: dict[str, str] = {}
     if s.node is not None:
-        found = local_rule(s.node, s.slot, name)
-        if found is not None:
-            lhs, symbolic, numeric = found
-            rule = f"{lhs} = {symbolic}" + ("" if symbolic.endswith(numeric) else f" = {numeric}")
+        rule = _rule_line(local_rule(s.node, s.slot, name))
         up = np.asarray(s.upstream)
         upstream = (f"grad {name(s.node)} = {format_number(float(up.ravel()[0]))}" if up.size == 1
-                    else f"grad {name(s.node)}: an array of shape {shape_text(up.shape)}")
+                    else stored(N_("grad {name}: an array of shape {shape}"), name=name(s.node),
+                                shape=shape_text(up.shape)))
+        rules = _translated_rules(s.node, s.slot, name, rule)
     label = f"grad {name(s.parent)}{_element_text(element)}"
     return {"step": int(step), "label": label, "name": name(s.parent), "element": list(element),
             "shape": list(shape), "expected": expected, "expected_text": format_number(expected),
-            "upstream": upstream, "rule": rule, "candidates": [[k, v] for k, v in candidates],
-            "tolerance": TOLERANCE_TEXT}
+            "upstream": upstream, "rule": rule, **({"rules": rules} if rules else {}),
+            "candidates": [[k, v] for k, v in candidates], "tolerance": TOLERANCE_TEXT}
+
+
+def _translated_rules(node: Any, slot: int, name: Any, english: str | None) -> dict[str, str]:
+    """A rule written in words (``∂L/∂out summed over the copied axes``) in every other language the app
+    offers, for the question's record: students read it in their own language, and the room keeps no node."""
+    out: dict[str, str] = {}
+    for language in LANGUAGES:
+        if language == DEFAULT_LANGUAGE:
+            continue
+        with use_language(language):
+            found = local_rule(node, slot, name, translated=True)
+        text = _rule_line(found)
+        if text is not None and text != english:
+            out[language] = text
+    return out
+
+
+def _rule_line(found: tuple[str, str, str] | None) -> str | None:
+    """A rule as the question shows it: ``∂y/∂x = x = 3.000`` (the numbers once, when they differ)."""
+    if found is None:
+        return None
+    lhs, symbolic, numeric = found
+    return f"{lhs} = {symbolic}" + ("" if symbolic.endswith(numeric) else f" = {numeric}")
+
+
+def rule_text(question: dict[str, Any]) -> str | None:
+    """The question's rule in the reader's language (the registry's text when it has no translation)."""
+    rules = question.get("rules")
+    translated = rules.get(current_language()) if isinstance(rules, dict) else None
+    return translated if isinstance(translated, str) else question.get("rule")
 
 
 def diagnose(answer: float, question: dict[str, Any]) -> str | None:

@@ -28,6 +28,7 @@ from lucid.classroom.codes import (
 )
 from lucid.classroom.limits import RoomLimits
 from lucid.classroom.store import RoomStore
+from lucid.i18n import L_
 
 __all__ = ["AnswerRejected", "NotTeacher", "RoomGone", "RoomView", "Rooms", "RoomsFull", "new_student_id",
            "parse_answer"]
@@ -67,18 +68,19 @@ class RoomView:
 def parse_answer(text: object, max_chars: int) -> float:
     """A typed number (``-0.25``, ``1e-3``, ``−2`` with a typographic minus, ``1,5`` with a decimal comma)."""
     if not isinstance(text, str) or not text.strip():
-        raise AnswerRejected("Type a number.")
+        raise AnswerRejected(L_("Type a number."))
     if len(text) > max_chars:
-        raise AnswerRejected(f"An answer is at most {max_chars} characters.")
+        raise AnswerRejected(L_("An answer is at most {n} characters.", n=max_chars))
     cleaned = text.strip().replace("−", "-").replace(" ", "")
     if cleaned.count(",") == 1 and "." not in cleaned:
         cleaned = cleaned.replace(",", ".")
     try:
         value = float(cleaned)
     except ValueError:
-        raise AnswerRejected(f"“{text.strip()}” is not a number: type digits, e.g. -0.25 or 1.5e-3.") from None
+        raise AnswerRejected(L_("“{text}” is not a number: type digits, e.g. -0.25 or 1.5e-3.",
+                                 text=text.strip())) from None
     if not math.isfinite(value):
-        raise AnswerRejected("Type a finite number.")
+        raise AnswerRejected(L_("Type a finite number."))
     return value
 
 
@@ -99,7 +101,7 @@ class Rooms:
     def open(self, source: str, seed: int = 0, view: dict[str, Any] | None = None, step: int = 0) -> tuple[str, str]:
         """A new room showing ``source`` at ``step``: returns (code, teacher token). Raises ``RoomsFull``."""
         if len(source) > self.limits.source_chars:
-            raise ValueError("program too long for a room")
+            raise ValueError(L_("The program is too long for a class."))
         token = new_token()
         now = self.clock()
         record = {"token": token_hash(token), "created": now, "version": 1, "source": source, "seed": int(seed),
@@ -111,8 +113,8 @@ class Rooms:
             if outcome == "ok":
                 return code, token
             if outcome == "full":
-                raise RoomsFull(f"This server already runs {self.limits.max_rooms} classes; try again later.")
-        raise RoomsFull("No free room code was found; try again.")
+                raise RoomsFull(L_("This server already runs {n} classes; try again later.", n=self.limits.max_rooms))
+        raise RoomsFull(L_("No free class code was found; try again."))
 
     def is_teacher(self, code: object, token: object) -> bool:
         code = clean_code(code)
@@ -123,9 +125,9 @@ class Rooms:
         clean = clean_code(code)
         record = self._live(clean) if clean else None
         if record is None:
-            raise RoomGone("This class has ended.")
+            raise RoomGone(L_("This class has ended."))
         if not token_matches(token, record.get("token", "")):
-            raise NotTeacher("Only the teacher can do this.")
+            raise NotTeacher(L_("Only the teacher can do this."))
         return clean, record
 
     def _write(self, code: str, record: dict) -> None:
@@ -145,7 +147,7 @@ class Rooms:
     def set_program(self, code: str, token: str, source: str, seed: int, view: dict[str, Any], step: int = 0) -> None:
         """The teacher ran another program or changed the view: the room follows; an open question closes."""
         if len(source) > self.limits.source_chars:
-            raise ValueError("program too long for a room")
+            raise ValueError(L_("The program is too long for a class."))
         code, record = self._teacher_record(code, token)
         if (record["source"], record["seed"], record["view"]) == (source, int(seed), dict(view)):
             return
@@ -159,7 +161,7 @@ class Rooms:
         """Open ``question`` (built by ``lucid.classroom.grading.question_at``) to the class; returns its id."""
         code, record = self._teacher_record(code, token)
         if len(record["questions"]) >= self.limits.max_questions:
-            raise AnswerRejected(f"A class asks at most {self.limits.max_questions} questions.")
+            raise AnswerRejected(L_("A class asks at most {n} questions.", n=self.limits.max_questions))
         qid = secrets.token_hex(6)
         asked = {**question, "id": qid, "show_rule": bool(show_rule), "revealed": False, "asked": self.clock()}
         record["question"] = asked  # the class predicts this step: it is shown at the reveal
@@ -234,17 +236,17 @@ class Rooms:
         clean, sid = clean_code(code), clean_student_id(student)
         record = self._live(clean) if clean else None
         if record is None or clean is None:
-            raise RoomGone("This class has ended.")
+            raise RoomGone(L_("This class has ended."))
         if sid is None or not self.store.join(clean, sid, self.limits.max_students, self._ttl):
-            raise AnswerRejected("This class is full.")
+            raise AnswerRejected(L_("This class is full."))
         question = record.get("question")
         if question is None:
-            raise AnswerRejected("No question is open right now.")
+            raise AnswerRejected(L_("No question is open right now."))
         if question.get("revealed"):
-            raise AnswerRejected("The answer was revealed: this question is closed.")
+            raise AnswerRejected(L_("The answer was revealed: this question is closed."))
         now = self.clock()
         if self.store.hit(clean, sid, int(now // 60)) > self.limits.answers_per_minute:
-            raise AnswerRejected("Too many answers this minute: wait a little and submit again.")
+            raise AnswerRejected(L_("Too many answers this minute: wait a little and submit again."))
         value = parse_answer(text, self.limits.answer_chars)
         nick = nickname.strip()[: self.limits.nickname_chars] if isinstance(nickname, str) else ""
         self.store.put_answer(clean, question["id"], sid, {"value": value, "text": str(text).strip(),

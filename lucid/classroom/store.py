@@ -17,6 +17,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from lucid.i18n import L_
+
 
 class StoreUnavailable(RuntimeError):
     """The room store cannot be reached (Redis down or unreachable): the page says so, never a traceback."""
@@ -256,7 +258,8 @@ def _guarded(method: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return method(self, *args, **kwargs)
         except redis.RedisError as err:
-            raise StoreUnavailable(f"The class server's store (Redis) cannot be reached: {type(err).__name__}") from err
+            raise StoreUnavailable(L_("The class server's store (Redis) cannot be reached: {error}",
+                                      error=type(err).__name__)) from err
     return call
 
 

@@ -9,10 +9,22 @@ import io
 from typing import Any
 
 from lucid.classroom.grading import class_result
+from lucid.i18n import DEFAULT_LANGUAGE, pgettext, use_language
 from lucid.viz.numbers import format_number
 
-COLUMNS = ["question", "step", "asked", "correct answer", "answers", "correct", "correct rate",
-           "distribution", "most common wrong answer", "diagnosis", "nicknames"]
+
+def headers() -> list[str]:
+    """The header row, in the language of the teacher who downloads it; the cells stay machine-readable (numbers
+    as numbers, a diagnosis as its key in ``lucid.classroom.grading.DIAGNOSES``) in every language."""
+    return [pgettext("exit ticket", "question"), pgettext("exit ticket", "step"), pgettext("exit ticket", "asked"),
+            pgettext("exit ticket", "correct answer"), pgettext("exit ticket", "answers"),
+            pgettext("exit ticket", "correct"), pgettext("exit ticket", "correct rate"),
+            pgettext("exit ticket", "distribution"), pgettext("exit ticket", "most common wrong answer"),
+            pgettext("exit ticket", "diagnosis"), pgettext("exit ticket", "nicknames")]
+
+
+with use_language(DEFAULT_LANGUAGE):  # the columns in English: a script reading any exit ticket relies on their order
+    COLUMNS = headers()
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -37,7 +49,7 @@ def exit_ticket(history: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> s
     """CSV text of ``Rooms.history``: per question its step, correct rate and answer distribution."""
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(COLUMNS)
+    writer.writerow(headers())
     for number, (question, answers) in enumerate(history, start=1):
         values = [float(a["value"]) for a in answers]
         result = class_result(values, question)

@@ -23,9 +23,19 @@ import streamlit as st
 from lucid.classroom import AnswerRejected, NotTeacher, RoomGone, RoomsFull, RoomView, StoreUnavailable, new_student_id
 from lucid.classroom.codes import clean_code, clean_student_id
 from lucid.classroom.feed import DRAWING_WORDS, drawing_key, program_key, question_key
-from lucid.classroom.grading import DIAGNOSES, TOLERANCE_TEXT, class_result, diagnose, is_correct, question_at
+from lucid.classroom.grading import (
+    TOLERANCE_TEXT,
+    class_result,
+    diagnose,
+    diagnosis_text,
+    is_correct,
+    question_at,
+    rule_text,
+)
+from lucid.classroom.texts import shown
 from lucid.classroom.ticket import exit_ticket
-from lucid.ui import room_feed, room_service, share, view_link
+from lucid.i18n import L_, Message, _, ngettext, text, use_language
+from lucid.ui import language, room_feed, room_service, share, view_link
 from lucid.ui.analysis import Analysis
 from lucid.ui.browser_events import BadBrowserValue, whole_number
 from lucid.ui.room_watch import room_watch
@@ -61,7 +71,7 @@ def seat(key: str) -> Seat | None:
     code = clean_code(st.query_params.get(ROOM))
     if code is None:
         if st.query_params.get(ROOM):
-            st.warning("That class code is not valid: a code is 6 letters and digits.", icon=":material/school:")
+            st.warning(_("That class code is not valid: a code is 6 letters and digits."), icon=":material/school:")
         return None
     token = st.query_params.get(TEACH)
     if token is not None and room_service.rooms().is_teacher(code, token):
@@ -181,6 +191,13 @@ def player_room(key: str, s: Seat | None) -> tuple[dict[str, Any] | None, Any]:
             "drawing": drawing_key(view.view) if view else None}, None
 
 
+def _reason(err: Exception) -> Message | str:
+    """An error's message kept as it was raised (a ``Message``), so it is shown in the language of the run
+    that shows it, not frozen in the one that caught it."""
+    reason = err.args[0] if len(err.args) == 1 else str(err)
+    return reason if isinstance(reason, Message) else str(reason)
+
+
 # -- the teacher ---------------------------------------------------------------------------------------
 def _start(key: str) -> None:
     source = st.session_state.get(f"{key}_good")
@@ -190,7 +207,7 @@ def _start(key: str) -> None:
     try:
         code, token = room_service.rooms().open(source, 0, view_words, int(st.session_state.get(f"{key}_step", 0)))
     except (RoomsFull, ValueError) as err:
-        st.session_state[f"{key}_room_error"] = str(err)
+        st.session_state[f"{key}_room_error"] = _reason(err)
         return
     room_service.publish(code)
     st.query_params[ROOM] = code
@@ -212,21 +229,21 @@ def _warm_charts() -> None:
 
 def start_class(key: str) -> None:
     """Outside a class: how class mode works, and *Start a class*."""
-    with st.expander("Teach a live class", icon=":material/school:"):
-        st.markdown("Start a class and show the join link or QR code: every student who opens it follows your "
-                    "steps live. *Ask the class* at any step: each student answers, you see the histogram "
-                    "and the most common mistake, then *Reveal*.")
+    with st.expander(_("Teach a live class"), icon=":material/school:"):
+        st.markdown(_("Start a class and show the join link or QR code: every student who opens it follows your "
+                      "steps live. *Ask the class* at any step: each student answers, you see the histogram "
+                      "and the most common mistake, then *Reveal*."))
         if not room_feed.serving_on():
-            st.warning("This server does not serve static files (`server.enableStaticServing`), so students "
-                       "could not follow: see the README.", icon=":material/warning:")
+            st.warning(_("This server does not serve static files (`server.enableStaticServing`), so students "
+                         "could not follow: see the README."), icon=":material/warning:")
         error = st.session_state.pop(f"{key}_room_error", None)
         if error:
-            st.error(error)
-        st.button("Start a class", key=f"{key}_start_class", icon=":material/school:", type="primary",
+            st.error(text(error))
+        st.button(_("Start a class"), key=f"{key}_start_class", icon=":material/school:", type="primary",
                   on_click=_start, args=(key,))
         ticket = st.session_state.get(f"{key}_last_ticket")
         if ticket:
-            st.download_button("Exit ticket of the last class (CSV)", ticket, file_name="exit-ticket.csv",
+            st.download_button(_("Exit ticket of the last class (CSV)"), ticket, file_name="exit-ticket.csv",
                                mime="text/csv", key=f"{key}_last_ticket_download", icon=":material/download:")
 
 
@@ -257,7 +274,7 @@ def _ask(key: str, s: Seat, analysis: Analysis) -> None:
         room_service.rooms().ask(s.code, s.token or "", question_at(analysis.trace, step),
                                  show_rule=bool(st.session_state.get(f"{key}_show_rule", True)))
     except (RoomGone, NotTeacher, AnswerRejected) as err:
-        st.session_state[f"{key}_room_error"] = str(err)
+        st.session_state[f"{key}_room_error"] = _reason(err)
         return
     room_service.publish(s.code)
 
@@ -306,13 +323,14 @@ def histogram(question: dict[str, Any], values: list[float]) -> None:
     import pandas as pd
 
     result = class_result(values, question)
-    shown = sorted(result.counts[:12])  # the most common answers, along the number line
-    if shown:
-        frame = pd.DataFrame({"answer": [format_number(v) for v, _, _ in shown],
-                              "right": [c if ok else 0 for _, c, ok in shown],
-                              "wrong": [0 if ok else c for _, c, ok in shown]})
-        st.bar_chart(frame, x="answer", y=["right", "wrong"], color=[RIGHT_COLOUR, WRONG_COLOUR], height=220,
-                     sort=False, x_label="answer", y_label="students")
+    bars = sorted(result.counts[:12])  # the most common answers, along the number line
+    if bars:
+        answer, right, wrong = _("answer"), _("right"), _("wrong")  # the chart's axis and legend words
+        frame = pd.DataFrame({answer: [format_number(v) for v, _c, _ok in bars],
+                              right: [c if ok else 0 for _v, c, ok in bars],
+                              wrong: [0 if ok else c for _v, c, ok in bars]})
+        st.bar_chart(frame, x=answer, y=[right, wrong], color=[RIGHT_COLOUR, WRONG_COLOUR], height=220,
+                     sort=False, x_label=answer, y_label=_("students"))
 
 
 def _teacher_question(key: str, s: Seat) -> None:
@@ -329,28 +347,34 @@ def _teacher_question(key: str, s: Seat) -> None:
     values = [float(a["value"]) for a in answers]
     result = class_result(values, q)
     with st.container(border=True, key=f"{key}_class_question"):
-        st.markdown(f"**Asked at step {q['step']}: {q['label']} = ?** · "
-                    f"{'rule shown' if q.get('show_rule') else 'rule hidden'}")
-        st.markdown(f"**{result.answered} / {view.students}** answered"
-                    + (f" · **{result.correct}** right ({result.correct_rate:.0%})" if q.get("revealed") else ""))
+        st.markdown((_("**Asked at step {step}: {label} = ?** · rule shown") if q.get("show_rule")
+                     else _("**Asked at step {step}: {label} = ?** · rule hidden")).format(step=q["step"],
+                                                                                          label=q["label"]))
+        answered = _("**{answered} / {students}** answered").format(answered=result.answered, students=view.students)
+        if q.get("revealed"):
+            answered += _(" · **{correct}** right ({rate})").format(correct=result.correct,
+                                                                   rate=f"{result.correct_rate:.0%}")
+        st.markdown(answered)
         histogram(q, values)
         if result.wrong is not None:
-            why = DIAGNOSES.get(result.diagnosis or "", "No common mistake matches it.")
-            st.markdown(f"Most common wrong answer: **{format_number(result.wrong)}** "
-                        f"({result.wrong_count} student{'s' if result.wrong_count != 1 else ''}). {why}")
+            why = diagnosis_text(result.diagnosis) or _("No common mistake matches it.")
+            st.markdown(ngettext("Most common wrong answer: **{value}** ({n} student). {why}",
+                                 "Most common wrong answer: **{value}** ({n} students). {why}",
+                                 result.wrong_count).format(value=format_number(result.wrong), n=result.wrong_count,
+                                                            why=why))
         if q.get("revealed"):
-            st.success(f"Revealed: {q['label']} = {q['expected_text']}")
-            st.button("Back to following", key=f"{key}_close_question", icon=":material/close:",
+            st.success(_("Revealed: {label} = {value}").format(label=q["label"], value=q["expected_text"]))
+            st.button(_("Back to following"), key=f"{key}_close_question", icon=":material/close:",
                       on_click=_close, args=(key, s))
         else:
-            st.button("Reveal", key=f"{key}_reveal", type="primary", icon=":material/visibility:",
+            st.button(_("Reveal"), key=f"{key}_reveal", type="primary", icon=":material/visibility:",
                       on_click=_reveal, args=(key, s))
 
 
 def _teacher_panel(key: str, s: Seat, analysis: Analysis) -> None:
     view = _view(s)
     if view is None:
-        st.warning("This class has ended (or was idle too long).", icon=":material/school:")
+        st.warning(_("This class has ended (or was idle too long)."), icon=":material/school:")
         for name in (ROOM, TEACH):
             if name in st.query_params:
                 del st.query_params[name]
@@ -360,59 +384,67 @@ def _teacher_panel(key: str, s: Seat, analysis: Analysis) -> None:
         # One row: the projector keeps its height for the graph.
         code_col, ask_col, rule_col, link_col, ticket_col, end_col = st.columns([2.0, 1.7, 1.7, 1.3, 1.6, 1.5],
                                                                                 vertical_alignment="center")
-        code_col.markdown(f"Class **{s.code}** · {view.students} student{'s' if view.students != 1 else ''}")
+        code_col.markdown(ngettext("Class **{code}** · {n} student", "Class **{code}** · {n} students",
+                                   view.students).format(code=s.code, n=view.students))
         with ask_col:
             open_now = view.question is not None and not view.question.get("revealed")
             asked = next_step(key, analysis)
-            st.button("Ask the class", key=f"{key}_ask", icon=":material/quiz:", disabled=asked is None,
-                      on_click=_ask, args=(key, s, analysis),
-                      help=("The last step is on screen: there is no next gradient to predict." if asked is None
-                            else f"Every student predicts the gradient of the next step (step {asked}); "
-                                 "*Reveal* shows it." + (" Replaces the open question." if open_now else "")))
-        rule_col.checkbox("Show the rule", value=True, key=f"{key}_show_rule",
-                          help="With the question, students see the upstream gradient and the local rule.")
-        with link_col.popover("Join", icon=":material/qr_code_2:"):
-            st.markdown(f"Code **{s.code}**")
+            if asked is None:
+                ask_help = _("The last step is on screen: there is no next gradient to predict.")
+            elif open_now:
+                ask_help = _("Every student predicts the gradient of the next step (step {step}); *Reveal* shows it. "
+                             "Replaces the open question.").format(step=asked)
+            else:
+                ask_help = _("Every student predicts the gradient of the next step (step {step}); *Reveal* shows "
+                             "it.").format(step=asked)
+            st.button(_("Ask the class"), key=f"{key}_ask", icon=":material/quiz:", disabled=asked is None,
+                      on_click=_ask, args=(key, s, analysis), help=ask_help)
+        rule_col.checkbox(_("Show the rule"), value=True, key=f"{key}_show_rule",
+                          help=_("With the question, students see the upstream gradient and the local rule."))
+        with link_col.popover(_("Join"), icon=":material/qr_code_2:"):
+            st.markdown(_("Code **{code}**").format(code=s.code))
             st.code(link, language=None)
-            st.image(qr_png(link), width=240, caption="Scan to join")
-        ticket_col.download_button("Exit ticket", _ticket(s), file_name=f"exit-ticket-{s.code}.csv",
-                                   mime="text/csv", key=f"{key}_ticket", icon=":material/download:")
-        end_col.button("End class", key=f"{key}_end", icon=":material/logout:", on_click=_end, args=(key, s))
+            st.image(qr_png(link), width=240, caption=_("Scan to join"))
+        ticket_col.download_button(_("Exit ticket"), _ticket(s), file_name=f"exit-ticket-{s.code}.csv",
+                                   mime="text/csv", key=f"{key}_ticket", icon=":material/download:",
+                                   help=_("Every question asked, with its correct rate and the class's answers "
+                                          "(CSV)."))
+        end_col.button(_("End class"), key=f"{key}_end", icon=":material/logout:", on_click=_end, args=(key, s))
         error = st.session_state.pop(f"{key}_room_error", None)
         if error:
-            st.error(error)
+            st.error(text(error))
         live = view.question is not None and not view.question.get("revealed")
         st.fragment(run_every=TEACHER_REFRESH if live else None)(_teacher_question)(key, s)
 
 
 # -- the student ---------------------------------------------------------------------------------------
 def _submit(key: str, s: Seat) -> None:
-    text = st.session_state.get(f"{key}_answer", "")
+    typed = st.session_state.get(f"{key}_answer", "")
     nickname = st.session_state.get(f"{key}_nickname", "")
     view = _view(s)
     qid = view.question["id"] if view is not None and view.question else None
     try:
-        value = room_service.rooms().answer(s.code, s.student, text, nickname)
+        value = room_service.rooms().answer(s.code, s.student, typed, nickname)
     except (AnswerRejected, RoomGone) as err:
-        st.session_state[f"{key}_answer_msg"] = (qid, "error", str(err))
+        st.session_state[f"{key}_answer_msg"] = (qid, "error", _reason(err))
         return
-    st.session_state[f"{key}_answer_msg"] = (qid, "ok", f"Answer received: {format_number(value)}. You may "
-                                                        "change it until the reveal.")
+    st.session_state[f"{key}_answer_msg"] = (qid, "ok", L_("Answer received: {value}. You may change it until "
+                                                           "the reveal.", value=format_number(value)))
 
 
 def _student_panel(key: str, s: Seat) -> None:
     view = _view(s)
     if view is None:
-        st.info("This class has ended, or the code is wrong. Ask your teacher for the link.",
+        st.info(_("This class has ended, or the code is wrong. Ask your teacher for the link."),
                 icon=":material/school:")
         return
     room_service.rooms().join(s.code, s.student)
     with st.container(border=True, key=f"{key}_class_panel"):
         left, right = st.columns([4, 1.4], vertical_alignment="center")
-        left.markdown(f"Class **{s.code}** · " + ("following the teacher" if following(key)
-                                                  else "stepping on your own"))
-        right.toggle("Follow teacher", value=True, key=f"{key}_follow",
-                     help="Off: step on your own. On: jump back to the teacher's step.")
+        left.markdown((_("Class **{code}** · following the teacher") if following(key)
+                       else _("Class **{code}** · stepping on your own")).format(code=s.code))
+        right.toggle(_("Follow teacher"), value=True, key=f"{key}_follow",
+                     help=_("Off: step on your own. On: jump back to the teacher's step."))
         st.fragment(_student_question)(key, s)
 
 
@@ -421,40 +453,47 @@ def _student_question(key: str, s: Seat) -> None:
     (``room_watch``) or a student submits, so neither reruns the whole page of every student."""
     view = _view(s)
     if view is None:
-        st.info("This class has ended.", icon=":material/school:")
+        st.info(_("This class has ended."), icon=":material/school:")
         return
     q = view.question
     room_watch(f"{key}_room_watch", question_key(q))
     if q is None:
         return
     rooms = room_service.rooms()
-    st.markdown(f"#### Next step: {q['label']} = ?")
-    if q.get("show_rule") and (q.get("upstream") or q.get("rule")):
-        st.markdown(" · ".join(f"`{part}`" for part in (q.get("upstream"), q.get("rule")) if part))
-    st.caption(f"Predict step {q['step']} before it is shown · graded to {TOLERANCE_TEXT}")
+    st.markdown(_("#### Next step: {label} = ?").format(label=q["label"]))
+    parts = [shown(q.get("upstream")), rule_text(q)]
+    if q.get("show_rule") and any(parts):
+        st.markdown(" · ".join(f"`{part}`" for part in parts if part))
+    st.caption(_("Predict step {step} before it is shown · graded to {tolerance}").format(
+        step=q["step"], tolerance=_(q.get("tolerance") or TOLERANCE_TEXT)))
     mine = rooms.my_answer(s.code, q["id"], s.student)
     if q.get("revealed"):
         values = [float(a["value"]) for a in rooms.answers(s.code, q["id"])]
         result = class_result(values, q)
         verdict = ""
         if mine is not None:
-            ok = is_correct(float(mine["value"]), float(q["expected"]))
-            why = diagnose(float(mine["value"]), q)
-            verdict = (f" · your answer {format_number(float(mine['value']))}: "
-                       + ("right" if ok else "not quite" + (f" ({DIAGNOSES[why]})" if why else "")))
-        st.success(f"**{q['label']} = {q['expected_text']}**{verdict} · the class: {result.correct} of "
-                   f"{result.answered} right")
+            yours = format_number(float(mine["value"]))
+            why = diagnosis_text(diagnose(float(mine["value"]), q))
+            if is_correct(float(mine["value"]), float(q["expected"])):
+                verdict = _(" · your answer {value}: right").format(value=yours)
+            elif why:
+                verdict = _(" · your answer {value}: not quite ({why})").format(value=yours, why=why)
+            else:
+                verdict = _(" · your answer {value}: not quite").format(value=yours)
+        st.success(_("**{label} = {value}**{verdict} · the class: {correct} of {answered} right").format(
+            label=q["label"], value=q["expected_text"], verdict=verdict, correct=result.correct,
+            answered=result.answered))
         return
     with st.form(f"{key}_answer_form", border=False):
         a, n, b = st.columns([2, 2, 1], vertical_alignment="bottom")
-        a.text_input("Your answer", key=f"{key}_answer", max_chars=32, placeholder="e.g. -0.25")
-        n.text_input("Nickname (optional)", key=f"{key}_nickname", max_chars=24)
-        b.form_submit_button("Submit", type="primary", on_click=_submit, args=(key, s))
+        a.text_input(_("Your answer"), key=f"{key}_answer", max_chars=32, placeholder=_("e.g. -0.25"))
+        n.text_input(_("Nickname (optional)"), key=f"{key}_nickname", max_chars=24)
+        b.form_submit_button(_("Submit"), type="primary", on_click=_submit, args=(key, s))
     msg = st.session_state.get(f"{key}_answer_msg")
     if msg is not None and msg[0] == q["id"]:
-        (st.success if msg[1] == "ok" else st.error)(msg[2])
+        (st.success if msg[1] == "ok" else st.error)(text(msg[2]))
     elif mine is not None:
-        st.caption(f"Your answer: {format_number(float(mine['value']))}")
+        st.caption(_("Your answer: {value}").format(value=format_number(float(mine["value"]))))
 
 
 def panel(key: str, s: Seat | None, analysis: Analysis | None) -> None:
@@ -468,6 +507,16 @@ def panel(key: str, s: Seat | None, analysis: Analysis | None) -> None:
         _student_panel(key, s)
 
 
+def _in_session_language(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` in this session's language: a fragment's rerun and a widget's callback run without ``app.py``
+    having set it for them (``lucid.ui.language.follow_link``), so they would otherwise speak English."""
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        with use_language(language.current()):
+            return fn(*args, **kwargs)
+    return call
+
+
 def _guarded(fn: Callable[..., Any], default: Any = None) -> Callable[..., Any]:
     """``fn``, or a clear message and ``default`` when the room store cannot be reached (Redis down)."""
     @functools.wraps(fn)
@@ -475,8 +524,8 @@ def _guarded(fn: Callable[..., Any], default: Any = None) -> Callable[..., Any]:
         try:
             return fn(*args, **kwargs)
         except StoreUnavailable as err:
-            st.error(f"{err}. The graph works as usual; the class resumes when it is back.",
-                     icon=":material/cloud_off:")
+            st.error(_("{error}. The graph works as usual; the class resumes when it is back.").format(
+                error=text(_reason(err))), icon=":material/cloud_off:")
             return default
     return call
 
@@ -487,12 +536,12 @@ before_editor = _guarded(before_editor)
 after_program = _guarded(after_program)
 player_room = _guarded(player_room, (None, None))
 panel = _guarded(panel)
-_teacher_step = _guarded(_teacher_step)
-_start = _guarded(_start)
-_ask = _guarded(_ask)
-_reveal = _guarded(_reveal)
-_close = _guarded(_close)
-_end = _guarded(_end)
-_submit = _guarded(_submit)
-_teacher_question = _guarded(_teacher_question)
-_student_question = _guarded(_student_question)
+_teacher_step = _in_session_language(_guarded(_teacher_step))
+_start = _in_session_language(_guarded(_start))
+_ask = _in_session_language(_guarded(_ask))
+_reveal = _in_session_language(_guarded(_reveal))
+_close = _in_session_language(_guarded(_close))
+_end = _in_session_language(_guarded(_end))
+_submit = _in_session_language(_guarded(_submit))
+_teacher_question = _in_session_language(_guarded(_teacher_question))
+_student_question = _in_session_language(_guarded(_student_question))
