@@ -23,7 +23,7 @@ import pytest
 from lucid import gallery
 from lucid.ui import share
 from lucid.ui.analysis import analyze
-from tests.e2e.waits import SLOW, after_paint, wait_until_idle
+from tests.e2e.waits import SLOW, after_paint, retry_idempotent, wait_until_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -187,3 +187,43 @@ def test_a_korean_named_mlp_has_the_gradients_of_the_ascii_named_one(page, app_u
     assert drawn_korean.keys() == drawn_ascii.keys() and len(drawn_korean) == korean.n_tensors
     assert drawn_korean == drawn_ascii  # every value and gradient, as drawn, node for node
     assert any("grad" in text for text in drawn_korean.values())
+
+
+def choose_language(page, name: str, heading: str) -> None:
+    """Pick a language in the title row's picker the way a person does, until the page's heading says it.
+
+    Choosing a language is idempotent, so a choice lost while the player scrolls the page under the open
+    list (it keeps the current node in view after a redraw) is simply made again (``retry_idempotent``).
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout  # only where a browser runs
+
+    def choose() -> None:
+        box = page.locator(".st-key-pg_language [role=combobox]")
+        box.scroll_into_view_if_needed()
+        box.click()
+        box.fill(name[:2])  # the picker is a combo box: typing narrows the list to the language
+        try:
+            page.get_by_role("option", name=name).click(timeout=10_000)
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+
+    def done(timeout: float) -> bool:
+        try:
+            page.get_by_role("heading", name=heading).wait_for(timeout=timeout)
+        except PlaywrightTimeout:
+            return False
+        return True
+
+    retry_idempotent(choose, done)
+    wait_until_idle(page)
+
+
+def test_the_picker_turns_a_korean_page_back_to_english_and_the_link_follows(page, app_url):
+    open_korean(page, app_url, example="neuron")
+    choose_language(page, "English", "Playground")
+    page.wait_for_function("() => !new URLSearchParams(location.search).has('lang')")
+    page.get_by_role("button", name="Next", exact=True).wait_for()  # the player relabelled in place
+    assert page.get_by_role("button", name="Copy link").is_visible()
+    choose_language(page, "한국어", "플레이그라운드")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('lang') === 'ko'")
+    page.get_by_role("button", name="다음", exact=True).wait_for()
