@@ -17,6 +17,7 @@ titles, tables at module level) use ``N_`` (a no-op marker Babel extracts) and a
 from __future__ import annotations
 
 import functools
+import gettext as stdlib_gettext
 import io
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -65,15 +66,22 @@ def use_language(language: object) -> Iterator[str]:
 
 
 @functools.cache
-def translations(language: str):
-    """The compiled catalog of ``language``: the ``.po`` read and compiled to ``.mo`` in memory, once per process."""
-    from babel.messages.mofile import write_mo
-    from babel.messages.pofile import read_po
-    from babel.support import NullTranslations, Translations
+def translations(language: str) -> stdlib_gettext.NullTranslations:
+    """The compiled catalog of ``language``: the ``.po`` read and compiled to ``.mo`` in memory, once per process.
 
+    English needs no catalog, and no Babel: the library alone (``pip install lucid-graph-lab``) speaks
+    English; the app and notebook extras bring Babel for the other languages. Without Babel a language
+    falls back to English rather than failing.
+    """
     po = LOCALE_DIR / language / "LC_MESSAGES" / f"{DOMAIN}.po"
     if language == DEFAULT_LANGUAGE or not po.is_file():
-        return NullTranslations()
+        return stdlib_gettext.NullTranslations()
+    try:
+        from babel.messages.mofile import write_mo
+        from babel.messages.pofile import read_po
+        from babel.support import Translations
+    except ImportError:  # pragma: no cover - the app's requirements install Babel
+        return stdlib_gettext.NullTranslations()
     with po.open("rb") as fh:
         catalog = read_po(fh, locale=language, domain=DOMAIN)
     buffer = io.BytesIO()
@@ -112,8 +120,10 @@ def locale_name(language: str | None = None) -> str:
 
 def format_decimal(value: float, pattern: str | None = None) -> str:
     """``value`` with the current language's decimal and grouping signs (CLDR, through Babel)."""
-    from babel.numbers import format_decimal as babel_format_decimal
-
+    try:
+        from babel.numbers import format_decimal as babel_format_decimal
+    except ImportError:  # pragma: no cover - English without Babel: Python's own grouping
+        return f"{value:,}"
     return babel_format_decimal(value, format=pattern, locale=locale_name())
 
 
@@ -124,8 +134,10 @@ def format_integer(value: int) -> str:
 
 def format_percent(value: float, pattern: str | None = None) -> str:
     """``value`` (0.25) as a percentage in the current language's style."""
-    from babel.numbers import format_percent as babel_format_percent
-
+    try:
+        from babel.numbers import format_percent as babel_format_percent
+    except ImportError:  # pragma: no cover - English without Babel
+        return f"{value:.0%}"
     return babel_format_percent(value, format=pattern, locale=locale_name())
 
 

@@ -179,3 +179,14 @@ def test_the_installed_wheel_runs_the_worked_example_without_streamlit(venv_pyth
     assert got["streamlit_after_viz"] is False
     expected_display = ["image/svg+xml", "text/plain"] if shutil.which("dot") else ["text/plain"]
     assert got["display"] == expected_display
+
+
+def test_the_wheel_carries_the_korean_catalog_and_the_installed_lucid_speaks_it(wheel, venv_python, tmp_path):
+    assert "lucid/locale/ko/LC_MESSAGES/lucid.po" in _names(wheel)  # the catalog, compiled in memory at first use
+    script = ("from lucid.i18n import _, use_language\n"
+              "with use_language('ko'):\n"
+              "    print(_('Chain rule: {equation}  ({grad}: total derivative of {output} with respect to {name})'))\n")
+    done = subprocess.run([str(venv_python), "-I", "-c", script], capture_output=True, text=True,  # noqa: S603
+                          cwd=tmp_path, env=_clean_env(), timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("연쇄 법칙(chain rule): {equation}")
