@@ -92,7 +92,7 @@ class CollapsedView:
         if len(order) > MAX_TENSORS:
             raise GraphTooLarge(L_("This graph has {count} nodes, more than the {MAX_TENSORS} the collapsed view "
                                    "groups. Build a smaller graph (fewer samples or a smaller network).",
-                                   count=f"{len(order):,}", MAX_TENSORS=f"{MAX_TENSORS:,}"),
+                                   count=format(len(order), ","), MAX_TENSORS=format(MAX_TENSORS, ",")),
                                 nodes=len(order), limit=MAX_TENSORS)
         self.root, self.trace, self.order = root, trace, order
         self.hierarchy = hierarchy if hierarchy is not None else build_hierarchy(order)
@@ -104,7 +104,8 @@ class CollapsedView:
             raise GraphTooLarge(L_("With these groups open the graph has {drawn} nodes to draw, more than the "
                                    "limit of {MAX_DRAWN}. Close some groups (click an open group's header) to "
                                    "draw it.",
-                                   drawn=f"{drawn:,}", MAX_DRAWN=f"{MAX_DRAWN:,}"), nodes=drawn, limit=MAX_DRAWN)
+                                   drawn=format(drawn, ","), MAX_DRAWN=format(MAX_DRAWN, ",")),
+                                nodes=drawn, limit=MAX_DRAWN)
         #: Groups closed again because the drawing would have cost more layout work than ``LAYOUT_BUDGET``.
         self.closed_for_budget: list[str] = []
         cost = view_cost(self)
