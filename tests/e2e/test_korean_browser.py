@@ -33,16 +33,7 @@ GRAPH = ".st-key-pg_graph"
 NODES = f"{GRAPH} g.node"
 STEP_INPUT = f"{GRAPH} input.lucid-step"
 
-KOREAN_MLP = """# 한국어 이름의 2층 MLP
-입력 = const([[0.5, -1.0], [1.5, 2.0]])
-가중치1 = [[0.1, -0.2, 0.3], [0.4, 0.5, -0.6]]
-편향1 = [0.01, 0.02, 0.03]
-은닉 = tanh(입력 @ 가중치1 + 편향1)
-가중치2 = [[0.7], [-0.8], [0.9]]
-편향2 = [0.1]
-출력 = 은닉 @ 가중치2 + 편향2
-손실 = mean(출력 * 출력)
-"""
+KOREAN_MLP = gallery.by_slug("korean-mlp").source
 ASCII_NAMES = {"입력": "x", "가중치1": "W1", "편향1": "b1", "은닉": "h", "가중치2": "W2", "편향2": "b2", "출력": "out",
                "손실": "loss", "한국어 이름의 2층 MLP": "a 2-layer MLP"}
 
@@ -173,7 +164,8 @@ def test_a_korean_named_mlp_has_the_gradients_of_the_ascii_named_one(page, app_u
             assert np.array_equal(k.grad, a.grad)
 
     n = korean.n_steps
-    open_korean(page, app_url, **share.encode(KOREAN_MLP))
+    open_korean(page, app_url, example="korean-mlp")
+    page.locator("[data-testid='stCaptionContainer']").filter(has_text="가중치, 편향").wait_for()  # its lesson
     go_to_step(page, "last", n - 1)
     drawn_korean = leaf_labels(page, KOREAN_MLP)
     head, body = explanation(page)
