@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from lucid.autograd.gradcheck import GradcheckCancelled
+from lucid.i18n import _, current_language, text
 from lucid.lessons.gradient_check import as_grid, check_program, eps_sweep, sweep_affordable
 from lucid.ui import page_classroom
 from lucid.ui.cancel import session_should_stop
@@ -32,9 +33,9 @@ def error_heatmap(values: np.ndarray, title: str) -> alt.LayerChart | alt.Chart:
                           "text": [f"{v:.1e}" for v in grid.ravel()]})
     step_x = max(12, min(70, 700 // n_cols))
     step_y = max(10, min(32, 480 // n_rows))
-    base = alt.Chart(frame).encode(x=alt.X("col:O", title="column"), y=alt.Y("row:O", title="row"))
+    base = alt.Chart(frame).encode(x=alt.X("col:O", title=_("column")), y=alt.Y("row:O", title=_("row")))
     cells = base.mark_rect().encode(
-        color=alt.Color("log10:Q", title="log₁₀ rel. error",
+        color=alt.Color("log10:Q", title=_("log₁₀ rel. error"),
                         scale=alt.Scale(domain=[-16, 0], scheme="yelloworangered")),
         tooltip=[alt.Tooltip("row:O"), alt.Tooltip("col:O"), alt.Tooltip("error:Q", format=".2e")])
     chart = cells + base.mark_text(fontSize=11).encode(text="text:N") if step_x >= 56 and step_y >= 20 else cells
@@ -44,46 +45,50 @@ def error_heatmap(values: np.ndarray, title: str) -> alt.LayerChart | alt.Chart:
 def tensor_table(check) -> pd.DataFrame:
     flat = [check.analytic.reshape(-1), check.numerical.reshape(-1), check.rel_error.reshape(-1)]
     index = [str(ix) for ix in np.ndindex(check.analytic.shape)]
-    return pd.DataFrame({"element": index, "autodiff": flat[0], "numerical": flat[1], "relative error": flat[2]})
+    return pd.DataFrame({_("element"): index, _("autodiff"): flat[0], _("numerical"): flat[1],
+                         _("relative error"): flat[2]})
 
 
-st.title("Gradient check")
-st.write("Does backward compute the right thing? Nudge each input number by ±eps, re-run the program, and "
-         "compare the slope (central differences) with the gradient autodiff produced. Relative error is "
-         "|autodiff − numerical| / max(|autodiff|, |numerical|, 0.001) (absolute for tiny "
-         "gradients, so a true zero is not reported as 100% off): around 1e-10 means they agree to about ten digits.")
+st.title(_("Gradient check"))
+st.write(_("Does backward compute the right thing? Nudge each input number by ±eps, re-run the program, and "
+           "compare the slope (central differences) with the gradient autodiff produced. Relative error is "
+           "|autodiff − numerical| / max(|autodiff|, |numerical|, 0.001) (absolute for tiny gradients, so a true "
+           "zero is not reported as 100% off): around 1e-10 means they agree to about ten digits."))
 
 use_playground_program("gc")
 program = program_editor("gc")
 if program is None:
-    st.info("Run a program to check its gradients.")
+    st.info(_("Run a program to check its gradients."))
     st.stop()
 
-eps = st.select_slider("eps (finite-difference step)", options=EPS_CHOICES, value=1e-6,
+eps = st.select_slider(_("eps (finite-difference step)"), options=EPS_CHOICES, value=1e-6,
                        format_func=lambda v: f"{v:.0e}", key="gc_eps")
 checks = session_memo("gc", "checks", capacity=8)  # reruns (widgets, eps back and forth) reuse a check
 should_stop = session_should_stop()  # a click or a closed tab ends a long check at once
 try:
-    with st.spinner("Re-running the program twice for every input number…"):
-        result = checks.get(("check", program.source, eps),
+    with st.spinner(_("Re-running the program twice for every input number…")):
+        result = checks.get(("check", program.source, eps, current_language()),
                             lambda: check_program(program, eps, should_stop=should_stop))
 except GradcheckCancelled:
     st.stop()  # the session is rerunning or gone: nothing to show
 except ValueError as err:
-    st.warning(str(err))
+    st.warning(text(err))
     st.stop()
 
 out = program.output
 if out.ndim == 0:
-    st.write(f"Output = `{out.item():.9f}`. It is a scalar, so each gradient is the plain derivative d(out)/d(input).")
+    st.write(_("Output = `{value}`. It is a scalar, so each gradient is the plain derivative d(out)/d(input).")
+             .format(value=format(out.item(), ".9f")))
 else:
-    st.write(f"The output has shape `{out.shape}`, so it is reduced to L = Σ out · w with a random upstream "
-             "gradient w (never all ones, which would hide shape mistakes), and both sides differentiate L.")
+    st.write(_("The output has shape `{shape}`, so it is reduced to L = Σ out · w with a random upstream "
+               "gradient w (never all ones, which would hide shape mistakes), and both sides differentiate L.")
+             .format(shape=out.shape))
 
 count = len(result.variables)
-verdict = (f"{'The input agrees' if count == 1 else f'All {count} inputs agree'}: "
-           f"worst relative error {result.max_rel_error:.2e}."
-           if result.ok else "Some inputs disagree with central differences; see below.")
+worst = format(result.max_rel_error, ".2e")
+verdict = ((_("The input agrees: worst relative error {worst}.").format(worst=worst) if count == 1 else
+            _("All {n} inputs agree: worst relative error {worst}.").format(n=count, worst=worst))
+           if result.ok else _("Some inputs disagree with central differences; see below."))
 if result.ok:
     st.success(verdict, icon=":material/check_circle:")
 else:
@@ -92,46 +97,50 @@ else:
 scalars = [v for v in result.variables if v.is_scalar]
 tensors = [v for v in result.variables if not v.is_scalar]
 if scalars:
-    st.subheader("Scalar inputs")
-    table = pd.DataFrame({"variable": [v.name for v in scalars],
-                          "autodiff": [f"{float(v.analytic):.9f}" for v in scalars],
-                          "numerical": [f"{float(v.numerical):.9f}" for v in scalars],
-                          "relative error": [f"{v.max_rel_error:.2e}" for v in scalars],
-                          "agrees": ["✓" if v.ok else "✗" for v in scalars]})
+    st.subheader(_("Scalar inputs"))
+    table = pd.DataFrame({_("variable"): [v.name for v in scalars],
+                          _("autodiff"): [f"{float(v.analytic):.9f}" for v in scalars],
+                          _("numerical"): [f"{float(v.numerical):.9f}" for v in scalars],
+                          _("relative error"): [f"{v.max_rel_error:.2e}" for v in scalars],
+                          _("agrees"): ["✓" if v.ok else "✗" for v in scalars]})
     st.dataframe(table, hide_index=True, key="gc_scalars")
 if tensors:
-    st.subheader("Tensor inputs")
-    st.write("One map per input: each cell is one element's relative error (darker is worse).")
+    st.subheader(_("Tensor inputs"))
+    st.write(_("One map per input: each cell is one element's relative error (darker is worse)."))
     for v in tensors:
-        st.markdown(f"**{v.name}** · shape `{v.analytic.shape}` · worst relative error `{v.max_rel_error:.2e}` · "
-                    f"{'agrees ✓' if v.ok else 'disagrees ✗'}")
-        st.altair_chart(page_classroom.chart(error_heatmap(v.rel_error, f"relative error of ∂L/∂{v.name}")),
-                        width="content")
-        with st.expander(f"numbers for {v.name}"):
+        st.markdown(_("**{name}** · shape `{shape}` · worst relative error `{worst}` · {verdict}").format(
+            name=v.name, shape=v.analytic.shape, worst=format(v.max_rel_error, ".2e"),
+            verdict=_("agrees ✓") if v.ok else _("disagrees ✗")))
+        title = _("relative error of ∂L/∂{name}").format(name=v.name)
+        st.altair_chart(page_classroom.chart(error_heatmap(v.rel_error, title)), width="content")
+        with st.expander(_("numbers for {name}").format(name=v.name)):
             st.dataframe(tensor_table(v), hide_index=True,
-                         column_config={"autodiff": st.column_config.NumberColumn(format="%.9f"),
-                                        "numerical": st.column_config.NumberColumn(format="%.9f"),
-                                        "relative error": st.column_config.NumberColumn(format="%.2e")})
+                         column_config={_("autodiff"): st.column_config.NumberColumn(format="%.9f"),
+                                        _("numerical"): st.column_config.NumberColumn(format="%.9f"),
+                                        _("relative error"): st.column_config.NumberColumn(format="%.2e")})
 
-st.subheader("Choosing eps")
-st.write("Too large a step measures the slope of a chord, not the tangent (error ∝ eps²); too small a step "
-         "drowns in floating-point rounding (error ∝ 1/eps). The worst relative error of this program for each eps:")
+st.subheader(_("Choosing eps"))
+st.write(_("Too large a step measures the slope of a chord, not the tangent (error ∝ eps²); too small a step "
+           "drowns in floating-point rounding (error ∝ 1/eps). The worst relative error of this program for each "
+           "eps:"))
 try:
-    points = (checks.get(("sweep", program.source), lambda: eps_sweep(program, should_stop=should_stop))
+    points = (checks.get(("sweep", program.source, current_language()),
+                         lambda: eps_sweep(program, should_stop=should_stop))
               if sweep_affordable(program) else None)
 except GradcheckCancelled:
     st.stop()
 except ValueError as err:
-    st.warning(str(err))
+    st.warning(text(err))
     points = []
 if points:
-    sweep = pd.DataFrame(points, columns=["eps", "worst relative error"])
+    sweep = pd.DataFrame(points, columns=["eps", "worst"])
+    worst_title = _("worst relative error")
     chart = alt.Chart(sweep).mark_line(point=True).encode(
         x=alt.X("eps:Q", scale=alt.Scale(type="log", reverse=True), axis=alt.Axis(format=".0e")),
-        y=alt.Y("worst relative error:Q", scale=alt.Scale(type="log"), axis=alt.Axis(format=".0e")),
-        tooltip=[alt.Tooltip("eps:Q", format=".0e"), alt.Tooltip("worst relative error:Q", format=".2e")])
+        y=alt.Y("worst:Q", title=worst_title, scale=alt.Scale(type="log"), axis=alt.Axis(format=".0e")),
+        tooltip=[alt.Tooltip("eps:Q", format=".0e"), alt.Tooltip("worst:Q", title=worst_title, format=".2e")])
     rule = alt.Chart(pd.DataFrame({"eps": [eps]})).mark_rule(color="#c53030", strokeDash=[4, 4]).encode(x="eps:Q")
     st.altair_chart(page_classroom.chart((chart + rule).properties(height=280)), width="stretch")
 elif points is None:
-    st.caption("(The sweep repeats the whole check for 12 step sizes, so it is skipped for programs with more "
-               "than 300 input numbers or much arithmetic.)")
+    st.caption(_("(The sweep repeats the whole check for 12 step sizes, so it is skipped for programs with more "
+                 "than 300 input numbers or much arithmetic.)"))

@@ -16,6 +16,7 @@ import numpy as np
 from lucid._tensor.tensor import Tensor
 from lucid.autograd.gradcheck import StopCheck, gradcheck, relative_error
 from lucid.expr import ExprError, Program
+from lucid.i18n import N_, _
 
 MAX_ELEMENTS = 4000  # 2 forward passes per input number: keep a check well under a second or two
 MAX_WORK = 400_000_000
@@ -27,7 +28,7 @@ TIME_LIMIT = 4.0
 """Seconds a check (or a whole eps sweep) may run before it is stopped with a message: the backstop for
 whatever the cost estimate misjudges, e.g. on a heavily loaded server."""
 EPS_SWEEP = tuple(10.0 ** -k for k in range(1, 13))
-NO_DEPENDENCE = ("The output does not depend on any input, so it has no gradient to check: no path from an input "
+NO_DEPENDENCE = N_("The output does not depend on any input, so it has no gradient to check: no path from an input "
                  "to the output carries one (const(...) and comparisons such as x > 1 block gradients, and "
                  "literals are constants).")
 
@@ -77,15 +78,16 @@ def input_names(program: Program) -> list[str]:
     """A label per input leaf: its variable name, or ``input #k`` for an unnamed literal."""
     names = []
     for k, leaf in enumerate(program.inputs, start=1):
-        names.append(leaf.name if leaf.name else f"input #{k}")
+        names.append(leaf.name if leaf.name else _("input #{k}").format(k=k))
     return names
 
 
 def nudge_failure(err: ExprError, eps: float) -> str:
     """Words for a re-run that failed because an input was nudged by ±eps (the program itself runs fine)."""
-    return (f"Nudging an input by ±{eps:.0e} makes the program fail (line {err.line}: {err.message}), so central "
-            "differences cannot be taken here: an input sits within eps of the edge of its function's domain. "
-            "Try a smaller eps or inputs further from the edge.")
+    return _("Nudging an input by ±{eps} makes the program fail (line {line}: {message}), so central "
+             "differences cannot be taken here: an input sits within eps of the edge of its function's domain. "
+             "Try a smaller eps or inputs further from the edge.").format(eps=format(eps, ".0e"), line=err.line,
+                                                                          message=err.message)
 
 
 def check_cost(program: Program) -> int:
@@ -97,17 +99,18 @@ def check_cost(program: Program) -> int:
 def refusal(program: Program) -> str | None:
     """Why ``program`` cannot be checked, in words (None when it can): checked before any re-run."""
     if not program.inputs:
-        return "The program has no inputs that require a gradient: nothing to check."
+        return _("The program has no inputs that require a gradient: nothing to check.")
     if not program.output.requires_grad:
-        return NO_DEPENDENCE
+        return _(NO_DEPENDENCE)
     total = sum(leaf.size for leaf in program.inputs)
     if total > MAX_ELEMENTS:
-        return (f"The inputs have {total:,} numbers in all; a numerical check is limited to {MAX_ELEMENTS:,} "
-                "(two re-runs of the program each).")
+        return _("The inputs have {total} numbers in all; a numerical check is limited to {limit} "
+                 "(two re-runs of the program each).").format(total=format(total, ","),
+                                                              limit=format(MAX_ELEMENTS, ","))
     if check_cost(program) > MAX_WORK:
-        return (f"Re-running this program ({program.graph_nodes:,} operations and values) twice for each of its "
-                f"{total:,} input numbers would take too long on a shared server: try fewer input numbers or "
-                "fewer operations.")
+        return _("Re-running this program ({nodes} operations and values) twice for each of its {total} input "
+                 "numbers would take too long on a shared server: try fewer input numbers or fewer operations.").format(
+            nodes=format(program.graph_nodes, ","), total=format(total, ","))
     return None
 
 
@@ -127,7 +130,7 @@ def check_program(program: Program, eps: float = 1e-6, seed: int = 0, *, should_
     if reason is not None:
         raise ValueError(reason)
     if not 0.0 < eps < 1.0:
-        raise ValueError("eps must lie between 0 and 1")
+        raise ValueError(_("eps must lie between 0 and 1"))
     copies = [Tensor(np.array(leaf.data, dtype=np.float64), requires_grad=True, name=leaf.name)
               for leaf in program.inputs]
     scalar_output = program.output.ndim == 0

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from lucid.i18n import _
 from lucid.ui import share
 
 DIGITS = 6
@@ -103,18 +104,18 @@ def open_in_playground(source: str, step: int | None = None, *, key: str) -> Non
     try:
         params = program_link(source, step)
     except ExprError as err:  # e.g. x = 1e308 overflows in x * x: the Playground would only show this error
-        st.caption(f"No Playground link for these numbers: {err.message}.")
+        st.caption(_("No Playground link for these numbers: {message}.").format(message=err.message))
         return
     if classroom():  # the class keeps its projector view in the Playground
         params["classroom"] = "1"
     st.session_state[f"{key}_opens"] = params  # what the button opens (kept for the page's next run and tests)
-    if not st.button("Open in Playground", key=key, icon=":material/hub:",
-                     help="Step through this graph's backward pass one gradient at a time in the Playground."):
+    if not st.button(_("Open in Playground"), key=key, icon=":material/hub:",
+                     help=_("Step through this graph's backward pass one gradient at a time in the Playground.")):
         return
     try:
         st.switch_page("pages/playground.py", query_params=params)
     except StreamlitAPIException:
-        st.link_button("Go to the Playground", f"/playground?{urllib.parse.urlencode(params)}",
+        st.link_button(_("Go to the Playground"), f"/playground?{urllib.parse.urlencode(params)}",
                        icon=":material/hub:", key=f"{key}_address")
 
 
@@ -146,8 +147,8 @@ def use_playground_program(key: str) -> None:
 
     source = playground_source(st.session_state)
     same = source is not None and source == st.session_state.get(f"{key}_source")
-    st.button("Use the Playground's program", key=f"{key}_use_playground", icon=":material/hub:",
+    st.button(_("Use the Playground's program"), key=f"{key}_use_playground", icon=":material/hub:",
               disabled=source is None or same, on_click=_use_program, args=(key, source or ""),
-              help=("Check the gradients of the program the Playground shows." if source is not None and not same
-                    else "This is the Playground's program." if same
-                    else "Run a program in the Playground first."))
+              help=(_("Check the gradients of the program the Playground shows.") if source is not None and not same
+                    else _("This is the Playground's program.") if same
+                    else _("Run a program in the Playground first.")))
