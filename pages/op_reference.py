@@ -5,6 +5,7 @@ Thin over ``lucid.lessons.op_reference`` (shared with its test).
 import pandas as pd
 import streamlit as st
 
+from lucid.i18n import N_, _
 from lucid.lessons.op_reference import check_all, reference_rows
 from lucid.ui import page_classroom
 from lucid.ui.entry import ensure_navigation
@@ -14,27 +15,37 @@ ensure_navigation()
 page_classroom.apply_page_style()  # Classroom mode: 20 px type (charts: see page_classroom.chart)
 
 
-@process_cache(max_entries=8, spinner="Checking every op against finite differences…")  # no client can clear it
+@process_cache(max_entries=8, spinner=N_("Checking every op against finite differences…"))  # no client can clear it
 def gradcheck_table(seed: int) -> dict:
     """Gradcheck status of every op for one draw of random sample inputs (cached per seed)."""
     return {name: (c.status, c.samples, c.inputs_checked, c.max_abs_error, c.max_rel_error, c.error)
             for name, c in check_all(seed).items()}
 
 
-st.title("Op reference")
-st.write("Every op of lucid, generated from the op registry: the symbol it is drawn with, its forward formula, "
-         "its local derivatives, and a **live gradient check**: each op's sample inputs (broadcasting pairs, "
-         "axis reductions, repeated indices) are run through `gradcheck`, which compares backward with float64 "
-         "central differences under a random, non-ones upstream gradient.")
+#: The registry's op groups, as the page names them (the registry's own words are the keys).
+GROUPS = {"activation": N_("activation"), "arithmetic": N_("arithmetic"), "comparison": N_("comparison"),
+          "elementwise": N_("elementwise"), "linear algebra": N_("linear algebra"), "loss": N_("loss"),
+          "neural network": N_("neural network"), "reduction": N_("reduction"), "shape": N_("shape")}
+
+
+def group_name(group: str) -> str:
+    return _(GROUPS[group]) if group in GROUPS else group
+
+
+st.title(_("Op reference"))
+st.write(_("Every op of lucid, generated from the op registry: the symbol it is drawn with, its forward formula, "
+           "its local derivatives, and a **live gradient check**: each op's sample inputs (broadcasting pairs, "
+           "axis reductions, repeated indices) are run through `gradcheck`, which compares backward with float64 "
+           "central differences under a random, non-ones upstream gradient."))
 
 seed = int(st.columns(3)[0].number_input(
-    "random seed for the sample inputs", min_value=0, max_value=10_000, value=0, step=1, key="ops_seed",
-    help="a new seed draws new random inputs and upstream gradients"))
+    _("random seed for the sample inputs"), min_value=0, max_value=10_000, value=0, step=1, key="ops_seed",
+    help=_("a new seed draws new random inputs and upstream gradients")))
 checks = gradcheck_table(seed)
 rows = reference_rows()
 for row in rows:
     status, samples, inputs, abs_err, rel_err, error = checks[row["op"]]
-    row.update({"gradcheck": status, "samples": samples, "inputs checked": inputs,
+    row.update({"gradcheck": _(status), "samples": samples, "inputs checked": inputs,
                 "max abs error": abs_err if samples else None, "max rel error": rel_err if samples else None,
                 "error": error})
 
@@ -42,30 +53,31 @@ passing = sum(1 for r in rows if r["gradcheck"].startswith("✓"))
 failing = sum(1 for r in rows if r["gradcheck"].startswith("✗"))
 no_grad = sum(1 for r in rows if r["samples"] == 0)
 m1, m2, m3, m4 = st.columns(4)
-m1.metric("ops", len(rows))
-m2.metric("gradcheck passes", passing)
-m3.metric("gradcheck fails", failing)
-m4.metric("no gradient", no_grad)
+m1.metric(_("ops"), len(rows))
+m2.metric(_("gradcheck passes"), passing)
+m3.metric(_("gradcheck fails"), failing)
+m4.metric(_("no gradient"), no_grad)
 if failing:
-    st.error("Some ops fail their gradient check: " + ", ".join(r["op"] for r in rows if r["gradcheck"][0] == "✗"))
+    st.error(_("Some ops fail their gradient check: {ops}").format(
+        ops=", ".join(r["op"] for r in rows if r["gradcheck"][0] == "✗")))
 else:
-    st.success(f"All {passing} differentiable ops agree with central differences (seed {seed}).",
-               icon=":material/check_circle:")
+    st.success(_("All {n} differentiable ops agree with central differences (seed {seed}).").format(
+        n=passing, seed=seed), icon=":material/check_circle:")
 
 groups = sorted({r["group"] for r in rows})
-chosen = st.multiselect("groups", groups, default=groups, key="ops_groups")
-needle = st.text_input("filter by name or symbol", key="ops_filter").strip().lower()
+chosen = st.multiselect(_("groups"), groups, default=groups, key="ops_groups", format_func=group_name)
+needle = st.text_input(_("filter by name or symbol"), key="ops_filter").strip().lower()
 
 columns = {
-    "op": st.column_config.TextColumn("op", width=110),
-    "symbol": st.column_config.TextColumn("symbol", width=70),
-    "forward": st.column_config.TextColumn("forward", width=260),
-    "derivatives": st.column_config.TextColumn("derivatives", width=420),
-    "gradcheck": st.column_config.TextColumn("gradcheck", width=110),
-    "samples": st.column_config.NumberColumn("samples", width=70, help="sample calls checked"),
-    "max rel error": st.column_config.NumberColumn("max rel error", format="%.1e", width=100,
-                                                   help="worst element over all samples and inputs"),
-    "error": st.column_config.TextColumn("error", width=200),
+    "op": st.column_config.TextColumn(_("op"), width=110),
+    "symbol": st.column_config.TextColumn(_("symbol"), width=70),
+    "forward": st.column_config.TextColumn(_("forward"), width=260),
+    "derivatives": st.column_config.TextColumn(_("derivatives"), width=420),
+    "gradcheck": st.column_config.TextColumn(_("gradcheck"), width=110),
+    "samples": st.column_config.NumberColumn(_("samples"), width=70, help=_("sample calls checked")),
+    "max rel error": st.column_config.NumberColumn(_("max rel error"), format="%.1e", width=100,
+                                                   help=_("worst element over all samples and inputs")),
+    "error": st.column_config.TextColumn(_("error"), width=200),
 }
 shown = 0
 for group in chosen:
@@ -74,11 +86,11 @@ for group in chosen:
     if not members:
         continue
     shown += len(members)
-    st.subheader(group)
+    st.subheader(group_name(group))
     table = pd.DataFrame(members).drop(columns=["group", "inputs checked", "max abs error"])
     table["derivatives"] = table["derivatives"].str.replace("\n", "   ·   ")
     if not table["error"].any():
         table = table.drop(columns=["error"])
     st.dataframe(table, hide_index=True, column_config=columns, key=f"ops_table_{group}")
 if not shown:
-    st.info("No op matches that filter.")
+    st.info(_("No op matches that filter."))

@@ -17,6 +17,7 @@ import lucid
 from lucid._backend.core import REGISTRY, OpSpec, Sample
 from lucid._tensor.tensor import Tensor
 from lucid.autograd.gradcheck import gradcheck
+from lucid.i18n import N_
 
 
 def op_function(name: str) -> Callable[..., Tensor]:
@@ -80,8 +81,8 @@ class OpCheck:
     @property
     def status(self) -> str:
         if self.ok is None:
-            return "— no gradient"
-        return "✓ passes" if self.ok else "✗ FAILS"
+            return N_("— no gradient")
+        return N_("✓ passes") if self.ok else N_("✗ FAILS")  # English; the page shows it translated
 
 
 def check_samples(name: str, fn: Callable[..., Tensor], samples: Sequence[Sample], seed: int = 0) -> OpCheck:
