@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from lucid.i18n import N_, _
 from lucid.lessons.broadcasting import (
     OPS,
     alignment,
@@ -24,11 +25,11 @@ ensure_navigation()
 page_classroom.apply_page_style()  # Classroom mode: 20 px type (charts: see page_classroom.chart)
 
 PRESETS = {
-    "column and row: (3, 1) with (4,)": ("3, 1", "4"),
-    "bias row: (3, 4) with (1, 4)": ("3, 4", "1, 4"),
-    "scalar: (2, 3) with ()": ("2, 3", ""),
-    "new and stretched axes: (2, 4, 3) with (4, 1)": ("2, 4, 3", "4, 1"),
-    "same shape: (2, 3) with (2, 3)": ("2, 3", "2, 3"),
+    N_("column and row: (3, 1) with (4,)"): ("3, 1", "4"),
+    N_("bias row: (3, 4) with (1, 4)"): ("3, 4", "1, 4"),
+    N_("scalar: (2, 3) with ()"): ("2, 3", ""),
+    N_("new and stretched axes: (2, 4, 3) with (4, 1)"): ("2, 4, 3", "4, 1"),
+    N_("same shape: (2, 3) with (2, 3)"): ("2, 3", "2, 3"),
 }
 
 
@@ -43,7 +44,7 @@ def apply_preset() -> None:
 
 def show_array(label: str, values: np.ndarray) -> None:
     """An array in the Playground's number format (4 significant digits, one format per grid)."""
-    st.markdown(f"**{label}** · shape `{format_shape(values.shape)}`")
+    st.markdown(_("**{label}** · shape `{shape}`").format(label=label, shape=format_shape(values.shape)))
     st.code(format_array(np.asarray(values), shape=False), language=None)
 
 
@@ -51,18 +52,19 @@ def array_text(values: np.ndarray) -> str:
     return format_array(np.asarray(values), shape=False).replace("\n", "")
 
 
-st.title("Broadcasting, forward and backward")
-st.write("Forward, NumPy copies an input along **new leading axes** and along its **size-1 axes**. "
-         "Backward, each copy received its own share of the upstream gradient, so the input's gradient is the "
-         "**sum** over exactly those axes (a reshape would only look right when the upstream gradient is all ones).")
+st.title(_("Broadcasting, forward and backward"))
+st.write(_("Forward, NumPy copies an input along **new leading axes** and along its **size-1 axes**. "
+           "Backward, each copy received its own share of the upstream gradient, so the input's gradient is the "
+           "**sum** over exactly those axes (a reshape would only look right when the upstream gradient is all "
+           "ones)."))
 
 st.session_state.setdefault("bc_shape_a", "3, 1")
 st.session_state.setdefault("bc_shape_b", "4")
-st.selectbox("Start from an example", list(PRESETS), key="bc_preset", on_change=apply_preset)
+st.selectbox(_("Start from an example"), list(PRESETS), key="bc_preset", on_change=apply_preset, format_func=_)
 c1, c2, c3 = st.columns([2, 2, 1])
-text_a = c1.text_input("shape of a", key="bc_shape_a", help="sizes separated by commas; empty for a scalar")
-text_b = c2.text_input("shape of b", key="bc_shape_b", help="sizes separated by commas; empty for a scalar")
-op = c3.radio("op", OPS, horizontal=True, key="bc_op")
+text_a = c1.text_input(_("shape of a"), key="bc_shape_a", help=_("sizes separated by commas; empty for a scalar"))
+text_b = c2.text_input(_("shape of b"), key="bc_shape_b", help=_("sizes separated by commas; empty for a scalar"))
+op = c3.radio(_("op"), OPS, horizontal=True, key="bc_op")
 
 try:
     shape_a, shape_b = parse_shape(text_a), parse_shape(text_b)
@@ -72,10 +74,11 @@ except ValueError as err:
     st.error(str(err))
     st.stop()
 
-st.header("Forward")
-st.write(f"`a` {format_shape(shape_a)} {op} `b` {format_shape(shape_b)} → result {format_shape(demo.out.shape)}. "
-         "Shapes are lined up from the right:")
-st.dataframe(pd.DataFrame(rows), hide_index=True, key="bc_alignment")
+st.header(_("Forward"))
+st.write(_("`a` {a} {op} `b` {b} → result {out}. Shapes are lined up from the right:").format(
+    a=format_shape(shape_a), op=op, b=format_shape(shape_b), out=format_shape(demo.out.shape)))
+st.dataframe(pd.DataFrame(rows), hide_index=True, key="bc_alignment",
+             column_config={"axis": _("axis"), "result": _("result"), "what happens": _("what happens")})
 cols = st.columns(3)
 with cols[0]:
     show_array("a", demo.a)
@@ -84,38 +87,41 @@ with cols[1]:
 with cols[2]:
     show_array(f"a {op} b", demo.out)
 
-st.header("Backward")
-st.write("The upstream gradient `grad out` (the gradient of the loss with respect to `out`, as the Playground "
-         "writes it) has the result's shape (not all ones, so mistakes would show):")
+st.header(_("Backward"))
+st.write(_("The upstream gradient `grad out` (the gradient of the loss with respect to `out`, as the Playground "
+           "writes it) has the result's shape (not all ones, so mistakes would show):"))
 show_array("grad out", demo.upstream)
-local = {"+": "∂out/∂a = 1, ∂out/∂b = 1", "×": "∂out/∂a = b, ∂out/∂b = a (both broadcast)"}[op]
-st.caption(f"Local derivatives: {local} (∂ is the local derivative of this one op). The raw gradient of each "
-           "input is grad out · local, in the result's shape.")
+local = {"+": "∂out/∂a = 1, ∂out/∂b = 1", "×": _("∂out/∂a = b, ∂out/∂b = a (both broadcast)")}[op]
+st.caption(_("Local derivatives: {local} (∂ is the local derivative of this one op). The raw gradient of each "
+             "input is grad out · local, in the result's shape.").format(local=local))
 for item in demo.inputs:
-    st.subheader(f"gradient of {item.label} {format_shape(item.shape)}")
+    st.subheader(_("gradient of {label} {shape}").format(label=item.label, shape=format_shape(item.shape)))
     st.write(summed_axes_text(item, demo.out.shape))
     left, right = st.columns(2)
     with left:
-        show_array(f"raw: grad out · ∂out/∂{item.label}", item.raw)
+        show_array(_("raw: grad out · ∂out/∂{label}").format(label=item.label), item.raw)
     with right:
-        axes = list(item.summed_axes) if item.summed_axes else "none"
-        show_array(f"grad {item.label}: summed over axes {axes}", item.grad)
+        axes = list(item.summed_axes) if item.summed_axes else _("none")
+        show_array(_("grad {label}: summed over axes {axes}").format(label=item.label, axes=axes), item.grad)
     if item.agrees_with_engine:
-        st.success(f"lucid's backward gives the same grad {item.label}.", icon=":material/check_circle:")
+        st.success(_("lucid's backward gives the same grad {label}.").format(label=item.label),
+                   icon=":material/check_circle:")
     else:
-        st.error(f"lucid's backward disagrees: {array_text(item.engine_grad)}")
+        st.error(_("lucid's backward disagrees: {values}").format(values=array_text(item.engine_grad)))
 open_in_playground(broadcast_program(demo.a, demo.b, op, demo.upstream), key="bc_open")
 
-st.header("The cases of gradient-shape matching")
-st.write("Every gradient an op hands back is brought to its input's shape by one rule, `match_shape`. "
-         "Its branches, each with a concrete gradient pushed through it right now:")
+st.header(_("The cases of gradient-shape matching"))
+st.write(_("Every gradient an op hands back is brought to its input's shape by one rule, `match_shape`. "
+           "Its branches, each with a concrete gradient pushed through it right now:"))
 cases = shape_cases()
 for start in range(0, len(cases), 3):
     for column, case in zip(st.columns(3), cases[start:start + 3]):
         with column.container(border=True):
             st.markdown(f"**{case.case}**  \n{case.example}")
-            show_array("gradient in", case.grad_in)
-            axes = f"sum over axes {list(case.summed_axes)}" if case.summed_axes else "no sum"
-            st.markdown(f"↓ {axes}, to the input's shape `{format_shape(case.input_shape)}`")
-            show_array("gradient out", case.grad_out)
+            show_array(_("gradient in"), case.grad_in)
+            axes = (_("sum over axes {axes}").format(axes=list(case.summed_axes)) if case.summed_axes
+                    else _("no sum"))
+            st.markdown(_("↓ {axes}, to the input's shape `{shape}`").format(axes=axes,
+                                                                         shape=format_shape(case.input_shape)))
+            show_array(_("gradient out"), case.grad_out)
             st.caption(case.rule)

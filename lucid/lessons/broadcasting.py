@@ -15,6 +15,7 @@ import numpy as np
 
 from lucid._backend.core import match_shape
 from lucid._tensor.tensor import Tensor
+from lucid.i18n import _
 
 MAX_NDIM = 4
 MAX_DIM = 6
@@ -37,14 +38,14 @@ def parse_shape(text: str) -> tuple[int, ...]:
     well_formed = all(size or (t in ",x×*" and i > 0 and sizes[i - 1])
                       for i, (t, size) in enumerate(zip(tokens, sizes)))
     if not well_formed:
-        shown = repr(text) if _ECHO_SAFE.fullmatch(text or "") else "that text"
-        raise ValueError(f"{shown} is not a shape: write sizes separated by commas, like 3, 1, 4")
+        shown = repr(text) if _ECHO_SAFE.fullmatch(text or "") else _("that text")
+        raise ValueError(_("{shown} is not a shape: write sizes separated by commas, like 3, 1, 4").format(shown=shown))
     dims = tuple(int(t) for t, size in zip(tokens, sizes) if size)
     if len(dims) > MAX_NDIM:
-        raise ValueError(f"at most {MAX_NDIM} axes, please (got {len(dims)})")
+        raise ValueError(_("at most {limit} axes, please (got {n})").format(limit=MAX_NDIM, n=len(dims)))
     for n in dims:
         if not 1 <= n <= MAX_DIM:
-            raise ValueError(f"every size must be between 1 and {MAX_DIM} (got {n})")
+            raise ValueError(_("every size must be between 1 and {limit} (got {n})").format(limit=MAX_DIM, n=n))
     return dims
 
 
@@ -57,8 +58,8 @@ def broadcast_shape(shape_a: tuple[int, ...], shape_b: tuple[int, ...]) -> tuple
     """The result shape, or a ValueError that names the clashing axis."""
     for rank, (m, n) in enumerate(zip(reversed(shape_a), reversed(shape_b)), start=1):
         if m != n and 1 not in (m, n):
-            raise ValueError(f"shapes {format_shape(shape_a)} and {format_shape(shape_b)} do not broadcast: "
-                             f"axis {-rank} has sizes {m} and {n}, and neither is 1")
+            raise ValueError(_("shapes {a} and {b} do not broadcast: axis {axis} has sizes {m} and {n}, and neither "
+                               "is 1").format(a=format_shape(shape_a), b=format_shape(shape_b), axis=-rank, m=m, n=n))
     return tuple(np.broadcast_shapes(shape_a, shape_b))
 
 
@@ -73,13 +74,13 @@ def alignment(shape_a: tuple[int, ...], shape_b: tuple[int, ...]) -> list[dict[s
             k = axis - (len(out) - len(shape))
             if k < 0:
                 sizes.append("—")
-                notes.append(f"{label} gets a new axis, copied {size}×")
+                notes.append(_("{label} gets a new axis, copied {size}×").format(label=label, size=size))
             else:
                 sizes.append(str(shape[k]))
                 if shape[k] == 1 and size != 1:
-                    notes.append(f"{label} is stretched from 1 to {size}")
+                    notes.append(_("{label} is stretched from 1 to {size}").format(label=label, size=size))
         rows.append({"axis": str(axis), "a": sizes[0], "b": sizes[1], "result": str(size),
-                     "what happens": "; ".join(notes) or "sizes agree"})
+                     "what happens": "; ".join(notes) or _("sizes agree")})
     return rows
 
 
@@ -146,19 +147,21 @@ def summed_axes_text(item: InputGradient, out_shape: tuple[int, ...]) -> str:
     """Plain words for which axes were summed and why."""
     if not item.summed_axes:
         if item.raw.shape == item.shape:
-            return f"{item.label} already has the output's shape: nothing to sum."
-        return f"{item.label}: same values, the missing size-1 axes are restored by a reshape."
+            return _("{label} already has the output's shape: nothing to sum.").format(label=item.label)
+        return _("{label}: same values, the missing size-1 axes are restored by a reshape.").format(label=item.label)
     extra = len(out_shape) - len(item.shape)
     parts = []
     new = [ax for ax in item.summed_axes if ax < extra]
     stretched = [ax for ax in item.summed_axes if ax >= extra]
     if new:
-        parts.append(f"axes {new} are new leading axes for {item.label}")
+        parts.append(_("axes {axes} are new leading axes for {label}").format(axes=new, label=item.label))
     if stretched:
-        parts.append(f"axes {stretched} were size 1 in {item.label} and stretched")
-    tail = (f"; summing drops the new axes, leaving {format_shape(item.shape)}." if new
-            else f"; the summed axes stay as size 1, leaving {format_shape(item.shape)}.")
-    return f"sum over axes {list(item.summed_axes)}: " + " and ".join(parts) + tail
+        parts.append(_("axes {axes} were size 1 in {label} and stretched").format(axes=stretched, label=item.label))
+    tail = (_("; summing drops the new axes, leaving {shape}.") if new
+            else _("; the summed axes stay as size 1, leaving {shape}.")).format(shape=format_shape(item.shape))
+    reasons = (_("{first} and {second}").format(first=parts[0], second=parts[1]) if len(parts) == 2
+               else parts[0])
+    return _("sum over axes {axes}: {reasons}").format(axes=list(item.summed_axes), reasons=reasons) + tail
 
 
 # ----- the case table of gradient-shape matching --------------------------------
@@ -178,18 +181,18 @@ class ShapeCase:
 def shape_cases() -> list[ShapeCase]:
     """The cases of gradient-shape matching, each computed live by ``match_shape``."""
     specs = [
-        ("same shape", "a * b, both (2, 3)", (2, 3), example_values((2, 3), 0.5, 0.5),
-         "nothing to do: the gradient already fits"),
-        ("scalar input", "s * x, s is () and x is (2, 3)", (), example_values((2, 3), 0.5, 0.5),
-         "s was copied to every element: sum over all axes"),
-        ("scalar gradient", "a 0-d gradient for a (2, 3) input", (2, 3), np.array(2.5),
-         "one number stands for every element: broadcast it to the input's shape"),
-        ("reshape", "a (3,) gradient for a (1, 3) input", (1, 3), example_values((3,), 0.5, 0.5),
-         "same values, fewer axes: restore the size-1 axes"),
-        ("broadcast-and-sum", "x + bias, x is (3, 4) and bias is (1, 4)", (1, 4),
-         example_values((3, 4), 0.5, 0.5), "the bias row was copied to 3 rows: sum over axis 0"),
-        ("broadcast-and-sum", "x + c, x is (2, 4, 3) and c is (4, 1)", (4, 1),
-         example_values((2, 4, 3), 0.5, 0.5), "new leading axis 0 and stretched axis 2: sum over both"),
+        (_("same shape"), _("a * b, both (2, 3)"), (2, 3), example_values((2, 3), 0.5, 0.5),
+         _("nothing to do: the gradient already fits")),
+        (_("scalar input"), _("s * x, s is () and x is (2, 3)"), (), example_values((2, 3), 0.5, 0.5),
+         _("s was copied to every element: sum over all axes")),
+        (_("scalar gradient"), _("a 0-d gradient for a (2, 3) input"), (2, 3), np.array(2.5),
+         _("one number stands for every element: broadcast it to the input's shape")),
+        (_("reshape"), _("a (3,) gradient for a (1, 3) input"), (1, 3), example_values((3,), 0.5, 0.5),
+         _("same values, fewer axes: restore the size-1 axes")),
+        (_("broadcast-and-sum"), _("x + bias, x is (3, 4) and bias is (1, 4)"), (1, 4),
+         example_values((3, 4), 0.5, 0.5), _("the bias row was copied to 3 rows: sum over axis 0")),
+        (_("broadcast-and-sum"), _("x + c, x is (2, 4, 3) and c is (4, 1)"), (4, 1),
+         example_values((2, 4, 3), 0.5, 0.5), _("new leading axis 0 and stretched axis 2: sum over both")),
     ]
     cases = []
     for name, example, shape, grad, rule in specs:
