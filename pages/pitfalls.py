@@ -6,6 +6,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from lucid.i18n import N_, _
 from lucid.lessons.pitfalls import (
     DeepGraphResult,
     quadratic_descent,
@@ -24,94 +25,100 @@ ensure_navigation()
 page_classroom.apply_page_style()  # Classroom mode: 20 px type (charts: see page_classroom.chart)
 
 
-@process_cache(max_entries=16, spinner="Building the chain and sorting it…")  # a cache no client can clear
+@process_cache(max_entries=16, spinner=N_("Building the chain and sorting it…"))  # a cache no client can clear
 def deep_chain(n: int, engine: str) -> DeepGraphResult:
     """One of the two sorts on an ``n``-addition chain (pure, so cached across reruns)."""
     return try_recursive_sort(n) if engine == "recursive" else try_lucid_backward(n)
 
 
-st.title("Three classic pitfalls")
-st.write("Each experiment runs live: the wrong version on the left, the right one on the right. "
-         "The wrong code lives in the lesson's demo code; lucid's engine does it right.")
+st.title(_("Three classic pitfalls"))
+st.write(_("Each experiment runs live: the wrong version on the left, the right one on the right. "
+           "The wrong code lives in the lesson's demo code; lucid's engine does it right."))
 
 # ----- (a) ---------------------------------------------------------------------
-st.header("1 · Assigning a gradient instead of accumulating it")
-st.write("In `y = x*x` the node `x` feeds the product **twice**, so two gradients arrive at `x` "
-         "and both must be added: dy/dx = x + x = 2x. A backward rule that writes `grad = …` keeps only "
-         "the last one.")
+st.header(_("1 · Assigning a gradient instead of accumulating it"))
+st.write(_("In `y = x*x` the node `x` feeds the product **twice**, so two gradients arrive at `x` "
+           "and both must be added: dy/dx = x + x = 2x. A backward rule that writes `grad = …` keeps only "
+           "the last one."))
 x_value = st.columns(4)[0].number_input("x", value=3.0, step=0.5, key="pitfall_x")
 square = square_gradients(x_value)
 left, right = st.columns(2)
 with left:
-    st.subheader("Wrong: `=`")
+    st.subheader(_("Wrong: `=`"))
     st.code("parent.grad = upstream * local   # last path wins", language="python")
-    st.metric("dy/dx", f"{square.assigned:g}", delta=f"{square.assigned - square.accumulated:g}: half is lost",
+    st.metric("dy/dx", f"{square.assigned:g}",
+              delta=_("{change}: half is lost").format(change=format(square.assigned - square.accumulated, "g")),
               delta_color="normal" if square.assigned < square.accumulated else "inverse")
 with right:
-    st.subheader("Right: `+=`")
+    st.subheader(_("Right: `+=`"))
     st.code("parent.grad += upstream * local  # every path adds", language="python")
     st.metric("dy/dx", f"{square.accumulated:g}")
-st.caption(f"y = {square.y:g}; lucid's own backward gives dy/dx = {square.engine:g} = 2·x.")
-st.write("lucid's graph of `y = x*x` after its backward pass: two edges from `x` into `×`, one gradient "
-         f"of {square.assigned:g} along each, added up at `x`.")
+st.caption(_("y = {y}; lucid's own backward gives dy/dx = {dydx} = 2·x.").format(y=format(square.y, "g"),
+                                                                              dydx=format(square.engine, "g")))
+st.write(_("lucid's graph of `y = x*x` after its backward pass: two edges from `x` into `×`, one gradient "
+           "of {g} along each, added up at `x`.").format(g=format(square.assigned, "g")))
 # laid out by dot on the server: the browser then needs no Graphviz of its own (seconds of a first load)
 graph_image(to_dot(square.graph_root, square.trace))
 st.code(square.headline, language=None)  # the last step: the second part added to the first
 open_in_playground(square_program(x_value), key="pitfall_open")  # step through it one gradient at a time
 
 # ----- (b) ---------------------------------------------------------------------
-st.header("2 · Forgetting to zero the gradients between steps")
-st.write("Minimise `(w - 1)**2` by gradient descent. Gradients accumulate into leaves (that is what "
-         "makes pitfall 1 right), so a training loop must reset them before each `backward`. Without the "
-         "reset, every step also re-applies all earlier gradients and `w` overshoots.")
+st.header(_("2 · Forgetting to zero the gradients between steps"))
+st.write(_("Minimise `(w - 1)**2` by gradient descent. Gradients accumulate into leaves (that is what "
+           "makes pitfall 1 right), so a training loop must reset them before each `backward`. Without the "
+           "reset, every step also re-applies all earlier gradients and `w` overshoots."))
 c1, c2, c3 = st.columns(3)
-lr = c1.number_input("learning rate", value=0.3, min_value=0.01, max_value=1.0, step=0.05, key="pitfall_lr")
-steps = c2.number_input("steps", value=6, min_value=1, max_value=50, step=1, key="pitfall_steps")
-w0 = c3.number_input("start w₀", value=0.0, step=0.5, key="pitfall_w0")
+lr = c1.number_input(_("learning rate"), value=0.3, min_value=0.01, max_value=1.0, step=0.05, key="pitfall_lr")
+steps = c2.number_input(_("steps"), value=6, min_value=1, max_value=50, step=1, key="pitfall_steps")
+w0 = c3.number_input(_("start w₀"), value=0.0, step=0.5, key="pitfall_w0")
 with_reset = quadratic_descent(int(steps), lr, w0, reset=True)
 without_reset = quadratic_descent(int(steps), lr, w0, reset=False)
-table = pd.DataFrame({"step": range(1, int(steps) + 1), "w with zero_grad": with_reset,
-                      "w without zero_grad": without_reset})
+STEP, WITH, WITHOUT = _("step"), _("w with zero_grad"), _("w without zero_grad")
+table = pd.DataFrame({STEP: range(1, int(steps) + 1), WITH: with_reset, WITHOUT: without_reset})
 st.code("for step in range(steps):\n    loss = (w - 1) ** 2\n    w.zero_grad()      # ← the line people forget\n"
         "    loss.backward()    # adds to w.grad\n    w.data -= lr * w.grad", language="python")
 left, right = st.columns([2, 3])
 with left:
-    st.dataframe(table.style.format({"w with zero_grad": "{:.3f}", "w without zero_grad": "{:.3f}"}),
+    st.dataframe(table.style.format({WITH: "{:.3f}", WITHOUT: "{:.3f}"}),
                  hide_index=True, key="pitfall_table")
 with right:
-    long = table.melt("step", var_name="loop", value_name="w")
+    long = table.rename(columns={STEP: "step"}).melt("step", var_name="loop", value_name="w")
     lines = alt.Chart(long).mark_line(point=True).encode(
-        x=alt.X("step:Q", axis=alt.Axis(tickMinStep=1)), y=alt.Y("w:Q"),
-        color=alt.Color("loop:N", scale=alt.Scale(range=["#2b6cb0", "#c53030"]), legend=alt.Legend(orient="bottom")),
-        tooltip=["step", "loop", alt.Tooltip("w:Q", format=".3f")])
+        x=alt.X("step:Q", title=STEP, axis=alt.Axis(tickMinStep=1)), y=alt.Y("w:Q"),
+        color=alt.Color("loop:N", title=_("loop"), scale=alt.Scale(range=["#2b6cb0", "#c53030"]),
+                        legend=alt.Legend(orient="bottom")),
+        tooltip=[alt.Tooltip("step:Q", title=STEP), alt.Tooltip("loop:N", title=_("loop")),
+                 alt.Tooltip("w:Q", format=".3f")])
     target = alt.Chart(pd.DataFrame({"w": [1.0]})).mark_rule(strokeDash=[5, 4], color="gray").encode(y="w:Q")
     st.altair_chart(page_classroom.chart((lines + target).properties(height=300)), width="stretch")
-st.markdown("**with reset:** `" + " ".join(f"{w:.3f}" for w in with_reset) + "`  \n"
-            "**without:** `" + " ".join(f"{w:.3f}" for w in without_reset) + "`")
+st.markdown(_("**with reset:** `{with_reset}`  \n**without:** `{without}`").format(
+    with_reset=" ".join(f"{w:.3f}" for w in with_reset), without=" ".join(f"{w:.3f}" for w in without_reset)))
 
 # ----- (c) ---------------------------------------------------------------------
-st.header("3 · A recursive topological sort on a deep graph")
-st.write("Sorting the graph recursively uses one Python frame per level. A chain of N additions "
-         "`x + 1 + 1 + …` is N levels deep, so past Python's recursion limit the sort dies. lucid sorts "
-         "with an explicit stack.")
-n = st.select_slider("N additions in the chain", options=[100, 500, 900, 2_000, 5_000, 20_000, 100_000],
+st.header(_("3 · A recursive topological sort on a deep graph"))
+st.write(_("Sorting the graph recursively uses one Python frame per level. A chain of N additions "
+           "`x + 1 + 1 + …` is N levels deep, so past Python's recursion limit the sort dies. lucid sorts "
+           "with an explicit stack."))
+n = st.select_slider(_("N additions in the chain"), options=[100, 500, 900, 2_000, 5_000, 20_000, 100_000],
                      value=2_000, key="pitfall_n")
 recursive = deep_chain(n, "recursive")
 iterative = deep_chain(n, "lucid")
 left, right = st.columns(2)
 with left:
-    st.subheader("Recursive sort")
+    st.subheader(_("Recursive sort"))
     if recursive.ok:
-        st.success(f"N = {n:,}: {recursive.message} (depth {recursive.depth_reached:,})")
+        st.success(_("N = {n}: {message} (depth {depth})").format(n=format(n, ","), message=recursive.message,
+                                                                  depth=format(recursive.depth_reached, ",")))
     else:
         st.error(f"N = {n:,}: {recursive.message}")
-        st.write(f"It got {recursive.depth_reached:,} levels deep; Python's recursion limit is "
-                 f"{recursive.recursion_limit:,} frames, and the frames already in use by the caller count too.")
+        st.write(_("It got {depth} levels deep; Python's recursion limit is {limit} frames, and the frames already "
+                   "in use by the caller count too.").format(depth=format(recursive.depth_reached, ","),
+                                                             limit=format(recursive.recursion_limit, ",")))
 with right:
-    st.subheader("lucid's iterative backward")
+    st.subheader(_("lucid's iterative backward"))
     if iterative.ok:
         st.success(f"N = {n:,}: {iterative.message}")
     else:
         st.error(f"N = {n:,}: {iterative.message}")
-    st.write(f"Depth {iterative.depth_reached:,}; no recursion, so no limit but memory. "
-             "Slide N to 100,000 to see it still finish.")
+    st.write(_("Depth {depth}; no recursion, so no limit but memory. Slide N to 100,000 to see it still finish.")
+             .format(depth=format(iterative.depth_reached, ",")))

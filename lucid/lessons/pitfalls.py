@@ -20,6 +20,7 @@ from lucid._backend.grad_mode import no_grad
 from lucid._tensor.tensor import Tensor
 from lucid.autograd.backward import backward, topological_order
 from lucid.autograd.trace import Trace, backward_trace
+from lucid.i18n import _
 from lucid.viz.explain import explain
 
 
@@ -95,7 +96,7 @@ def quadratic_descent(steps: int = 6, lr: float = 0.3, w0: float = 0.0, target: 
     """
     w = Tensor(float(w0), requires_grad=True, name="w")
     trajectory = []
-    for _ in range(steps):
+    for _step in range(steps):
         loss = (w - target) ** 2
         if reset:
             w.zero_grad()
@@ -111,7 +112,7 @@ def addition_chain(n: int) -> tuple[Tensor, Tensor]:
     """``x + 1 + 1 + … `` with ``n`` additions: a graph ``n`` nodes deep. Returns (x, out)."""
     x = Tensor(0.5, requires_grad=True, name="x")
     out = x
-    for _ in range(n):
+    for _k in range(n):
         out = out + 1.0
     return x, out
 
@@ -157,7 +158,7 @@ def try_recursive_sort(n: int) -> DeepGraphResult:
     ``depth_reached`` is the deepest level visited before it stopped: a bit
     under the recursion limit, because the caller's own frames count too.
     """
-    _, out = addition_chain(n)
+    _x, out = addition_chain(n)
     deepest = [0]
 
     def note(depth: int) -> None:
@@ -169,7 +170,8 @@ def try_recursive_sort(n: int) -> DeepGraphResult:
         order = recursive_topological_order(out, note)
     except RecursionError as err:
         return DeepGraphResult(n, False, 0, deepest[0], limit, f"RecursionError: {err}")
-    return DeepGraphResult(n, True, len(order), deepest[0], limit, f"sorted {len(order):,} nodes")
+    return DeepGraphResult(n, True, len(order), deepest[0], limit,
+                           _("sorted {n} nodes").format(n=format(len(order), ",")))
 
 
 def try_lucid_backward(n: int) -> DeepGraphResult:
@@ -178,4 +180,5 @@ def try_lucid_backward(n: int) -> DeepGraphResult:
     nodes = len(backward(out))
     ok = x.grad is not None and float(x.grad) == 1.0
     return DeepGraphResult(n, ok, nodes, n + 1, sys.getrecursionlimit(),
-                           f"backward through {nodes:,} nodes, dx = {float(x.grad):g}")
+                           _("backward through {n} nodes, dx = {dx}").format(n=format(nodes, ","),
+                                                                             dx=format(float(x.grad), "g")))
