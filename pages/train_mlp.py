@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from lucid.data import DATASETS, Dataset, load
+from lucid.i18n import N_, _, text
 from lucid.lessons.training import (
     OPTIMIZERS,
     Comparison,
@@ -41,7 +42,7 @@ COLORS = alt.Scale(domain=[0, 1], range=["#2b6cb0", "#c53030"])
 
 
 # Shared work lives in process-wide caches no client can clear (lucid.ui.process_cache says why).
-@process_cache(max_entries=8, spinner="Building the dataset…")
+@process_cache(max_entries=8, spinner=N_("Building the dataset…"))
 def dataset(name: str) -> Dataset:
     """The dataset, loaded once per server (read-only: ``prepare`` makes new arrays)."""
     return load(name)
@@ -51,7 +52,7 @@ def dataset(name: str) -> Dataset:
 def comparison(name: str, hidden: int, lr: float, steps: int, samples: int) -> Comparison:
     """Tensors vs scalars, computed once per setting for the whole server under a progress bar (seconds at the
     largest settings): a class moving the same sliders computes each once."""
-    bar = st.progress(0.0, text="Training the same network as tensors and as scalars…")
+    bar = st.progress(0.0, text=_("Training the same network as tensors and as scalars…"))
     prepared = prepare(dataset(name))
     result = compare_tensor_scalar(prepared.Z, prepared.y, hidden=hidden, steps=steps, lr=lr, samples=samples,
                                    on_progress=lambda done, text: bar.progress(done, text=text))
@@ -66,11 +67,11 @@ def boundary_chart(model: MLP, prepared: Prepared) -> alt.LayerChart:
     cells = pd.DataFrame({"x1": g1.ravel() - step1 / 2, "x1b": g1.ravel() + step1 / 2,
                           "x2": g2.ravel() - step2 / 2, "x2b": g2.ravel() + step2 / 2, "p": grid.prob.ravel()})
     heat = alt.Chart(cells).mark_rect(opacity=0.55, strokeWidth=0).encode(
-        x=alt.X("x1:Q", title="x₁ (standardised)", scale=alt.Scale(domain=[grid.x1[0], grid.x1[-1]], nice=False)),
+        x=alt.X("x1:Q", title=_("x₁ (standardised)"), scale=alt.Scale(domain=[grid.x1[0], grid.x1[-1]], nice=False)),
         x2="x1b:Q",
-        y=alt.Y("x2:Q", title="x₂ (standardised)", scale=alt.Scale(domain=[grid.x2[0], grid.x2[-1]], nice=False)),
+        y=alt.Y("x2:Q", title=_("x₂ (standardised)"), scale=alt.Scale(domain=[grid.x2[0], grid.x2[-1]], nice=False)),
         y2="x2b:Q",
-        color=alt.Color("p:Q", title="P(label 1)", scale=alt.Scale(domain=[0, 1], scheme="redblue", reverse=True)),
+        color=alt.Color("p:Q", title=_("P(label 1)"), scale=alt.Scale(domain=[0, 1], scheme="redblue", reverse=True)),
     )
     points = pd.concat([
         pd.DataFrame({"x1": prepared.Z[:, 0], "x2": prepared.Z[:, 1], "label": prepared.y[:, 0], "part": "train"}),
@@ -78,8 +79,9 @@ def boundary_chart(model: MLP, prepared: Prepared) -> alt.LayerChart:
                       "part": "test"}),
     ])
     dots = alt.Chart(points).mark_point(filled=True, size=40, stroke="black", strokeWidth=0.6).encode(
-        x="x1:Q", y="x2:Q", color=alt.Color("label:N", scale=alt.Scale(range=["#2b6cb0", "#c53030"]), title="label"),
-        shape=alt.Shape("part:N", scale=alt.Scale(domain=["train", "test"], range=["circle", "triangle-up"])),
+        x="x1:Q", y="x2:Q", color=alt.Color("label:N", scale=alt.Scale(range=["#2b6cb0", "#c53030"]), title=_("label")),
+        shape=alt.Shape("part:N", title=_("part"),
+                        scale=alt.Scale(domain=["train", "test"], range=["circle", "triangle-up"])),
         tooltip=["label:N", "part:N"],
     )
     return (heat + dots).properties(height=420)
@@ -92,8 +94,8 @@ def features_chart(model: MLP, prepared: Prepared, names: list[str], fx: int, fy
     frame = pd.DataFrame({"x": raw[:, fx], "y": raw[:, fy], "label": prepared.y_test[:, 0].astype(int),
                           "P(label 1)": prob, "correct": (prob >= 0.5) == (prepared.y_test[:, 0] >= 0.5)})
     return alt.Chart(frame).mark_point(filled=True).encode(
-        x=alt.X("x:Q", title=names[fx], scale=alt.Scale(zero=False)),
-        y=alt.Y("y:Q", title=names[fy], scale=alt.Scale(zero=False)),
+        x=alt.X("x:Q", title=_(names[fx]), scale=alt.Scale(zero=False)),
+        y=alt.Y("y:Q", title=_(names[fy]), scale=alt.Scale(zero=False)),
         color=alt.Color("label:N", scale=alt.Scale(range=["#2b6cb0", "#c53030"])),
         shape=alt.Shape("correct:N", scale=alt.Scale(domain=[True, False], range=["circle", "cross"])),
         size=alt.condition("datum.correct", alt.value(50), alt.value(200)),
@@ -101,26 +103,27 @@ def features_chart(model: MLP, prepared: Prepared, names: list[str], fx: int, fy
     ).properties(height=380)
 
 
-st.title("Train an MLP")
-st.write("A network with one hidden layer (tanh) and a sigmoid output, trained on binary cross-entropy with "
-         "lucid's autodiff. Pick the data and the settings, then train.")
+st.title(_("Train an MLP"))
+st.write(_("A network with one hidden layer (tanh) and a sigmoid output, trained on binary cross-entropy with "
+           "lucid's autodiff. Pick the data and the settings, then train."))
 
 c1, c2, c3 = st.columns(3)
-name = c1.selectbox("dataset", DATASETS, key="train_dataset")
-optimizer_name = c2.radio("optimizer", OPTIMIZERS, index=1, horizontal=True, key="train_optimizer")
-hidden = c3.slider("hidden units", 2, 32, 8, key="train_hidden")
+name = c1.selectbox(_("dataset"), DATASETS, key="train_dataset", format_func=_)
+optimizer_name = c2.radio(_("optimizer"), OPTIMIZERS, index=1, horizontal=True, key="train_optimizer")
+hidden = c3.slider(_("hidden units"), 2, 32, 8, key="train_hidden")
 c4, c5, c6 = st.columns(3)
-lr = c4.select_slider("learning rate", LEARNING_RATES, value=0.1, key="train_lr")
-steps = c5.slider("steps", 10, 1000, 300, step=10, key="train_steps")
-seed = c6.number_input("seed (initial weights)", 0, 1000, 0, key="train_seed")
+lr = c4.select_slider(_("learning rate"), LEARNING_RATES, value=0.1, key="train_lr")
+steps = c5.slider(_("steps"), 10, 1000, 300, step=10, key="train_steps")
+seed = c6.number_input(_("seed (initial weights)"), 0, 1000, 0, key="train_seed")
 
 ds = dataset(name)
 prepared = prepare(ds)
-st.caption(f"**{ds.name}**: {ds.description}. {len(prepared.Z)} points for training, {len(prepared.Z_test)} "
-           f"held out for testing; share of label 1: {ds.positive_share:.0%}.")
+st.caption(_("**{name}**: {description}. {train} points for training, {test} held out for testing; share of "
+             "label 1: {share}.").format(name=_(ds.name), description=text(ds.description), train=len(prepared.Z),
+                                          test=len(prepared.Z_test), share=format(ds.positive_share, ".0%")))
 
-clicked = st.button("Train", type="primary", key="train_button")
-progress = st.progress(0.0, text="press Train")
+clicked = st.button(_("Train"), type="primary", key="train_button")
+progress = st.progress(0.0, text=_("press Train"))
 curve = st.empty()
 
 
@@ -138,7 +141,8 @@ def train_live(name: str, optimizer_name: str, hidden: int, lr: float, steps: in
     def on_step(step: int, loss: float) -> None:
         seen.append(loss)
         if step % bar_every == 0 or step == steps:
-            progress.progress(step / steps, text=f"step {step} / {steps} · loss {loss:.4f}")
+            progress.progress(step / steps, text=_("step {step} / {n} · loss {loss}").format(
+                step=step, n=steps, loss=format(loss, ".4f")))
         if step % curve_every == 0 or step == steps:
             loss_curve(seen)
 
@@ -146,7 +150,7 @@ def train_live(name: str, optimizer_name: str, hidden: int, lr: float, steps: in
 
 
 @process_cache(max_entries=256, max_bytes=32 << 20, sizeof=TrainingRun.approx_bytes,
-               spinner="Training the network (once for everyone with these settings)…")
+               spinner=N_("Training the network (once for everyone with these settings)…"))
 def trained(name: str, optimizer_name: str, hidden: int, lr: float, steps: int, seed: int) -> TrainingRun:
     """The run for these settings, trained once per server (live, in the session that asks first): training is
     deterministic in them, so every other session and every rerun shows the same numbers at once."""
@@ -157,43 +161,45 @@ settings = (name, optimizer_name, hidden, lr, steps, int(seed))
 # Train trains again in front of the class (same settings, same numbers); otherwise the shared run is shown
 run = train_live(*settings) if clicked and holds(trained, *settings) else trained(*settings)
 model, losses = run.model, run.losses
-progress.progress(1.0, text=f"step {steps} / {steps} · loss {losses[-1]:.4f}")
+progress.progress(1.0, text=_("step {step} / {n} · loss {loss}").format(step=steps, n=steps,
+                                                                         loss=format(losses[-1], ".4f")))
 loss_curve(losses)
 
 m1, m2, m3, m4 = st.columns(4)
-m1.metric("first loss", f"{losses[0]:.4f}")
-m2.metric("final loss", f"{losses[-1]:.4f}", delta=f"{losses[-1] - losses[0]:.4f}", delta_color="inverse")
-m3.metric("train accuracy", f"{accuracy(model, prepared.Z, prepared.y):.1%}")
-m4.metric("test accuracy", f"{accuracy(model, prepared.Z_test, prepared.y_test):.1%}")
+m1.metric(_("first loss"), f"{losses[0]:.4f}")
+m2.metric(_("final loss"), f"{losses[-1]:.4f}", delta=f"{losses[-1] - losses[0]:.4f}", delta_color="inverse")
+m3.metric(_("train accuracy"), f"{accuracy(model, prepared.Z, prepared.y):.1%}")
+m4.metric(_("test accuracy"), f"{accuracy(model, prepared.Z_test, prepared.y_test):.1%}")
 
-st.header("What the network learned")
+st.header(_("What the network learned"))
 if ds.n_features == 2:
-    st.write("Colour is the model's probability of label 1 on a grid; the white band is the 0.5 boundary. "
-             "Circles are training points, triangles held-out test points.")
+    st.write(_("Colour is the model's probability of label 1 on a grid; the white band is the 0.5 boundary. "
+               "Circles are training points, triangles held-out test points."))
     st.altair_chart(page_classroom.chart(boundary_chart(model, prepared)), width="stretch")
 else:
-    st.write(f"The data has {ds.n_features} features, so there is no plane to colour. Held-out points on two "
-             "features of your choice (label 1: zlib gets the chunk below 30%), crosses where the model is wrong:")
+    st.write(_("The data has {n} features, so there is no plane to colour. Held-out points on two features of your "
+               "choice (label 1: zlib gets the chunk below 30%), crosses where the model is wrong:").format(
+        n=ds.n_features))
     f1, f2 = st.columns(2)
     names = list(ds.feature_names)
-    fx = names.index(f1.selectbox("horizontal", names, index=0, key="train_fx"))
-    fy = names.index(f2.selectbox("vertical", names, index=3, key="train_fy"))
+    fx = names.index(f1.selectbox(_("horizontal"), names, index=0, key="train_fx", format_func=_))
+    fy = names.index(f2.selectbox(_("vertical"), names, index=3, key="train_fy", format_func=_))
     st.altair_chart(page_classroom.chart(features_chart(model, prepared, names, fx, fy)), width="stretch")
 
-st.header("The graph of one training step")
+st.header(_("The graph of one training step"))
 # step 1 (the initial weights): after training the loss is flat, so the trained network's gradients are tiny
 step_trace = first_step_graph(ds.n_features, hidden, int(seed), prepared.Z, prepared.y, batch=4)
 text_col, graph_col = st.columns([1, 2])
 with text_col:
-    st.write(f"Step 1 of training: a batch of 4 points through the network with its initial weights and the "
-             f"loss, after backward: **{node_count(step_trace.root)} nodes**, whatever the hidden size "
-             f"({hidden} here) or the batch size, because every node is a whole array.")
-    st.markdown("- `X` (4×features) and `y` are constants: no gradient.\n"
-                "- `W1, b1, W2, b2` are the leaves the optimizer updates with their `grad`.\n"
-                "- `b1` and `b2` are broadcast over the batch, so their gradients are sums over its rows.\n"
-                "- One step = this forward pass, one backward pass along every edge, one optimizer update.")
-    st.write("Why step 1: a trained network sits near a minimum of the loss, where the loss is flat, so its "
-             "gradients are close to zero. The same batch, mean |grad| of each parameter:")
+    st.write(_("Step 1 of training: a batch of 4 points through the network with its initial weights and the "
+               "loss, after backward: **{n} nodes**, whatever the hidden size ({hidden} here) or the batch size, "
+               "because every node is a whole array.").format(n=node_count(step_trace.root), hidden=hidden))
+    st.markdown(_("- `X` (4×features) and `y` are constants: no gradient.\n"
+                  "- `W1, b1, W2, b2` are the leaves the optimizer updates with their `grad`.\n"
+                  "- `b1` and `b2` are broadcast over the batch, so their gradients are sums over its rows.\n"
+                  "- One step = this forward pass, one backward pass along every edge, one optimizer update."))
+    st.write(_("Why step 1: a trained network sits near a minimum of the loss, where the loss is flat, so its "
+               "gradients are close to zero. The same batch, mean |grad| of each parameter:"))
     st.dataframe(gradient_table(step_trace, training_step_graph(model, prepared.Z, prepared.y, batch=4)),
                  hide_index=True, key="train_grad_sizes")
 with graph_col:
@@ -205,31 +211,34 @@ with graph_col:
 
 scalar_step_section(int(seed))
 
-st.header("Tensors vs scalars: why frameworks work on arrays")
-st.write("The same network from the same initial weights, built once from arrays and once from 0-d tensors "
-         "(one node per multiply and add, as in micrograd), trained with plain SGD on the same points. "
-         "Small on purpose: the scalar version is slow.")
+st.header(_("Tensors vs scalars: why frameworks work on arrays"))
+st.write(_("The same network from the same initial weights, built once from arrays and once from 0-d tensors "
+           "(one node per multiply and add, as in micrograd), trained with plain SGD on the same points. "
+           "Small on purpose: the scalar version is slow."))
 k1, k2, k3 = st.columns(3)
-cmp_samples = k1.slider("points", 8, 80, 32, step=8, key="cmp_samples")
-cmp_steps = k2.slider("steps", 1, 30, 10, key="cmp_steps")
-cmp_hidden = k3.slider("hidden units", 2, 8, min(hidden, 4), key="cmp_hidden")
+cmp_samples = k1.slider(_("points"), 8, 80, 32, step=8, key="cmp_samples")
+cmp_steps = k2.slider(_("steps"), 1, 30, 10, key="cmp_steps")
+cmp_hidden = k3.slider(_("hidden units"), 2, 8, min(hidden, 4), key="cmp_hidden")
 cmp = comparison(name, cmp_hidden, 0.5, cmp_steps, cmp_samples)
 left, middle, right = st.columns(3)
+time_label = _("time for {n} steps").format(n=cmp.steps)
 with left:
-    st.subheader("tensors")
-    st.metric("nodes per step", f"{cmp.tensor.nodes:,}")
-    st.metric(f"time for {cmp.steps} steps", f"{cmp.tensor.seconds * 1000:.1f} ms")
-    st.metric("final loss", f"{cmp.tensor.final_loss:.6f}")
+    st.subheader(_("tensors"))
+    st.metric(_("nodes per step"), f"{cmp.tensor.nodes:,}")
+    st.metric(time_label, f"{cmp.tensor.seconds * 1000:.1f} ms")
+    st.metric(_("final loss"), f"{cmp.tensor.final_loss:.6f}")
 with middle:
-    st.subheader("scalars")
-    st.metric("nodes per step", f"{cmp.scalar.nodes:,}")
-    st.metric(f"time for {cmp.steps} steps", f"{cmp.scalar.seconds * 1000:.1f} ms")
-    st.metric("final loss", f"{cmp.scalar.final_loss:.6f}")
+    st.subheader(_("scalars"))
+    st.metric(_("nodes per step"), f"{cmp.scalar.nodes:,}")
+    st.metric(time_label, f"{cmp.scalar.seconds * 1000:.1f} ms")
+    st.metric(_("final loss"), f"{cmp.scalar.final_loss:.6f}")
 with right:
-    st.subheader("ratio")
-    st.metric("nodes: scalars / tensors", f"{cmp.node_ratio:,.0f}×")
-    st.metric("time: scalars / tensors", f"{cmp.time_ratio:,.0f}×")
-    st.metric("time: tensors / NumPy by hand", f"{cmp.numpy_ratio:,.1f}×")
-st.caption(f"{cmp.samples} points, {cmp.hidden} hidden units, {cmp.steps} SGD steps at lr 0.5. Both versions end "
-           f"at the same loss (difference {abs(cmp.scalar.final_loss - cmp.tensor.final_loss):.1e}): the math is "
-           "identical, only the bookkeeping differs. Times are measured once per setting on this machine.")
+    st.subheader(_("ratio"))
+    st.metric(_("nodes: scalars / tensors"), f"{cmp.node_ratio:,.0f}×")
+    st.metric(_("time: scalars / tensors"), f"{cmp.time_ratio:,.0f}×")
+    st.metric(_("time: tensors / NumPy by hand"), f"{cmp.numpy_ratio:,.1f}×")
+st.caption(_("{samples} points, {hidden} hidden units, {steps} SGD steps at lr 0.5. Both versions end at the same "
+             "loss (difference {difference}): the math is identical, only the bookkeeping differs. Times are "
+             "measured once per setting on this machine.").format(
+    samples=cmp.samples, hidden=cmp.hidden, steps=cmp.steps,
+    difference=format(abs(cmp.scalar.final_loss - cmp.tensor.final_loss), ".1e")))

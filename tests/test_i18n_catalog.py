@@ -30,7 +30,7 @@ PLAYGROUND_MODULES = [
     "lucid/ui/graph_view.py", "lucid/ui/inspector_view.py", "lucid/ui/inputs_view.py", "lucid/ui/lesson_view.py",
     "lucid/ui/copy_link.py", "lucid/ui/language.py", "lucid/ui/clickable_graph.py", "lucid/ui/classroom_state.py",
     "pages/gradient_check.py", "lucid/ui/playground_link.py", "pages/op_reference.py",
-    "pages/broadcasting.py", "pages/pitfalls.py",
+    "pages/broadcasting.py", "pages/pitfalls.py", "pages/train_mlp.py", "lucid/ui/large_graph_view.py",
 ]
 #: Streamlit calls that put their first argument (and ``help=``, ``placeholder=``) on the screen.
 DISPLAY_CALLS = {"title", "header", "subheader", "caption", "markdown", "info", "warning", "error", "success",

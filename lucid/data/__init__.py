@@ -7,8 +7,9 @@ page can cache it and the tests can pin it.
 from lucid.data.dataset import Dataset, standardize
 from lucid.data.file_chunks import FEATURE_NAMES, chunk_features, compresses_well, file_chunks, python_library_dir
 from lucid.data.synthetic import spirals, two_moons
+from lucid.i18n import N_
 
-DATASETS = ("two moons", "spirals", "file chunks")
+DATASETS = (N_("two moons"), N_("spirals"), N_("file chunks"))
 
 
 def load(name: str, seed: int = 0) -> Dataset:

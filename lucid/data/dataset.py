@@ -5,6 +5,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from lucid.i18n import Message
+
 
 @dataclass(frozen=True)
 class Dataset:
@@ -14,7 +16,7 @@ class Dataset:
     X: np.ndarray
     y: np.ndarray
     feature_names: tuple[str, ...]
-    description: str = ""
+    description: str | Message = ""  # a Message renders in the reader's language
     sources: tuple[str, ...] = field(default=(), repr=False)
 
     @property

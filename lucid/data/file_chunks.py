@@ -19,8 +19,11 @@ from pathlib import Path
 import numpy as np
 
 from lucid.data.dataset import Dataset
+from lucid.i18n import L_, N_
 
-FEATURE_NAMES = ("byte entropy", "bigram entropy", "ASCII share", "unique-byte share", "mean run length")
+FEATURE_NAMES = (N_("byte entropy"), N_("bigram entropy"), N_("ASCII share"), N_("unique-byte share"),
+                 N_("mean run length"))
+"""English names (the keys pages show translated)."""
 COMPRESSED_BELOW = 0.30
 _SKIP_DIRS = {"__pycache__", "site-packages", "dist-packages"}
 
@@ -124,6 +127,7 @@ def file_chunks(n_chunks: int = 300, chunk_size: int = 4096, seed: int = 0, root
     X = np.array(rows, dtype=np.float64).reshape(-1, len(FEATURE_NAMES))
     y = np.array(labels, dtype=np.float64)
     return Dataset("file chunks", X, y, FEATURE_NAMES,
-                   f"{len(rows)} chunks of {chunk_size} bytes from {len(files)} files of Python's library; "
-                   f"label 1 = zlib compresses the chunk below {COMPRESSED_BELOW:.0%} of its size",
+                   L_("{n} chunks of {size} bytes from {files} files of Python's library; label 1 = zlib "
+                      "compresses the chunk below {share} of its size", n=len(rows), size=chunk_size,
+                      files=len(files), share=format(COMPRESSED_BELOW, ".0%")),
                    tuple(sources))

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from lucid.data.dataset import Dataset
+from lucid.i18n import L_
 
 
 def two_moons(n: int = 200, noise: float = 0.1, seed: int = 0) -> Dataset:
@@ -21,7 +22,7 @@ def two_moons(n: int = 200, noise: float = 0.1, seed: int = 0) -> Dataset:
     y = np.concatenate([np.zeros(n_top), np.ones(n_bottom)])
     order = rng.permutation(n)
     return Dataset("two moons", X[order], y[order], ("x₁", "x₂"),
-                   f"{n} points on two interleaving half circles, noise {noise}")
+                   L_("{n} points on two interleaving half circles, noise {noise}", n=n, noise=noise))
 
 
 def spirals(n: int = 200, turns: float = 1.5, noise: float = 0.08, seed: int = 0) -> Dataset:
@@ -40,4 +41,4 @@ def spirals(n: int = 200, turns: float = 1.5, noise: float = 0.08, seed: int = 0
     y = np.concatenate([np.zeros(n0), np.ones(n1)])
     order = rng.permutation(n)
     return Dataset("spirals", X[order], y[order], ("x₁", "x₂"),
-                   f"{n} points on two spiral arms ({turns} turns), noise {noise}")
+                   L_("{n} points on two spiral arms ({turns} turns), noise {noise}", n=n, turns=turns, noise=noise))

@@ -21,6 +21,7 @@ from lucid._tensor.tensor import Tensor
 from lucid.autograd.backward import topological_order
 from lucid.autograd.trace import Trace, backward_trace
 from lucid.data.dataset import Dataset, standardize
+from lucid.i18n import _
 from lucid.nn import MLP
 from lucid.nn.reference import NumpyMLP
 from lucid.nn.scalar import ScalarMLP
@@ -287,29 +288,29 @@ def compare_tensor_scalar(Z: np.ndarray, y: np.ndarray, hidden: int = 4, steps: 
     scalar = ScalarMLP.from_mlp(model)
     reference = NumpyMLP(model.weights(), model.activation)
 
-    report(0.0, "Counting the nodes of one step…")
+    report(0.0, _("Counting the nodes of one step…"))
     tensor_nodes = node_count(bce_loss(model, Z, y))
     scalar_nodes = node_count(scalar.bce_loss(Z, y))
-    report(0.02, f"Training as tensors ({steps} steps)…")
+    report(0.02, _("Training as tensors ({n} steps)…").format(n=steps))
     tensor_losses, tensor_seconds = _timed_fit(lambda: bce_loss(model, Z, y), SGD(model.parameters(), lr=lr),
                                                steps, None)
 
     def scalar_step(step: int, loss: float) -> None:  # the scalar twin is nearly all of the time
-        report(0.05 + 0.93 * step / steps, f"Training as scalars: step {step} of {steps}…")
+        report(0.05 + 0.93 * step / steps, _("Training as scalars: step {step} of {n}…").format(step=step, n=steps))
 
-    report(0.05, f"Training as scalars: {scalar_nodes:,} nodes per step…")
+    report(0.05, _("Training as scalars: {n} nodes per step…").format(n=format(scalar_nodes, ",")))
     scalar_losses, scalar_seconds = _timed_fit(lambda: scalar.bce_loss(Z, y), SGD(scalar.parameters(), lr=lr),
                                                steps, scalar_step)
 
-    report(0.99, "Training with NumPy by hand…")
+    report(0.99, _("Training with NumPy by hand…"))
     start = time.perf_counter()
     numpy_losses = []
-    for _ in range(steps):
+    for _step in range(steps):
         loss, grads = reference.loss_and_grads(Z, y)
         reference.sgd_step(grads, lr)
         numpy_losses.append(loss)
     numpy_seconds = time.perf_counter() - start
-    report(1.0, "Done.")
+    report(1.0, _("Done."))
 
     return Comparison(len(Z), steps, hidden,
                       Twin("tensors (arrays)", tensor_nodes, tensor_seconds, tensor_losses),

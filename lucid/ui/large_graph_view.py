@@ -14,6 +14,7 @@ import graphviz
 import streamlit as st
 
 from lucid.data import load
+from lucid.i18n import N_, _
 from lucid.lessons.graph_sizes import SEED_HIDDEN, SEED_SAMPLES, GraphSizes, step_graphs
 from lucid.lessons.training import make_model, prepare
 from lucid.ui.process_cache import process_cache
@@ -32,7 +33,7 @@ from lucid.viz.export import to_svg
 _EXPANDED = "gs_expanded"
 
 
-@process_cache(max_entries=4, spinner="Building the scalar graph of one step…")
+@process_cache(max_entries=4, spinner=N_("Building the scalar graph of one step…"))
 def _sizes(seed: int) -> GraphSizes:
     prepared = prepare(load("file chunks"))
     model = make_model(prepared.Z.shape[1], SEED_HIDDEN, seed)
@@ -78,45 +79,49 @@ def graph_image(graph: graphviz.Digraph, width: str | int = "content") -> None:
 def scalar_step_section(seed: int) -> None:
     """The whole section: both graphs, their sizes and times, the collapsed scalar graph to explore."""
     sizes = _sizes(int(seed))
-    st.header("The same step as scalars: thousands of nodes, drawn")
-    st.write(f"The design notes' experiment: 5 features → {SEED_HIDDEN} tanh → 1 sigmoid on {sizes.samples} "
-             "points of the file-chunk data, one training step. Built from arrays it is "
-             f"**{sizes.tensor.nodes} nodes**; built from 0-d tensors, written as the notes write it, it is "
-             f"**{sizes.scalar.nodes:,} nodes** ({sizes.node_ratio:,.0f}×), with the same loss.")
+    st.header(_("The same step as scalars: thousands of nodes, drawn"))
+    st.write(_("The design notes' experiment: 5 features → {hidden} tanh → 1 sigmoid on {samples} points of the "
+               "file-chunk data, one training step. Built from arrays it is **{tensor} nodes**; built from 0-d "
+               "tensors, written as the notes write it, it is **{scalar} nodes** ({ratio}×), with the same loss.")
+             .format(hidden=SEED_HIDDEN, samples=sizes.samples, tensor=sizes.tensor.nodes,
+                     scalar=format(sizes.scalar.nodes, ","), ratio=format(sizes.node_ratio, ",.0f")))
     left, right = st.columns([1, 2])
     with left:
-        st.subheader("tensors")
+        st.subheader(_("tensors"))
         a, b = st.columns(2)
-        a.metric("nodes", f"{sizes.tensor.nodes:,}")
-        b.metric("build + backward", f"{sizes.tensor.seconds * 1000:.1f} ms")
-        st.metric("loss", f"{sizes.tensor.loss:.12f}")
+        a.metric(_("nodes"), f"{sizes.tensor.nodes:,}")
+        b.metric(_("build + backward"), f"{sizes.tensor.seconds * 1000:.1f} ms")
+        st.metric(_("loss"), f"{sizes.tensor.loss:.12f}")
         # its structure is the point here: names, kinds and shapes only, so it is drawn at full size
         graph_image(to_dot(sizes.tensor.root, direction="TB", show_values=False, show_grads=False, large=True))
     with right:
-        st.subheader("scalars, collapsed")
+        st.subheader(_("scalars, collapsed"))
         a, b = st.columns(2)
-        a.metric("nodes", f"{sizes.scalar.nodes:,}")
-        b.metric("build + backward", f"{sizes.scalar.seconds * 1000:.0f} ms")
-        st.metric("loss", f"{sizes.scalar.loss:.12f}",
-                  help=f"difference from the tensor loss: {abs(sizes.scalar.loss - sizes.tensor.loss):.1e}")
+        a.metric(_("nodes"), f"{sizes.scalar.nodes:,}")
+        b.metric(_("build + backward"), f"{sizes.scalar.seconds * 1000:.0f} ms")
+        st.metric(_("loss"), f"{sizes.scalar.loss:.12f}",
+                  help=_("difference from the tensor loss: {difference}").format(
+                      difference=format(abs(sizes.scalar.loss - sizes.tensor.loss), ".1e")))
         expanded = tuple(sorted(st.session_state.get(_EXPANDED, ())))
-        view, _ = _view(int(seed), expanded)
+        view, _seconds = _view(int(seed), expanded)
         _open_close(view, expanded)
         expanded = tuple(sorted(st.session_state.get(_EXPANDED, ())))
-        view, _ = _view(int(seed), expanded)
+        view, _seconds = _view(int(seed), expanded)
         n = len(view.steps)
-        step = st.slider("backward step (collapsed)", 0, n - 1, n - 1, key=f"gs_step_{n}",
-                         help="A step is the gradient working through one box and leaving it; inside an open "
-                              "box every gradient is its own step.")
+        step = st.slider(_("backward step (collapsed)"), 0, n - 1, n - 1, key=f"gs_step_{n}",
+                         help=_("A step is the gradient working through one box and leaving it; inside an open "
+                                "box every gradient is its own step."))
         svg, seconds = _svg(int(seed), expanded, step, "main")
-        st.caption(describe_step(view, step) + f" {view.node_count} boxes and nodes drawn for "
-                   f"{sizes.scalar.nodes:,} nodes, {n} collapsed steps for {len(view.trace.steps):,} trace steps; "
-                   f"drawn on the server in {seconds:.2f} s.")
+        st.caption(describe_step(view, step) + " " + _(
+            "{drawn} boxes and nodes drawn for {nodes} nodes, {n} collapsed steps for {steps} trace steps; drawn on "
+            "the server in {seconds} s.").format(drawn=view.node_count, nodes=format(sizes.scalar.nodes, ","), n=n,
+                                                 steps=format(len(view.trace.steps), ","),
+                                                 seconds=format(seconds, ".2f")))
         if view.closed_for_budget:
-            st.caption(f"{len(view.closed_for_budget)} open groups were closed again to keep the layout within "
-                       "its budget.")
+            st.caption(_("{n} open groups were closed again to keep the layout within its budget.").format(
+                n=len(view.closed_for_budget)))
         st.image(svg.decode("utf-8"), width="stretch")
-    with st.expander("Where this step is: the whole graph small, the current region large", expanded=False):
+    with st.expander(_("Where this step is: the whole graph small, the current region large"), expanded=False):
         o, d = st.columns([2, 3])
         o.image(_svg(int(seed), expanded, step, "overview")[0].decode("utf-8"))
         d.image(_svg(int(seed), expanded, step, "detail")[0].decode("utf-8"))
@@ -129,9 +134,9 @@ def _open_close(view: CollapsedView, expanded: tuple[str, ...]) -> None:
     choices = {"—": None}
     for unit, grp in boxes:
         if grp is not None:
-            choices[f"open ▸ {grp.label} ({grp.size:,} nodes)"] = unit
+            choices[_("open ▸ {label} ({n} nodes)").format(label=grp.label, n=format(grp.size, ","))] = unit
     for grp in view.open_groups:
-        choices[f"close ▾ {grp.label}"] = grp.id
+        choices[_("close ▾ {label}").format(label=grp.label)] = grp.id
 
     def apply() -> None:
         picked = choices.get(st.session_state.get("gs_toggle", "—"))
@@ -139,4 +144,4 @@ def _open_close(view: CollapsedView, expanded: tuple[str, ...]) -> None:
             st.session_state[_EXPANDED] = tuple(sorted(toggle(view, expanded, picked)))
         st.session_state["gs_toggle"] = "—"
 
-    st.selectbox("open or close a box", list(choices), key="gs_toggle", on_change=apply)
+    st.selectbox(_("open or close a box"), list(choices), key="gs_toggle", on_change=apply)
