@@ -12,6 +12,8 @@ from typing import Any
 
 import altair as alt
 
+from lucid.i18n import _
+
 CLASSROOM_ROOT_PX = 20
 """Root font size in Classroom mode: body text (1 rem) is 20 px, small captions (0.875 rem) 17.5 px."""
 TICK_PX = 16
@@ -64,8 +66,10 @@ def loss_curve(losses: list[float]) -> alt.TopLevelMixin:
     import pandas as pd
 
     frame = pd.DataFrame({"step": range(1, len(losses) + 1), "loss": losses})
-    line = alt.Chart(frame).mark_line().encode(x=alt.X("step:Q", title="step"), y=alt.Y("loss:Q", title="loss"),
-                                               tooltip=["step", alt.Tooltip("loss:Q", format=".4f")])
+    step, loss = _("step"), _("loss")
+    line = alt.Chart(frame).mark_line().encode(x=alt.X("step:Q", title=step), y=alt.Y("loss:Q", title=loss),
+                                               tooltip=[alt.Tooltip("step:Q", title=step),
+                                                        alt.Tooltip("loss:Q", title=loss, format=".4f")])
     return chart(line.properties(height=260))
 
 
