@@ -1,4 +1,4 @@
-"""The Playground at ?lang=ko in a real browser (issue 18): programs run, draw and explain in Korean.
+"""The app at ?lang=ko in a real browser (issue 18): programs run, draw and explain in Korean; every page speaks it.
 
 Three programs: the default example, the CS231n sigmoid neuron and a 2-layer MLP whose names are Korean.
 Each opens at ``?lang=ko``, is stepped in the player, and is photographed (``artifacts/korean-*.png``).
@@ -219,3 +219,19 @@ def test_the_picker_turns_a_korean_page_back_to_english_and_the_link_follows(pag
     choose_language(page, "한국어", "플레이그라운드")
     page.wait_for_function("() => new URLSearchParams(location.search).get('lang') === 'ko'")
     page.get_by_role("button", name="다음", exact=True).wait_for()
+
+
+#: Every page besides the Playground, with its Korean title (the navigation's and the page's heading).
+PAGES = {"gradient_check": "기울기 확인", "train_mlp": "MLP 학습", "pitfalls": "흔한 실수 세 가지",
+         "broadcasting": "브로드캐스팅, 순전파와 역전파", "op_reference": "연산 목록"}
+
+
+@pytest.mark.parametrize("path", list(PAGES))
+def test_every_page_speaks_korean(page, app_url, path):
+    page.goto(f"{app_url}/{path}?lang=ko")
+    page.get_by_role("heading", name=PAGES[path], level=1).wait_for(timeout=SLOW)
+    wait_until_idle(page, timeout=2 * SLOW)  # the Train page trains once for the whole server
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert page.get_by_role("link", name="플레이그라운드").first.is_visible()  # the navigation too
+    shoot(page, path)
+    assert untranslated(visible_text(page), set()) == []
