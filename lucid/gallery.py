@@ -197,6 +197,20 @@ EXAMPLES: tuple[Example, ...] = (
         "t = 0.5\n"
         "p = stack([cos(t), sin(t), t * t])\n",
     ),
+    Example(
+        "korean-mlp", N_("An MLP with Korean names"),
+        N_("Names may be Korean (가중치, 편향): the graph, the explanations and the links show them as typed, and "
+           "the gradients are exactly those of the same program with ASCII names."),
+        "# 한국어 이름의 2층 MLP\n"
+        "입력 = const([[0.5, -1.0], [1.5, 2.0]])\n"
+        "가중치1 = [[0.1, -0.2, 0.3], [0.4, 0.5, -0.6]]\n"
+        "편향1 = [0.01, 0.02, 0.03]\n"
+        "은닉 = tanh(입력 @ 가중치1 + 편향1)\n"
+        "가중치2 = [[0.7], [-0.8], [0.9]]\n"
+        "편향2 = [0.1]\n"
+        "출력 = 은닉 @ 가중치2 + 편향2\n"
+        "손실 = mean(출력 * 출력)\n",
+    ),
 )
 
 DEFAULT: Example = EXAMPLES[0]

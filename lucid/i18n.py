@@ -17,6 +17,7 @@ titles, tables at module level) use ``N_`` (a no-op marker Babel extracts) and a
 from __future__ import annotations
 
 import functools
+import gettext as stdlib_gettext
 import io
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -65,21 +66,25 @@ def use_language(language: object) -> Iterator[str]:
 
 
 @functools.cache
-def translations(language: str):
+def translations(language: str) -> stdlib_gettext.NullTranslations:
     """The compiled catalog of ``language``: every ``.po`` of its folder merged, compiled to ``.mo`` in memory, once.
 
     ``lucid.po`` holds the Playground's messages, ``lessons.po`` the lesson pages', ``forward.po`` forward mode's
-    and ``grad()``'s (kept apart so several people can translate at once without editing one file);
-    ``merged_catalog`` says how they are combined.
+    and ``grad()``'s, ``classroom.po`` class mode's (kept apart so several people can translate at once without
+    editing one file); ``merged_catalog`` says how they are combined. English needs no catalog, and no Babel:
+    the library alone speaks English; the app and notebook extras bring Babel for the other languages, and
+    without it a language falls back to English rather than failing.
     """
-    from babel.messages.mofile import write_mo
-    from babel.support import NullTranslations, Translations
-
     if language == DEFAULT_LANGUAGE:
-        return NullTranslations()
+        return stdlib_gettext.NullTranslations()
+    try:
+        from babel.messages.mofile import write_mo
+        from babel.support import Translations
+    except ImportError:  # pragma: no cover - the app's requirements install Babel
+        return stdlib_gettext.NullTranslations()
     catalog = merged_catalog(language)
     if catalog is None:
-        return NullTranslations()
+        return stdlib_gettext.NullTranslations()
     buffer = io.BytesIO()
     write_mo(buffer, catalog, use_fuzzy=False)
     buffer.seek(0)
@@ -159,8 +164,10 @@ def locale_name(language: str | None = None) -> str:
 
 def format_decimal(value: float, pattern: str | None = None) -> str:
     """``value`` with the current language's decimal and grouping signs (CLDR, through Babel)."""
-    from babel.numbers import format_decimal as babel_format_decimal
-
+    try:
+        from babel.numbers import format_decimal as babel_format_decimal
+    except ImportError:  # pragma: no cover - English without Babel: Python's own grouping
+        return f"{value:,}"
     return babel_format_decimal(value, format=pattern, locale=locale_name())
 
 
@@ -171,8 +178,10 @@ def format_integer(value: int) -> str:
 
 def format_percent(value: float, pattern: str | None = None) -> str:
     """``value`` (0.25) as a percentage in the current language's style."""
-    from babel.numbers import format_percent as babel_format_percent
-
+    try:
+        from babel.numbers import format_percent as babel_format_percent
+    except ImportError:  # pragma: no cover - English without Babel
+        return f"{value:.0%}"
     return babel_format_percent(value, format=pattern, locale=locale_name())
 
 

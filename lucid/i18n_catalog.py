@@ -62,6 +62,7 @@ def update(root: Path = ROOT) -> dict[str, list[str]]:
         if language == DEFAULT_LANGUAGE:
             continue
         catalog = load(language)
+        template.creation_date = catalog.creation_date  # the header changes only when the messages do
         catalog.update(template, no_fuzzy_matching=True)
         catalog.obsolete.clear()
         with po_path(language).open("wb") as fh:

@@ -30,6 +30,8 @@ PLAYGROUND_MODULES = [
     "lucid/ui/graph_view.py", "lucid/ui/inspector_view.py", "lucid/ui/inputs_view.py", "lucid/ui/lesson_view.py",
     "lucid/ui/copy_link.py", "lucid/ui/language.py", "lucid/ui/clickable_graph.py", "lucid/ui/classroom_state.py",
     "lucid/ui/forward_mode_view.py", "lucid/ui/room_view.py", "lucid/ui/room_watch.py",
+    "pages/gradient_check.py", "lucid/ui/playground_link.py", "pages/op_reference.py",
+    "pages/broadcasting.py", "pages/pitfalls.py", "pages/train_mlp.py", "lucid/ui/large_graph_view.py",
 ]
 #: Streamlit calls that put their first argument (and ``help=``, ``placeholder=``) on the screen.
 DISPLAY_CALLS = {"title", "header", "subheader", "caption", "markdown", "info", "warning", "error", "success",
@@ -179,3 +181,32 @@ def test_numbers_in_the_interface_go_through_babel():
         assert i18n.format_integer(1234567) == "1,234,567"
         assert i18n.format_decimal(np.float64(0.5)) == "0.5"
     assert _("Playground") == "Playground"
+
+
+def _bindings_of_underscore(tree: ast.AST) -> list[int]:
+    """Lines where ``_`` is bound as a variable outside comprehensions (which have their own scope)."""
+    found = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+            return
+        if isinstance(node, ast.Name) and node.id == "_" and isinstance(node.ctx, ast.Store):
+            found.append(node.lineno)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+def test_no_module_that_translates_with_underscore_rebinds_it():
+    """``for _ in ...`` or ``a, _ = ...`` in a module that imports ``_`` turns the next ``_("...")`` into a crash."""
+    files = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "lucid").rglob("*.py"))]
+    rebound = []
+    for f in files:
+        tree = ast.parse(f.read_text(encoding="utf-8"))
+        imports_it = any(isinstance(n, ast.ImportFrom) and n.module == "lucid.i18n" and
+                         any(a.name == "_" for a in n.names) for n in ast.walk(tree))
+        if imports_it:
+            rebound += [(str(f.relative_to(ROOT)), line) for line in _bindings_of_underscore(tree)]
+    assert rebound == []

@@ -20,6 +20,7 @@ import numpy as np
 
 from lucid._backend.grad_mode import no_grad
 from lucid._tensor.tensor import Tensor
+from lucid.i18n import L_
 
 
 class GradcheckCancelled(Exception):
@@ -78,9 +79,9 @@ def _poll(should_stop: StopCheck | None, deadline: float | None) -> None:
     if should_stop is not None and should_stop():
         raise GradcheckCancelled()
     if deadline is not None and time.monotonic() > deadline:
-        raise GradcheckTimeLimit("The finite differences were stopped at their time limit: re-running this "
-                                 "program twice for every input number is too slow for a shared server. Try "
-                                 "fewer input numbers or fewer operations.")
+        raise GradcheckTimeLimit(L_("The finite differences were stopped at their time limit: re-running this "
+                                    "program twice for every input number is too slow for a shared server. Try "
+                                    "fewer input numbers or fewer operations."))
 
 
 def batched_numerical_grad(run: BatchedRunner, target: Tensor, upstream: np.ndarray, eps: float = 1e-6, *,

@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
-from lucid.i18n import current_language
+from lucid.i18n import _, current_language
 from lucid.ui.memo import SharedCache, WaitCancelled
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -88,7 +88,7 @@ def process_cache(*, max_entries: int = 64, max_bytes: int | None = None,
                 return _get(cache, key, lambda: fn(*args, **kwargs))
             import streamlit as st
 
-            with st.spinner(spinner):
+            with st.spinner(_(spinner)):
                 return _get(cache, key, lambda: fn(*args, **kwargs))
 
         cached.cache = cache  # type: ignore[attr-defined]

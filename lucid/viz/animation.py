@@ -132,7 +132,7 @@ class Animation:
             for v in self.changes[k]:
                 looks[self.variants[v][0]] = v
         for element_id, v in looks.items():
-            _, cls, inner = self.variants[v]
+            _eid, cls, inner = self.variants[v]
             group = groups[element_id]
             title = group.find(f"{{{SVG_NS}}}title")
             for child in list(group):
@@ -155,7 +155,7 @@ def step_html(expl: Any) -> str:
     if isinstance(ready, str) and ready:
         return ready
     text = expl.text
-    first, _, rest = text.partition("\n")
+    first, _nl, rest = text.partition("\n")
     if first.strip() == expl.title.strip():
         text = rest.lstrip("\n")
     return f'<div class="lucid-expl-text" style="white-space: pre-wrap">{html.escape(text)}</div>'

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from lucid._tensor.tensor import Tensor
 from lucid.autograd.trace import Trace
+from lucid.i18n import L_
 from lucid.viz.errors import GraphTooLarge
 
 STEP_WORK = 150
@@ -42,10 +43,11 @@ class AnimationTooCostly(GraphTooLarge):
     """The animation of this backward pass would take longer to build than a shared server allows."""
 
     def __init__(self, work: int, limit: int, steps: int) -> None:
-        super().__init__(f"Animating its {steps:,} backward steps would take about {work / limit:.1f}× the "
-                         f"animation limit ({limit:,} work units, about {limit * 16e-6:.0f} s of server time). "
-                         "Use fewer inputs per operation (a long stack(...) or concatenate(...) of the same "
-                         "tensor) or a smaller program.", nodes=steps, limit=limit)
+        super().__init__(L_("Animating its {steps} backward steps would take about {times}× the animation limit "
+                            "({limit} work units, about {seconds} s of server time). Use fewer inputs per operation "
+                            "(a long stack(...) or concatenate(...) of the same tensor) or a smaller program.",
+                            steps=format(steps, ","), times=format(work / limit, ".1f"), limit=format(limit, ","),
+                            seconds=format(limit * 16e-6, ".0f")), nodes=steps, limit=limit)
         self.work = work
 
 

@@ -34,7 +34,7 @@ import numpy as np
 
 from lucid._tensor.tensor import Tensor
 from lucid.autograd import Trace, topological_order
-from lucid.i18n import _, ngettext
+from lucid.i18n import L_, _, ngettext
 from lucid.viz.errors import GraphTooLarge
 from lucid.viz.hierarchy import Group, Hierarchy, build_hierarchy
 from lucid.viz.layout_cost import LAYOUT_BUDGET, cluster_budget_ok, view_cost
@@ -90,8 +90,9 @@ class CollapsedView:
             raise ValueError("the trace was recorded for a different output tensor than the one given")
         order = trace.order if trace is not None else (hierarchy.order if hierarchy else topological_order(root))
         if len(order) > MAX_TENSORS:
-            raise GraphTooLarge(f"This graph has {len(order):,} nodes, more than the {MAX_TENSORS:,} the collapsed "
-                                "view groups. Build a smaller graph (fewer samples or a smaller network).",
+            raise GraphTooLarge(L_("This graph has {count} nodes, more than the {MAX_TENSORS} the collapsed view "
+                                   "groups. Build a smaller graph (fewer samples or a smaller network).",
+                                   count=format(len(order), ","), MAX_TENSORS=format(MAX_TENSORS, ",")),
                                 nodes=len(order), limit=MAX_TENSORS)
         self.root, self.trace, self.order = root, trace, order
         self.hierarchy = hierarchy if hierarchy is not None else build_hierarchy(order)
@@ -100,9 +101,11 @@ class CollapsedView:
         self._layout(self.requested)
         drawn = self.node_count
         if drawn > MAX_DRAWN:
-            raise GraphTooLarge(f"With these groups open the graph has {drawn:,} nodes to draw, more than the "
-                                f"limit of {MAX_DRAWN:,}. Close some groups (click an open group's header) "
-                                "to draw it.", nodes=drawn, limit=MAX_DRAWN)
+            raise GraphTooLarge(L_("With these groups open the graph has {drawn} nodes to draw, more than the "
+                                   "limit of {MAX_DRAWN}. Close some groups (click an open group's header) to "
+                                   "draw it.",
+                                   drawn=format(drawn, ","), MAX_DRAWN=format(MAX_DRAWN, ",")),
+                                nodes=drawn, limit=MAX_DRAWN)
         #: Groups closed again because the drawing would have cost more layout work than ``LAYOUT_BUDGET``.
         self.closed_for_budget: list[str] = []
         cost = view_cost(self)

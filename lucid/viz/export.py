@@ -25,6 +25,7 @@ import graphviz
 
 from lucid._tensor.tensor import Tensor
 from lucid.autograd import Trace
+from lucid.i18n import L_
 from lucid.viz.dot import to_dot
 from lucid.viz.errors import GraphTooLarge, GraphvizNotInstalled, RenderError
 
@@ -74,9 +75,11 @@ def render(graph: graphviz.Digraph | str, fmt: str, *, dpi: float | None = None)
     except FileNotFoundError as exc:  # removed between the check and the call
         raise GraphvizNotInstalled() from exc
     except subprocess.TimeoutExpired as exc:
-        raise RenderError(f"Graphviz took longer than {DOT_TIMEOUT} s to lay out this graph") from exc
+        raise RenderError(L_("Graphviz took longer than {DOT_TIMEOUT} s to lay out this graph",
+                             DOT_TIMEOUT=DOT_TIMEOUT)) from exc
     if done.returncode != 0 or not done.stdout:
-        raise RenderError(f"Graphviz failed: {done.stderr.decode('utf-8', 'replace').strip()[:2000]}")
+        raise RenderError(L_("Graphviz failed: {value}",
+                             value=done.stderr.decode('utf-8', 'replace').strip()[:2000]))
     return done.stdout
 
 
@@ -166,8 +169,9 @@ def render_frames(root: Tensor, trace: Trace, *, dpi: float | None, caption: boo
     ``slide_windows``), else None.
     """
     if len(trace.steps) > MAX_FRAMES:
-        raise GraphTooLarge(f"This backward pass has {len(trace.steps)} steps, more than the {MAX_FRAMES} "
-                            "frames an animation may have. Try a smaller expression.",
+        raise GraphTooLarge(L_("This backward pass has {count} steps, more than the {MAX_FRAMES} frames an "
+                               "animation may have. Try a smaller expression.",
+                               count=len(trace.steps), MAX_FRAMES=MAX_FRAMES),
                             nodes=len(trace.steps), limit=MAX_FRAMES)
     sources = [to_dot(root, trace, s, **options).source for s in range(len(trace.steps))]
     first = to_png(sources[0], dpi=dpi)  # every frame has this frame's layout, hence its size
@@ -209,7 +213,7 @@ def frames(root: Tensor, trace: Trace, *, dpi: float | None = None, **options: A
 def _png_size(png: bytes) -> tuple[int, int]:
     """Width and height from a PNG's header (no decoding)."""
     if png[:8] != b"\x89PNG\r\n\x1a\n" or png[12:16] != b"IHDR":
-        raise RenderError("Graphviz did not produce a PNG image")
+        raise RenderError(L_("Graphviz did not produce a PNG image"))
     return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
 
 

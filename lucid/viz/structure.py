@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from lucid._tensor.tensor import Tensor
 from lucid.autograd import topological_order
+from lucid.i18n import L_
 from lucid.viz.errors import GraphTooLarge
 from lucid.viz.layout_cost import MAX_CLUSTER_COST, cluster_cost
 from lucid.viz.naming import display_names
@@ -179,17 +180,21 @@ def build_model(root: Tensor, order: list[Tensor] | None = None, *, show_constan
 
     model = GraphModel(root, order, index_of, tensors, ops, edges, large=is_large, hidden_in=hidden_in)
     if model.node_count > max_nodes:
-        hint = "" if is_large else " or turn on large-graph mode"
+        hint = "" if is_large else L_(" or turn on large-graph mode")
         raise GraphTooLarge(
-            f"This graph has {model.node_count} nodes to draw, more than the limit of {max_nodes}: "
-            f"drawing it would make the page unresponsive. Try a smaller expression{hint}.",
+            L_("This graph has {node_count} nodes to draw, more than the limit of "
+               "{max_nodes}: drawing it would make the page unresponsive. Try a smaller "
+               "expression{hint}.",
+               node_count=model.node_count, max_nodes=max_nodes, hint=hint),
             nodes=model.node_count, limit=max_nodes)
     span = layout_span(model)
     if span > MAX_LAYOUT_SPAN:
         raise GraphTooLarge(
-            f"This graph reuses values far from where they are made: its edges would span {span} ranks, more "
-            f"than the limit of {MAX_LAYOUT_SPAN}, and Graphviz would take far too long to lay it out. Try a "
-            "shorter program, or fewer uses of the same variable across many lines.",
+            L_("This graph reuses values far from where they are made: its edges would span "
+               "{span} ranks, more than the limit of {MAX_LAYOUT_SPAN}, and Graphviz would "
+               "take far too long to lay it out. Try a shorter program, or fewer uses of the "
+               "same variable across many lines.",
+               span=span, MAX_LAYOUT_SPAN=MAX_LAYOUT_SPAN),
             nodes=model.node_count, limit=max_nodes)
     if is_large:
         _assign_clusters(model)

@@ -1,4 +1,4 @@
-"""The Playground at ?lang=ko in a real browser (issue 18): programs run, draw and explain in Korean.
+"""The app at ?lang=ko in a real browser (issue 18): programs run, draw and explain in Korean; every page speaks it.
 
 Three programs: the default example, the CS231n sigmoid neuron and a 2-layer MLP whose names are Korean.
 Each opens at ``?lang=ko``, is stepped in the player, and is photographed (``artifacts/korean-*.png``).
@@ -23,7 +23,7 @@ import pytest
 from lucid import gallery
 from lucid.ui import share
 from lucid.ui.analysis import analyze
-from tests.e2e.waits import SLOW, after_paint, wait_until_idle
+from tests.e2e.waits import SLOW, after_paint, retry_idempotent, wait_until_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -33,16 +33,7 @@ GRAPH = ".st-key-pg_graph"
 NODES = f"{GRAPH} g.node"
 STEP_INPUT = f"{GRAPH} input.lucid-step"
 
-KOREAN_MLP = """# 한국어 이름의 2층 MLP
-입력 = const([[0.5, -1.0], [1.5, 2.0]])
-가중치1 = [[0.1, -0.2, 0.3], [0.4, 0.5, -0.6]]
-편향1 = [0.01, 0.02, 0.03]
-은닉 = tanh(입력 @ 가중치1 + 편향1)
-가중치2 = [[0.7], [-0.8], [0.9]]
-편향2 = [0.1]
-출력 = 은닉 @ 가중치2 + 편향2
-손실 = mean(출력 * 출력)
-"""
+KOREAN_MLP = gallery.by_slug("korean-mlp").source
 ASCII_NAMES = {"입력": "x", "가중치1": "W1", "편향1": "b1", "은닉": "h", "가중치2": "W2", "편향2": "b2", "출력": "out",
                "손실": "loss", "한국어 이름의 2층 MLP": "a 2-layer MLP"}
 
@@ -173,7 +164,8 @@ def test_a_korean_named_mlp_has_the_gradients_of_the_ascii_named_one(page, app_u
             assert np.array_equal(k.grad, a.grad)
 
     n = korean.n_steps
-    open_korean(page, app_url, **share.encode(KOREAN_MLP))
+    open_korean(page, app_url, example="korean-mlp")
+    page.locator("[data-testid='stCaptionContainer']").filter(has_text="가중치, 편향").wait_for()  # its lesson
     go_to_step(page, "last", n - 1)
     drawn_korean = leaf_labels(page, KOREAN_MLP)
     head, body = explanation(page)
@@ -187,3 +179,59 @@ def test_a_korean_named_mlp_has_the_gradients_of_the_ascii_named_one(page, app_u
     assert drawn_korean.keys() == drawn_ascii.keys() and len(drawn_korean) == korean.n_tensors
     assert drawn_korean == drawn_ascii  # every value and gradient, as drawn, node for node
     assert any("grad" in text for text in drawn_korean.values())
+
+
+def choose_language(page, name: str, heading: str) -> None:
+    """Pick a language in the title row's picker the way a person does, until the page's heading says it.
+
+    Choosing a language is idempotent, so a choice lost while the player scrolls the page under the open
+    list (it keeps the current node in view after a redraw) is simply made again (``retry_idempotent``).
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout  # only where a browser runs
+
+    def choose() -> None:
+        box = page.locator(".st-key-pg_language [role=combobox]")
+        box.scroll_into_view_if_needed()
+        box.click()
+        box.fill(name[:2])  # the picker is a combo box: typing narrows the list to the language
+        try:
+            page.get_by_role("option", name=name).click(timeout=10_000)
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+
+    def done(timeout: float) -> bool:
+        try:
+            page.get_by_role("heading", name=heading).wait_for(timeout=timeout)
+        except PlaywrightTimeout:
+            return False
+        return True
+
+    retry_idempotent(choose, done)
+    wait_until_idle(page)
+
+
+def test_the_picker_turns_a_korean_page_back_to_english_and_the_link_follows(page, app_url):
+    open_korean(page, app_url, example="neuron")
+    choose_language(page, "English", "Playground")
+    page.wait_for_function("() => !new URLSearchParams(location.search).has('lang')")
+    page.get_by_role("button", name="Next", exact=True).wait_for()  # the player relabelled in place
+    assert page.get_by_role("button", name="Copy link").is_visible()
+    choose_language(page, "한국어", "플레이그라운드")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('lang') === 'ko'")
+    page.get_by_role("button", name="다음", exact=True).wait_for()
+
+
+#: Every page besides the Playground, with its Korean title (the navigation's and the page's heading).
+PAGES = {"gradient_check": "기울기 확인", "train_mlp": "MLP 학습", "pitfalls": "흔한 실수 세 가지",
+         "broadcasting": "브로드캐스팅, 순전파와 역전파", "op_reference": "연산 목록"}
+
+
+@pytest.mark.parametrize("path", list(PAGES))
+def test_every_page_speaks_korean(page, app_url, path):
+    page.goto(f"{app_url}/{path}?lang=ko")
+    page.get_by_role("heading", name=PAGES[path], level=1).wait_for(timeout=SLOW)
+    wait_until_idle(page, timeout=2 * SLOW)  # the Train page trains once for the whole server
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert page.get_by_role("link", name="플레이그라운드").first.is_visible()  # the navigation too
+    shoot(page, path)
+    assert untranslated(visible_text(page), set()) == []
