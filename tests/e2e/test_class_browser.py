@@ -51,6 +51,11 @@ def test_students_follow_the_teacher_answer_and_see_the_reveal(browser, app_url)
         teacher.get_by_role("button", name="Start a class").click()
         teacher.get_by_text("0 students").wait_for(timeout=SLOW)
         wait_until_idle(teacher)
+        # Started from below the graph, the page goes back up to the class's panel (join link, Ask the class).
+        teacher.wait_for_function("""() => { const b = [...document.querySelectorAll('button')]
+            .find((e) => e.textContent.includes('Ask the class'));
+            return b && b.getBoundingClientRect().top >= 0 && b.getBoundingClientRect().bottom <= innerHeight; }""",
+                                  timeout=SLOW)
         query = parse_qs(urlparse(teacher.url).query)
         code, token = query["room"][0], query["teach"][0]
         assert len(code) == 6 and token not in code

@@ -579,6 +579,10 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
   const firstTime = p.animId === undefined;
   const before = p.data;
   p.data = data;
+  if (data.room && data.room.role === 'teacher' && before && !before.room) {
+    // A class was just started from below the graph: its panel (join link, QR code) is at the top of the page.
+    scroller(root).scrollTo({ top: 0 });
+  }
   relabel(ui, data.words);
   ui.buttons.play.querySelector('.lucid-label').textContent = p.playing ? say(ui.words, 'pause', 'Pause')
                                                                         : say(ui.words, 'play', 'Play');
