@@ -1,6 +1,9 @@
 """Ops of two tensors (with NumPy broadcasting; shape matching sums it away)."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import ClassVar
+
 import numpy as np
 
 import lucid._func as F  # the ops' differentiable rules (vjp/jvp) are written with lucid ops
@@ -237,70 +240,59 @@ class matmul(operation):
         return R.tangent_sum(out.shape, None if ta is None else ta @ b, None if tb is None else a @ tb)
 
 
-class maximum(operation):
+class _pick(operation):
+    """maximum and minimum: the output is one input or the other, so the gradient goes to the one picked (half
+    each at a tie); the other side is blocked, selected and never multiplied (never inf · 0)."""
+
+    beats: ClassVar[Callable[[np.ndarray, np.ndarray], np.ndarray]]  # where a is the one picked over b
+
+    def _shares(self, a: Tensor, b: Tensor) -> tuple[np.ndarray, np.ndarray]:
+        wa = np.where(type(self).beats(a.data, b.data), 1.0, np.where(a.data == b.data, 0.5, 0.0))
+        return wa, 1.0 - wa
+
+    def _grad_function(self, a: Tensor, b: Tensor):
+        def local():
+            return self._shares(a, b)
+
+        def grad_function(g: np.ndarray):
+            wa, wb = local()
+            return (masked_product(g, wa) if a.requires_grad else None,
+                    masked_product(g, wb) if b.requires_grad else None)
+        return self.select(local, grad_function)
+
+    def vjp(self, g, inputs, out):
+        (a, b), (wa, wb) = inputs, self._shares(*inputs)
+        return (R.weighted_select(wa, g) if a.requires_grad else None,
+                R.weighted_select(wb, g) if b.requires_grad else None)
+
+    def jvp(self, tangents, inputs, out):
+        (ta, tb), (wa, wb) = tangents, self._shares(*inputs)
+        return R.tangent_sum(out.shape, None if ta is None else R.weighted_select(wa, ta),
+                             None if tb is None else R.weighted_select(wb, tb))
+
+
+class maximum(_pick):
     name, symbol, group = "maximum", "max", "elementwise"
     formula, derivatives = "out = max(a, b)", ("∂out/∂a = 1 if a > b (½ if a = b)", "∂out/∂b = 1 if b > a (½ if a = b)")
     samples = staticmethod(lambda rng: [Sample((distinct(rng, 3, 4), distinct(rng, 3, 4) + 0.1)),
                                         Sample((distinct(rng, 3, 4), distinct(rng, 1, 4) + 0.1))])
+    beats = staticmethod(np.greater)
 
     @binary_func_op()
     def forward(self, a: Tensor, b: Tensor):
-        def local():
-            wa = np.where(a.data > b.data, 1.0, np.where(a.data == b.data, 0.5, 0.0))
-            return wa, 1.0 - wa
-
-        def grad_function(g: np.ndarray):  # the losing side is blocked: selected, never inf · 0
-            wa, wb = local()
-            return (masked_product(g, wa) if a.requires_grad else None,
-                    masked_product(g, wb) if b.requires_grad else None)
-        return tensor_from_array(np.maximum(a.data, b.data)), self.select(local, grad_function)
-
-    def _shares(self, a: Tensor, b: Tensor) -> tuple[np.ndarray, np.ndarray]:
-        wa = np.where(a.data > b.data, 1.0, np.where(a.data == b.data, 0.5, 0.0))
-        return wa, 1.0 - wa
-
-    def vjp(self, g, inputs, out):
-        (a, b), (wa, wb) = inputs, self._shares(*inputs)
-        return (R.weighted_select(wa, g) if a.requires_grad else None,
-                R.weighted_select(wb, g) if b.requires_grad else None)
-
-    def jvp(self, tangents, inputs, out):
-        (ta, tb), (wa, wb) = tangents, self._shares(*inputs)
-        return R.tangent_sum(out.shape, None if ta is None else R.weighted_select(wa, ta),
-                             None if tb is None else R.weighted_select(wb, tb))
+        return tensor_from_array(np.maximum(a.data, b.data)), self._grad_function(a, b)
 
 
-class minimum(operation):
+class minimum(_pick):
     name, symbol, group = "minimum", "min", "elementwise"
     formula, derivatives = "out = min(a, b)", ("∂out/∂a = 1 if a < b (½ if a = b)", "∂out/∂b = 1 if b < a (½ if a = b)")
     samples = staticmethod(lambda rng: [Sample((distinct(rng, 3, 4), distinct(rng, 3, 4) + 0.1)),
                                         Sample((distinct(rng, 2, 1), distinct(rng, 2, 3) + 0.1))])
+    beats = staticmethod(np.less)
 
     @binary_func_op()
     def forward(self, a: Tensor, b: Tensor):
-        def local():
-            wa = np.where(a.data < b.data, 1.0, np.where(a.data == b.data, 0.5, 0.0))
-            return wa, 1.0 - wa
-
-        def grad_function(g: np.ndarray):  # the losing side is blocked: selected, never inf · 0
-            wa, wb = local()
-            return (masked_product(g, wa) if a.requires_grad else None,
-                    masked_product(g, wb) if b.requires_grad else None)
-        return tensor_from_array(np.minimum(a.data, b.data)), self.select(local, grad_function)
-
-    def _shares(self, a: Tensor, b: Tensor) -> tuple[np.ndarray, np.ndarray]:
-        wa = np.where(a.data < b.data, 1.0, np.where(a.data == b.data, 0.5, 0.0))
-        return wa, 1.0 - wa
-
-    def vjp(self, g, inputs, out):
-        (a, b), (wa, wb) = inputs, self._shares(*inputs)
-        return (R.weighted_select(wa, g) if a.requires_grad else None,
-                R.weighted_select(wb, g) if b.requires_grad else None)
-
-    def jvp(self, tangents, inputs, out):
-        (ta, tb), (wa, wb) = tangents, self._shares(*inputs)
-        return R.tangent_sum(out.shape, None if ta is None else R.weighted_select(wa, ta),
-                             None if tb is None else R.weighted_select(wb, tb))
+        return tensor_from_array(np.minimum(a.data, b.data)), self._grad_function(a, b)
 
 
 class where(operation):
