@@ -247,5 +247,6 @@ def test_the_jacobian_comparison_refuses_in_korean():
     with pytest.raises(ValueError) as info:
         compare_modes(run("const(2.0) * 3"))
     with use_language("ko"):
-        assert str(info.value) == "이 프로그램에는 기울기가 필요한(requires grad) 입력이 없으므로 야코비 행렬도 없습니다"
+        assert str(info.value) == ("이 프로그램에는 기울기가 필요한(requires grad) 입력이 없으므로 "
+                                   "야코비 행렬도 없습니다")
     assert _(ALL_INPUTS) == "every input number at once (each moves by 1)"
