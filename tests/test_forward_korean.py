@@ -115,7 +115,7 @@ def test_the_step_explanation_is_korean_sentences(both_languages):
     assert ko[0] == "**단계 3 / 3: tangent\\(t2\\)에서 ḟ 계산**"
     assert ko[1:4] == ["순전파: f = Σ\\(t2\\).",
                        "접벡터 규칙: Σ 연산은 원소별 연산이 아니므로, 전진 규칙\\(jvp\\)이 "
-                       "국소 미분을 입력의 접벡터 전체에 한꺼번에 적용합니다: ḟ = 축 방향으로 Σ ȧ.",
+                       "국소 미분을 입력의 접벡터 전체에 한꺼번에 적용합니다: ḟ = 축에 대한 Σ ȧ.",
                        "비교용 역전파 규칙\\(Σ\\): ∂out/∂aᵢ = 1."]
     sentences = ko[:5]
     assert all(HANGUL.search(s) for s in sentences)
