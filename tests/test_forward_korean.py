@@ -115,7 +115,7 @@ def test_the_step_explanation_is_korean_sentences(both_languages):
     assert ko[0] == "**단계 3 / 3: tangent\\(t2\\)에서 ḟ 계산**"
     assert ko[1:4] == ["순전파: f = Σ\\(t2\\).",
                        "접벡터 규칙: Σ 연산은 원소별 연산이 아니므로, 전진 규칙\\(jvp\\)이 "
-                       "국소 미분을 입력의 접벡터 전체에 한꺼번에 적용합니다: ḟ = 축 방향으로 Σ ȧ.",
+                       "국소 미분을 입력의 접벡터 전체에 한꺼번에 적용합니다: ḟ = 축에 대한 Σ ȧ.",
                        "비교용 역전파 규칙\\(Σ\\): ∂out/∂aᵢ = 1."]
     sentences = ko[:5]
     assert all(HANGUL.search(s) for s in sentences)
@@ -193,7 +193,7 @@ def test_a_grad_example_is_explained_in_korean_step_by_step_with_the_same_number
     assert "순전파(forward): t11 = 새 축 / 크기 1인 축을 따라 복사한 t10" in copies.text
     assert explain(trace, 9).arithmetic.startswith("grad t11 summed over the copied axes: 3 → 3")
     assert "연쇄 법칙(chain rule): grad g += grad t13 · ∂t13/∂g" in penalty_step
-    assert "grad g 값은 아직 부분값: 다른 경로를 따라 기여분 1개가 더 도착합니다" in penalty_step
+    assert "grad g 값은 아직 부분값입니다: 다른 경로를 따라 기여분 1개가 더 도착합니다" in penalty_step
 
 
 def test_the_recorded_backward_pass_is_captioned_in_korean():
@@ -247,5 +247,6 @@ def test_the_jacobian_comparison_refuses_in_korean():
     with pytest.raises(ValueError) as info:
         compare_modes(run("const(2.0) * 3"))
     with use_language("ko"):
-        assert str(info.value) == "이 프로그램에는 requires_grad인 입력이 없으므로 야코비 행렬도 없습니다"
+        assert str(info.value) == ("이 프로그램에는 기울기가 필요한(requires grad) 입력이 없으므로 "
+                                   "야코비 행렬도 없습니다")
     assert _(ALL_INPUTS) == "every input number at once (each moves by 1)"

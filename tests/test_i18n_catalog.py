@@ -163,7 +163,7 @@ def test_korean_has_one_plural_form_and_english_two(korean):
     counted = LN_("{n} group was closed again to keep the layout quick",
                   "{n} groups were closed again to keep the layout quick", 3)
     assert counted.render("en") == "3 groups were closed again to keep the layout quick"
-    assert counted.render("ko") == "배치를 빠르게 하려고 그룹 3개를 다시 닫았습니다"
+    assert counted.render("ko") == "레이아웃을 빠르게 잡으려고 그룹 3개를 다시 닫았습니다"
 
 
 def test_a_counted_sentence_of_an_explanation_takes_the_form_of_its_count():

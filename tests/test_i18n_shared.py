@@ -95,4 +95,4 @@ def test_a_reason_computed_once_renders_in_the_readers_language():
     assert rows[0].skipped is not None
     assert str(rows[0].skipped).startswith("Finite differences are skipped above 400 input numbers")
     with use_language("ko"):
-        assert str(rows[0].skipped).startswith("입력 수가 모두 합쳐 400개를 넘으면 유한 차분을 건너뜁니다")
+        assert str(rows[0].skipped).startswith("입력 원소가 모두 합쳐 400개를 넘으면 유한 차분을 건너뜁니다")
