@@ -29,4 +29,6 @@ pages = [
 ]
 current = st.navigation(pages, position="top")
 classroom_state.follow_link()  # Classroom mode holds on every page and is in every page's link
+if current is not playground:  # the Playground has the picker in its own title row
+    language.corner_picker("page")
 current.run()

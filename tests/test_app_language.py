@@ -62,3 +62,16 @@ def test_an_unknown_language_in_a_link_opens_in_english():
     assert not at.exception
     assert at.header[0].value == "Playground"
     assert "lang" not in at.query_params
+
+
+def test_every_lesson_page_has_the_picker_and_switching_there_turns_the_page_korean():
+    at = open_app()
+    at.switch_page("pages/pitfalls.py").run()
+    assert not at.exception
+    assert at.selectbox(key="page_language").value == "en"
+    assert at.title[0].value == "Three classic pitfalls"
+    at.selectbox(key="page_language").set_value("ko").run()
+    assert not at.exception
+    assert at.title[0].value == "세 가지 흔한 실수"
+    assert at.header[0].value == "1 · 기울기를 누적하지 않고 대입하기"
+    assert at.query_params["lang"] in ("ko", ["ko"])

@@ -78,3 +78,15 @@ def picker(key: str, container=None) -> str:
 
 def _chosen(widget_key: str) -> None:
     set_language(st.session_state[widget_key])
+
+
+def corner_picker(key: str) -> str:
+    """The picker at the top right of a page that has no row of controls of its own (the lesson pages).
+
+    The Playground has the picker in its title row; every other page gets this one, so a student who
+    arrives on a lesson page by a link can still switch the language where they are. It sits beside the
+    page's title (pulled up into the title's row), not in a row of its own above it.
+    """
+    st.html(f"<style>.st-key-{key}_language_corner {{ align-self: flex-end; width: 11rem; height: 0;"
+            " margin-bottom: -2rem; overflow: visible; z-index: 5; transform: translateY(2.2rem); }</style>")
+    return picker(key, st.container(key=f"{key}_language_corner"))

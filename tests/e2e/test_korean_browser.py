@@ -222,8 +222,8 @@ def test_the_picker_turns_a_korean_page_back_to_english_and_the_link_follows(pag
 
 
 #: Every page besides the Playground, with its Korean title (the navigation's and the page's heading).
-PAGES = {"gradient_check": "기울기 확인", "train_mlp": "MLP 학습", "pitfalls": "흔한 실수 세 가지",
-         "broadcasting": "브로드캐스팅, 순전파와 역전파", "op_reference": "연산 목록"}
+PAGES = {"gradient_check": "기울기 확인", "train_mlp": "MLP 학습", "pitfalls": "세 가지 흔한 실수",
+         "broadcasting": "브로드캐스팅의 순전파와 역전파", "op_reference": "연산 목록"}
 
 
 @pytest.mark.parametrize("path", list(PAGES))
@@ -235,3 +235,18 @@ def test_every_page_speaks_korean(page, app_url, path):
     assert page.get_by_role("link", name="플레이그라운드").first.is_visible()  # the navigation too
     shoot(page, path)
     assert untranslated(visible_text(page), set()) == []
+
+
+def test_a_lesson_page_has_its_own_picker_beside_its_title(page, app_url):
+    page.goto(f"{app_url}/pitfalls")
+    page.get_by_role("heading", name="Three classic pitfalls", level=1).wait_for(timeout=SLOW)
+    wait_until_idle(page)
+    box = page.locator(".st-key-page_language_corner [role=combobox]")
+    title = page.get_by_role("heading", name="Three classic pitfalls", level=1).bounding_box()
+    picker = box.bounding_box()
+    assert picker["y"] < title["y"] + title["height"] and picker["y"] + picker["height"] > title["y"]  # one row
+    box.click()
+    box.fill("한국")
+    page.get_by_role("option", name="한국어").click()
+    page.get_by_role("heading", name=PAGES["pitfalls"], level=1).wait_for(timeout=SLOW)
+    page.wait_for_function("() => new URLSearchParams(location.search).get('lang') === 'ko'")
