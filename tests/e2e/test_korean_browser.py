@@ -244,8 +244,10 @@ def test_a_lesson_page_has_its_own_picker_beside_its_title(page, app_url):
     box = page.locator(".st-key-page_language_corner [role=combobox]")
     # one row: the picker sits beside the title once the page's style has been applied
     page.wait_for_function("""() => {
-        const p = document.querySelector('.st-key-page_language_corner [role=combobox]').getBoundingClientRect();
-        const t = document.querySelector('h1').getBoundingClientRect();
+        const picker = document.querySelector('.st-key-page_language_corner [role=combobox]');
+        const title = document.querySelector('h1');
+        if (!picker || !title) return false;  // between two runs of the page
+        const p = picker.getBoundingClientRect(), t = title.getBoundingClientRect();
         return p.top < t.bottom && p.bottom > t.top && p.left > t.left; }""", timeout=SLOW)
     box.click()
     box.fill("한국")

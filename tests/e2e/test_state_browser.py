@@ -51,9 +51,15 @@ def toggle_classroom(page, on: bool) -> None:
     wait_until_idle(page)
 
 
+#: What each page shows once its run has got going: "not running" alone is also true in the instant
+#: between the menu click and the new page's run, when the address is not yet the page's own.
+SHOWN = {"Pitfalls": "h1:has-text('Three classic pitfalls')", "Playground": ".st-key-pg_graph .lucid-player"}
+
+
 def click_menu(page, name: str) -> None:
     page.get_by_role("link", name=name).first.click()
     page.wait_for_url(f"**/{name.lower()}**", timeout=SLOW)
+    page.wait_for_selector(SHOWN[name], timeout=SLOW)
     wait_until_idle(page)
 
 
