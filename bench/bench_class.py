@@ -7,8 +7,9 @@ Every simulated tab is what a browser sends (``bench.streamlit_client``):
   class*, then *Reveal*); while a question is open the teacher's answer panel refreshes on its
   ``run_every`` timer, as the browser's would;
 - each student opens the join link (``?room=``) and then does what the player does in the browser: reads
-  the room's feed (``/app/static/rooms/<code>.json``) every 0.4 s over one keep-alive connection, and asks
-  for a rerun only when the feed's question changed; then types an answer and presses *Submit*.
+  the room's feed (``/app/static/rooms/<code>.json``) as often as the player does (``room_view.POLL_MS``) over
+  one keep-alive connection, and asks for a rerun only when the feed's question changed; then types an answer
+  and presses *Submit*.
 
 Measured: step propagation (teacher's event sent -> a student's poll sees the step) p50/p95,
 answer-to-teacher latency (a student's Submit done -> the teacher's panel counts it), the server's CPU
@@ -39,14 +40,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.streamlit_client import cpu_seconds, rss_mb, run_sync, server, session  # noqa: E402
-from lucid.ui import room_feed  # noqa: E402
+from lucid.ui import room_feed, room_view  # noqa: E402
 
 LESSON = "scalar"
 STEPS = [*range(1, 18), 16, 15, 14]
 """The teacher's 20 key presses: through the scalar lesson's 17 steps and back three."""
 ASK_AFTER = (5, 10, 15)
 """After these many presses the teacher asks the class (then reveals)."""
-POLL_SECONDS = 0.6
+POLL_SECONDS = room_view.POLL_MS / 1000  # the player's own poll interval, one number for both
 IDLE_SECONDS = 20.0
 ANSWER_WAIT = 20.0
 DEBUG = False
