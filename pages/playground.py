@@ -48,7 +48,7 @@ room, on_step = room_view.player_room(KEY, seat)
 backward_stepper(KEY, analysis, view.options, seconds=view.seconds_per_step, classroom=view.classroom,
                  share_url=True, zoom=view.zoom, resume=view_link.resumed(KEY), lesson=lesson_view.player_lesson(KEY),
                  on_lesson=lambda direction: lesson_view.move(KEY, direction), room=room, on_step=on_step)
-if seat is None:
+if room_view.can_start(seat):
     room_view.start_class(KEY)  # beside the Legend and Export expanders
 inputs_table(analysis, INPUT_ROWS)
 forward_mode_panel(KEY, analysis)

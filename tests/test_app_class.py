@@ -106,9 +106,9 @@ def test_a_student_takes_the_teachers_drawing_but_keeps_their_own_screen_setting
 def test_hostile_class_links_get_a_message_not_a_traceback(query):
     at = page(**query)  # ``page`` asserts there is no exception
     said = [w.value for w in at.warning] + [i.value for i in at.info]
-    assert any("not valid" in text or "ended" in text for text in said)
+    assert any("not valid" in text or "ended" in text or "No class has the code" in text for text in said)
     me = at.query_params.get("me")  # a bad id in a valid room is replaced by a good one; otherwise untouched
-    assert me == query.get("me") or (8 <= len(me) <= 20 and me.replace("-", "").replace("_", "").isalnum())
+    assert me == query.get("me") or (len(me) == 27 and me.replace("-", "").replace("_", "").isalnum())
 
 
 def test_a_following_student_takes_a_new_drawing_of_the_teacher_and_keeps_the_program_and_step(room):
@@ -121,3 +121,57 @@ def test_a_following_student_takes_a_new_drawing_of_the_teacher_and_keeps_the_pr
     assert at.checkbox(key="pg_grads").value is False
     assert at.text_area(key="pg_source").value == CIRCUIT and player(at)["step"] == 2
     assert player(at)["room"]["drawing"] != ""
+
+
+def teacher_key(at: AppTest) -> dict:
+    found = [c for c in at.get("bidi_component") if c.proto.component_name == "lucid_teacher_key"]
+    return json.loads(found[-1].proto.json)
+
+
+def test_the_teachers_secret_leaves_the_address_bar_and_the_tab_keeps_it(room):
+    code, token = room
+    teacher = page(room=code, teach=token, code=CIRCUIT)
+    assert "teach" not in teacher.query_params and teacher.query_params["room"] == code
+    assert teacher_key(teacher)["token"] == token  # the tab's session storage keeps it for a reload
+    teacher.run()
+    assert player(teacher)["room"]["role"] == "teacher"  # later runs of the session still know the teacher
+    assert teacher_key(teacher)["token"] == ""  # and the token is sent to the browser once, not every run
+    reloaded = page(room=code, code=CIRCUIT)  # a reload: a new session, no teach= in the link
+    assert teacher_key(reloaded)["ask"] is True and player(reloaded)["room"]["role"] == "student"
+    reloaded.session_state["pg_teacher_key"] = {"token": token}  # the tab hands its token back
+    reloaded.run()
+    assert player(reloaded)["room"]["role"] == "teacher" and "me" not in reloaded.query_params
+    assert room_service.rooms().view(code).students == 0  # the reload's first run did not stay a student
+
+
+def test_a_student_gets_an_id_from_the_server_and_a_made_up_one_is_replaced(room):
+    code, _ = room
+    first = page(room=code)
+    issued = first.query_params["me"]
+    assert room_service.rooms().is_student(code, issued)
+    again = page(room=code, me=issued)  # a reload keeps the id
+    assert again.query_params["me"] == issued and room_service.rooms().view(code).students == 1
+    forged = page(room=code, me="A" * 27)
+    assert forged.query_params["me"] != "A" * 27 and room_service.rooms().is_student(code, forged.query_params["me"])
+
+
+def test_after_end_class_the_teachers_link_keeps_the_exit_ticket(room):
+    code, token = room
+    teacher = page(room=code, teach=token, code=CIRCUIT, step="2")
+    teacher.session_state["pg_step"] = 2
+    next(b for b in teacher.button if b.label == "Ask the class").click().run()
+    student = page(room=code)
+    student.text_input(key="pg_answer").input("-4")
+    next(b for b in student.button if b.label == "Submit").click().run()
+    next(b for b in teacher.button if b.label == "End class").click().run()
+    assert any("has ended" in m.value and "exit ticket" in m.value for m in teacher.markdown)
+    ticket = next(d for d in teacher.get("download_button") if d.proto.label == "Exit ticket")
+    assert ticket is not None
+    history = room_service.rooms().history(code, token)
+    assert [a["value"] for a in history[0][1]] == [-4.0]
+    reloaded = page(room=code, code=CIRCUIT)
+    reloaded.session_state["pg_teacher_key"] = {"token": token}
+    reloaded.run()
+    assert any("has ended" in m.value for m in reloaded.markdown)  # the reloaded tab still holds the ticket
+    ended = page(room=code)
+    assert any("has ended" in i.value for i in ended.info)  # a student is told the class ended

@@ -75,7 +75,9 @@ def korean_class():
     teacher = page(code=CIRCUIT, step="2", lang="ko")
     assert button(teacher, "pg_start_class").label == "실시간 수업 시작"
     act(teacher, "ko", lambda at: button(at, "pg_start_class").click())
-    code, token = teacher.query_params["room"], teacher.query_params["teach"]
+    code = teacher.query_params["room"]
+    assert "teach" not in teacher.query_params  # the secret left the address bar; the session keeps it
+    token = teacher.session_state["pg_teach_tokens"][code]
     teacher.session_state["pg_step"] = 2
     act(teacher, "ko")
     assert button(teacher, "pg_ask").label == "질문하기"

@@ -8,6 +8,7 @@ it is compared in constant time.
 """
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import re
@@ -45,13 +46,41 @@ def token_matches(token: object, stored_hash: str) -> bool:
     return hmac.compare_digest(token_hash(token), stored_hash)
 
 
-def new_student_id() -> str:
-    """A student's own id in their link (``me=``): a reload is the same student, not one more."""
-    return secrets.token_urlsafe(9)
+STUDENT_RANDOM_CHARS = 11
+STUDENT_SIGNATURE_CHARS = 16
+_STUDENT = re.compile(f"^[A-Za-z0-9_-]{{{STUDENT_RANDOM_CHARS + STUDENT_SIGNATURE_CHARS}}}$")
 
 
-_STUDENT = re.compile(r"^[A-Za-z0-9_-]{8,20}$")
+def _signature(secret: str, code: str, random_part: str) -> str:
+    mac = hmac.new(secret.encode(), f"student:{code}:{random_part}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac).decode()[:STUDENT_SIGNATURE_CHARS]
+
+
+def new_student_id(code: str, secret: str) -> str:
+    """A student's id in room ``code``, issued by the server: random, then signed with the server's secret.
+
+    It sits in the student's link (``me=``), so a reload is the same student, not one more; a client cannot
+    make one up (``student_id_valid`` checks the signature), so every student in a room was issued by the
+    server to one browser session, and one room's id is worth nothing in another.
+    """
+    random_part = secrets.token_urlsafe(8)[:STUDENT_RANDOM_CHARS]
+    return random_part + _signature(secret, code, random_part)
+
+
+def student_id_valid(text: object, code: str, secret: str) -> bool:
+    """Whether ``text`` is an id this server issued for room ``code`` (constant time)."""
+    if not isinstance(text, str) or not _STUDENT.match(text):
+        return False
+    random_part, signature = text[:STUDENT_RANDOM_CHARS], text[STUDENT_RANDOM_CHARS:]
+    return hmac.compare_digest(signature, _signature(secret, code, random_part))
 
 
 def clean_student_id(text: object) -> str | None:
+    """``text`` when it has the form of a student id (the signature is checked by ``student_id_valid``)."""
     return text if isinstance(text, str) and _STUDENT.match(text) else None
+
+
+def address_key(address: object) -> str:
+    """A client address as rooms keep it: a short hash, never the address itself (it is personal data)."""
+    text = address if isinstance(address, str) and address else "unknown"
+    return hashlib.sha256(f"lucid-address:{text}".encode()).hexdigest()[:16]

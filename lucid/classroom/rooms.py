@@ -1,9 +1,14 @@
 """The rules of a room, written once over any ``RoomStore``: who may do what, and every bound.
 
 A room holds the teacher's program, view options and step, the question asked (if any) and the
-answers to each question. Only a caller holding the teacher's token (``codes``) may change it; a
-student may join (bounded), and answer the open question (bounded in length and rate). A room is gone
-when the teacher ends it or after ``idle_seconds`` with nobody acting in it.
+answers to each question. Only a caller holding the teacher's token (``codes``) may change it. Students are
+issued by the server (``issue_student``: an id signed with the server's secret, one per browser session, bounded
+per address); only such an id may join (the room counts students connected now) and answer the open question
+(bounded in length, range and rate). A room is over when the teacher ends it, when the teacher has been away for
+``teacher_idle_seconds`` (students do not keep it alive), or when no student joined within ``empty_seconds``;
+an over room keeps its questions and answers for the teacher's exit ticket for ``ended_keep_seconds``. A
+teacher session holds at most one open room, one address at most ``rooms_per_address``, and when the server is
+full the room whose teacher is longest away gives way, never one whose teacher is present.
 
 Every change to the record bumps its ``version``: students' pages compare versions to know the room
 moved without reading anything else.
@@ -18,11 +23,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lucid.classroom.codes import (
+    address_key,
     clean_code,
-    clean_student_id,
     new_code,
     new_student_id,
     new_token,
+    student_id_valid,
     token_hash,
     token_matches,
 )
@@ -30,8 +36,7 @@ from lucid.classroom.limits import RoomLimits
 from lucid.classroom.store import RoomStore
 from lucid.i18n import L_
 
-__all__ = ["AnswerRejected", "NotTeacher", "RoomGone", "RoomView", "Rooms", "RoomsFull", "new_student_id",
-           "parse_answer"]
+__all__ = ["AnswerRejected", "NotTeacher", "RoomGone", "RoomView", "Rooms", "RoomsFull", "parse_answer"]
 
 
 class RoomsFull(RuntimeError):
@@ -65,6 +70,10 @@ class RoomView:
     questions: list[dict[str, Any]] = field(default_factory=list)
 
 
+SANE_LIMIT = 1e15
+"""No gradient a class is asked about is this large: a bigger answer is refused, never counted as wrong."""
+
+
 def parse_answer(text: object, max_chars: int) -> float:
     """A typed number (``-0.25``, ``1e-3``, ``−2`` with a typographic minus, ``1,5`` with a decimal comma)."""
     if not isinstance(text, str) or not text.strip():
@@ -81,6 +90,8 @@ def parse_answer(text: object, max_chars: int) -> float:
                                  text=text.strip())) from None
     if not math.isfinite(value):
         raise AnswerRejected(L_("Type a finite number."))
+    if abs(value) > SANE_LIMIT:
+        raise AnswerRejected(L_("Type a finite number."))
     return value
 
 
@@ -95,35 +106,90 @@ class Rooms:
 
     @property
     def _ttl(self) -> float:
-        return self.limits.idle_seconds + 60.0
+        return self.limits.idle_seconds + 600.0
 
     # -- the teacher -------------------------------------------------------------------------------
-    def open(self, source: str, seed: int = 0, view: dict[str, Any] | None = None, step: int = 0) -> tuple[str, str]:
-        """A new room showing ``source`` at ``step``: returns (code, teacher token). Raises ``RoomsFull``."""
+    def open(self, source: str, seed: int = 0, view: dict[str, Any] | None = None, step: int = 0, *,
+             owner: str | None = None, address: str | None = None) -> tuple[str, str]:
+        """A new room showing ``source`` at ``step``: returns (code, teacher token). Raises ``RoomsFull``.
+
+        ``owner`` (the teacher's browser session) ends that session's previous room first: a session holds one
+        open room. ``address`` (the client's) bounds how many rooms one address holds at once.
+        """
         if len(source) > self.limits.source_chars:
             raise ValueError(L_("The program is too long for a class."))
-        token = new_token()
         now = self.clock()
+        live = self._sweep(now)
+        addr = address_key(address)
+        for code, record in list(live.items()):
+            if owner is not None and record.get("owner") == owner:
+                self._retire(code, record)
+                del live[code]
+        if sum(1 for r in live.values() if r.get("addr") == addr) >= self.limits.rooms_per_address:
+            raise RoomsFull(L_("This address already runs {n} classes: end one of them first.",
+                               n=self.limits.rooms_per_address))
+        token = new_token()
         record = {"token": token_hash(token), "created": now, "version": 1, "source": source, "seed": int(seed),
-                  "view": dict(view or {}), "step": int(step), "question": None, "questions": []}
+                  "view": dict(view or {}), "step": int(step), "question": None, "questions": [],
+                  "owner": owner, "addr": addr}
         for _ in range(20):
             code = new_code()
-            outcome = self.store.add_room(code, record, now, now - self.limits.idle_seconds,
-                                          self.limits.max_rooms, self._ttl)
+            outcome = self.store.add_room(code, record, now, self.limits.max_rooms, self._ttl)
             if outcome == "ok":
                 return code, token
-            if outcome == "full":
+            if outcome == "full" and not self._give_way(now):
                 raise RoomsFull(L_("This server already runs {n} classes; try again later.", n=self.limits.max_rooms))
         raise RoomsFull(L_("No free class code was found; try again."))
+
+    def _over(self, code: str, active: float, record: dict | None, now: float) -> bool:
+        """Whether a live room is over: its teacher away too long, or no student came in time."""
+        if record is None or now - active > self.limits.teacher_idle_seconds:
+            return True
+        return now - float(record.get("created", now)) > self.limits.empty_seconds and self.store.size(code, 0) == 0
+
+    def _retire(self, code: str, record: dict | None) -> None:
+        questions = [q["id"] for q in (record or {}).get("questions", [])]
+        self.store.retire(code, self.limits.ended_keep_seconds, questions)
+
+    def _sweep(self, now: float) -> dict[str, dict]:
+        """Retire every room that is over; returns the live ones' records."""
+        live = {}
+        for code, active in self.store.index().items():
+            record = self.store.load(code)
+            if self._over(code, active, record, now):
+                self._retire(code, record)
+            elif record is not None:
+                live[code] = record
+        return live
+
+    def _give_way(self, now: float) -> bool:
+        """The server is full: the room whose teacher is longest away ends, unless every teacher is present."""
+        index = self.store.index()
+        if not index:
+            return False
+        code, active = min(index.items(), key=lambda item: item[1])
+        if now - active <= self.limits.present_seconds:
+            return False
+        self._retire(code, self.store.load(code))
+        return True
 
     def is_teacher(self, code: object, token: object) -> bool:
         code = clean_code(code)
         record = self._live(code) if code else None
         return record is not None and token_matches(token, record.get("token", ""))
 
-    def _teacher_record(self, code: object, token: object) -> tuple[str, dict]:
+    def teacher_of_ended(self, code: object, token: object) -> bool:
+        """Whether ``token`` is the teacher of a room that is over but still keeps its exit ticket."""
         clean = clean_code(code)
-        record = self._live(clean) if clean else None
+        record = self.store.load(clean) if clean else None
+        return (record is not None and self._live(clean) is None
+                and token_matches(token, record.get("token", "")))
+
+    def _teacher_record(self, code: object, token: object, *, live: bool = True) -> tuple[str, dict]:
+        clean = clean_code(code)
+        if clean is None:
+            raise RoomGone(L_("This class has ended."))
+        record = self._live(clean) if live else self.store.load(clean)
         if record is None:
             raise RoomGone(L_("This class has ended."))
         if not token_matches(token, record.get("token", "")):
@@ -135,6 +201,11 @@ class Rooms:
         self.store.save(code, record, self._ttl)
         self.store.touch(code, self.clock())
 
+    def teacher_seen(self, code: str, token: str) -> None:
+        """The teacher's page is open (it says so once a minute): the room stays, and the teacher is present."""
+        code, _record = self._teacher_record(code, token)
+        self.store.touch(code, self.clock())
+
     def set_step(self, code: str, token: str, step: int) -> int:
         """The teacher's step; returns the room's new version (unchanged when the step is)."""
         code, record = self._teacher_record(code, token)
@@ -142,6 +213,8 @@ class Rooms:
         if record["step"] != step:
             record["step"] = step
             self._write(code, record)
+        else:
+            self.store.touch(code, self.clock())
         return int(record["version"])
 
     def set_program(self, code: str, token: str, source: str, seed: int, view: dict[str, Any], step: int = 0) -> None:
@@ -190,12 +263,16 @@ class Rooms:
             self._write(code, record)
 
     def end(self, code: str, token: str) -> None:
-        code, _ = self._teacher_record(code, token)
-        self.store.delete(code)
+        """The class is over: nobody joins or answers; its exit ticket stays with the teacher for a day."""
+        code, record = self._teacher_record(code, token)
+        record["ended"] = self.clock()
+        self._write(code, record)
+        self._retire(code, record)
 
     def history(self, code: str, token: str) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
-        """Every question asked, with its answers (for the exit ticket). Teacher only."""
-        code, record = self._teacher_record(code, token)
+        """Every question asked, with its answers (for the exit ticket), during the class and for a day after.
+        Teacher only."""
+        code, record = self._teacher_record(code, token, live=False)
         return [(q, list(self.store.answers(code, q["id"]).values())) for q in record["questions"]]
 
     # -- everyone ----------------------------------------------------------------------------------
@@ -203,55 +280,94 @@ class Rooms:
         if code is None:
             return None
         active = self.store.last_active(code)
-        if active is None or self.clock() - active > self.limits.idle_seconds:
+        if active is None:
             return None
-        return self.store.load(code)
+        record = self.store.load(code)
+        if self._over(code, active, record, self.clock()):
+            self._retire(code, record)
+            return None
+        return record
+
+    def status(self, code: object) -> str:
+        """"live", "ended" (over, its record kept for the teacher) or "unknown" (never was, or long gone)."""
+        clean = clean_code(code)
+        if clean is None:
+            return "unknown"
+        if self._live(clean) is not None:
+            return "live"
+        return "ended" if self.store.load(clean) is not None else "unknown"
+
+    def _present_since(self) -> float:
+        return self.clock() - self.limits.present_seconds
 
     def view(self, code: object) -> RoomView | None:
-        """The room as a student sees it (never the token), or None when it is gone."""
+        """The room as a student sees it (never the token), or None when it is over."""
         clean = clean_code(code)
         record = self._live(clean) if clean else None
         if record is None or clean is None:
             return None
         return RoomView(clean, int(record["version"]), record["source"], int(record["seed"]), dict(record["view"]),
-                        int(record["step"]), record.get("question"), self.store.size(clean),
+                        int(record["step"]), record.get("question"), self.store.size(clean, self._present_since()),
                         list(record.get("questions", [])))
 
+    def issue_student(self, code: object, address: str | None = None) -> str | None:
+        """A new student id for room ``code`` (signed), or None when the room is over or this address has been
+        issued more ids for it than a whole class behind one address needs."""
+        clean = clean_code(code)
+        if clean is None or self._live(clean) is None:
+            return None
+        window = int(self.clock() // self.limits.issue_window_seconds)
+        issued = self.store.hit("issue", f"{clean}:{address_key(address)}", window,
+                                self.limits.issue_window_seconds + 60)
+        if issued > self.limits.students_per_address:
+            return None
+        return new_student_id(clean, self.store.secret())
+
+    def is_student(self, code: object, student: object) -> bool:
+        """Whether ``student`` is an id this server issued for room ``code``."""
+        clean = clean_code(code)
+        return clean is not None and student_id_valid(student, clean, self.store.secret())
+
     def join(self, code: object, student: object) -> bool:
-        """Count ``student`` in the room (again after a reload: the same id). False: gone or full."""
-        clean, sid = clean_code(code), clean_student_id(student)
-        if clean is None or sid is None or self._live(clean) is None:
+        """Count ``student`` as connected now (again after a reload: the same id). False: over, full, or an id
+        the server did not issue."""
+        clean = clean_code(code)
+        if clean is None or not self.is_student(clean, student) or self._live(clean) is None:
             return False
-        joined = self.store.join(clean, sid, self.limits.max_students, self._ttl)
-        if joined:
-            self.store.touch(clean, self.clock())
-        return joined
+        return self.store.join(clean, str(student), self.clock(), self._present_since(), self.limits.max_students,
+                               self._ttl)
+
+    def leave(self, code: object, student: object) -> None:
+        """``student`` leaves the room's count (their tab turned out to be the teacher's)."""
+        clean = clean_code(code)
+        if clean is not None and isinstance(student, str):
+            self.store.leave(clean, student)
 
     def answer(self, code: object, student: object, text: object, nickname: object = "") -> float:
         """Take ``student``'s answer to the open question (a new one replaces theirs); returns the number.
 
-        Raises ``AnswerRejected`` (no open question, revealed already, not a number, too long, too many
-        submits this minute, not in the room) or ``RoomGone``.
+        Raises ``AnswerRejected`` (no open question, revealed already, not a number, out of range, too long,
+        too many submits this minute, not in the room) or ``RoomGone``.
         """
-        clean, sid = clean_code(code), clean_student_id(student)
+        clean = clean_code(code)
         record = self._live(clean) if clean else None
         if record is None or clean is None:
             raise RoomGone(L_("This class has ended."))
-        if sid is None or not self.store.join(clean, sid, self.limits.max_students, self._ttl):
+        if not self.join(clean, student):
             raise AnswerRejected(L_("This class is full."))
+        sid = str(student)
         question = record.get("question")
         if question is None:
             raise AnswerRejected(L_("No question is open right now."))
         if question.get("revealed"):
             raise AnswerRejected(L_("The answer was revealed: this question is closed."))
         now = self.clock()
-        if self.store.hit(clean, sid, int(now // 60)) > self.limits.answers_per_minute:
+        if self.store.hit("answer", f"{clean}:{sid}", int(now // 60), 120) > self.limits.answers_per_minute:
             raise AnswerRejected(L_("Too many answers this minute: wait a little and submit again."))
         value = parse_answer(text, self.limits.answer_chars)
         nick = nickname.strip()[: self.limits.nickname_chars] if isinstance(nickname, str) else ""
         self.store.put_answer(clean, question["id"], sid, {"value": value, "text": str(text).strip(),
                                                             "nickname": nick, "at": now}, self._ttl)
-        self.store.touch(clean, now)
         return value
 
     def answers(self, code: object, question_id: str) -> list[dict[str, Any]]:
@@ -261,7 +377,7 @@ class Rooms:
         return list(self.store.answers(clean, question_id).values())
 
     def my_answer(self, code: object, question_id: str, student: object) -> dict[str, Any] | None:
-        clean, sid = clean_code(code), clean_student_id(student)
-        if clean is None or sid is None:
+        clean = clean_code(code)
+        if clean is None or not isinstance(student, str) or not isinstance(question_id, str):
             return None
-        return self.store.answers(clean, question_id).get(sid)
+        return self.store.answers(clean, question_id).get(student)

@@ -1,22 +1,32 @@
-"""The process-wide rooms of this server: the in-process store, or Redis when ``LUCID_REDIS_URL`` is set.
+"""The process-wide rooms of this server: an SQLite file in the data folder, or Redis when ``LUCID_REDIS_URL`` is set.
 
-One ``Rooms`` and one feed publisher per process, made on first use. With ``LUCID_REDIS_URL`` (e.g.
-``redis://127.0.0.1:6379/0``) several Streamlit processes share rooms, and every process writes every
+One ``Rooms`` and one feed publisher per process, made on first use. By default rooms live in
+``<data folder>/rooms.sqlite3`` (``LUCID_DATA_DIR``, else ``.data/`` beside ``app.py``), so a restart resumes every
+open class and an ended class's exit ticket stays for a day, with nothing to set up. With ``LUCID_REDIS_URL``
+(e.g. ``redis://127.0.0.1:6379/0``) several Streamlit processes share rooms, and every process writes every
 room's feed into its own static folder (``lucid.classroom.feed.RedisFeedRelay``).
 """
 from __future__ import annotations
 
 import os
 import threading
+from pathlib import Path
 from typing import Any
 
-from lucid.classroom import MemoryStore, RedisStore, Rooms
+from lucid.classroom import RedisStore, Rooms, SQLiteStore
 from lucid.classroom.feed import LocalFeed, RedisFeedRelay, feed_of
 from lucid.ui import room_feed
 
 REDIS_ENV = "LUCID_REDIS_URL"
+DATA_ENV = "LUCID_DATA_DIR"
 _lock = threading.Lock()
 _made: dict[str, Any] = {}
+
+
+def data_dir() -> Path:
+    """Where the server keeps what must outlive it (the rooms' file)."""
+    configured = os.environ.get(DATA_ENV, "").strip()
+    return Path(configured) if configured else room_feed.APP_ROOT / ".data"
 
 
 def rooms() -> Rooms:
@@ -28,10 +38,13 @@ def rooms() -> Rooms:
                 _made["feed"] = RedisFeedRelay(store.r, room_feed.writer())
                 _made["feed"].start()
             else:
-                store = MemoryStore()
+                store = SQLiteStore(data_dir() / "rooms.sqlite3")
                 _made["feed"] = LocalFeed(room_feed.writer())
-            _made["rooms"] = Rooms(store)
-            room_feed.writer().sweep(Rooms(store).limits.idle_seconds)
+            made = _made["rooms"] = Rooms(store)
+            room_feed.writer().sweep(made.limits.idle_seconds)
+            for code in store.index():  # after a restart: every open class's feed is there for its students
+                view = made.view(code)
+                _made["feed"].publish(code, None if view is None else feed_of(view))
         return _made["rooms"]
 
 

@@ -20,8 +20,8 @@ from typing import Any
 
 import streamlit as st
 
-from lucid.classroom import AnswerRejected, NotTeacher, RoomGone, RoomsFull, RoomView, StoreUnavailable, new_student_id
-from lucid.classroom.codes import clean_code, clean_student_id
+from lucid.classroom import AnswerRejected, NotTeacher, RoomGone, RoomsFull, RoomView, StoreUnavailable
+from lucid.classroom.codes import clean_code
 from lucid.classroom.feed import DRAWING_WORDS, drawing_key, program_key, question_key
 from lucid.classroom.grading import (
     TOLERANCE_TEXT,
@@ -39,6 +39,7 @@ from lucid.ui import language, room_feed, room_service, share, view_link
 from lucid.ui.analysis import Analysis
 from lucid.ui.browser_events import BadBrowserValue, whole_number
 from lucid.ui.room_watch import room_watch
+from lucid.ui.teacher_key import teacher_key, teacher_key_event
 from lucid.viz.numbers import format_number
 
 ROOM, TEACH, ME = "room", "teach", "me"
@@ -54,7 +55,8 @@ TEACHER_REFRESH = 1.0
 
 @dataclass(frozen=True)
 class Seat:
-    """This tab in a room: its ``code``, ``role`` ("teacher" or "student"), the token or the student id."""
+    """This tab in a room: its ``code``, ``role`` ("teacher", "student", or "ended": the teacher of a class that
+    is over, who keeps its exit ticket for a day), the token or the student id (None: the server issued none)."""
 
     code: str
     role: str
@@ -65,23 +67,80 @@ class Seat:
     def teacher(self) -> bool:
         return self.role == "teacher"
 
+    @property
+    def ended(self) -> bool:
+        return self.role == "ended"
+
+
+def _session_id() -> str | None:
+    """This browser session's id (a teacher session holds one open room)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx is not None else None
+
+
+def _address() -> str | None:
+    try:
+        return st.context.ip_address
+    except Exception:  # noqa: BLE001 - no request context (tests): every such client is one address
+        return None
+
+
+def _held_tokens(key: str) -> dict[str, str]:
+    return st.session_state.setdefault(f"{key}_teach_tokens", {})
+
+
+def _token_from_tab(key: str, code: str, value: object) -> None:
+    """The tab handed back the teacher's token it keeps (after a reload or a server restart)."""
+    rooms = room_service.rooms()
+    if isinstance(value, str) and (rooms.is_teacher(code, value) or rooms.teacher_of_ended(code, value)):
+        _held_tokens(key)[code] = value
+        student = st.session_state.get(f"{key}_students", {}).pop(code, None)
+        if student is not None:
+            rooms.leave(code, student)  # the first run of the reload took the teacher for a student
+        if ME in st.query_params:
+            del st.query_params[ME]
+
 
 def seat(key: str) -> Seat | None:
-    """Who this tab is, from the URL; a student without an id gets one (kept in the URL: a reload is the same)."""
+    """Who this tab is, from the URL and the session: the teacher (``teach=`` once, then the session and the tab's
+    storage keep it: the secret leaves the address bar), or a student with an id the server issued to this
+    session (kept in the URL's ``me=``, so a reload is the same student)."""
     code = clean_code(st.query_params.get(ROOM))
     if code is None:
         if st.query_params.get(ROOM):
             st.warning(_("That class code is not valid: a code is 6 letters and digits."), icon=":material/school:")
         return None
-    token = st.query_params.get(TEACH)
-    if token is not None and room_service.rooms().is_teacher(code, token):
+    rooms = room_service.rooms()
+    held = _held_tokens(key)
+    handed = teacher_key_event(key)
+    if handed is not None and code not in held:
+        _token_from_tab(key, code, handed)
+    fresh = st.query_params.get(TEACH)
+    if fresh is not None:
+        if rooms.is_teacher(code, fresh) or rooms.teacher_of_ended(code, fresh):
+            held[code] = fresh
+        del st.query_params[TEACH]
+    token = held.get(code)
+    if token is not None and rooms.is_teacher(code, token):
         found = Seat(code, "teacher", token=token)
+    elif token is not None and rooms.teacher_of_ended(code, token):
+        found = Seat(code, "ended", token=token)
     else:
-        student = clean_student_id(st.query_params.get(ME))
+        students = st.session_state.setdefault(f"{key}_students", {})
+        student = students.get(code)
         if student is None:
-            student = new_student_id()
+            in_link = st.query_params.get(ME)
+            student = in_link if rooms.is_student(code, in_link) else rooms.issue_student(code, _address())
+            if student is not None:
+                students[code] = student
+        if student is not None and st.query_params.get(ME) != student:
             st.query_params[ME] = student
         found = Seat(code, "student", student=student)
+    keep = fresh or st.session_state.pop(f"{key}_new_token", None)
+    st.session_state[f"{key}_teacher_key_data"] = (code, keep if found.role != "student" else None,
+                                                   found.role == "student")
     st.session_state[f"{key}_seat"] = found
     return found
 
@@ -91,7 +150,12 @@ def _view(s: Seat) -> RoomView | None:
 
 
 def is_student(s: Seat | None) -> bool:
-    return s is not None and not s.teacher
+    return s is not None and s.role == "student"
+
+
+def can_start(s: Seat | None) -> bool:
+    """Whether this tab may start a class: outside one, or once the teacher's class has ended."""
+    return s is None or s.ended
 
 
 def following(key: str) -> bool:
@@ -106,7 +170,7 @@ def before_enter(key: str, s: Seat | None, entering: bool) -> None:
     view widget from the URL again (as when the page is entered); the student's own Classroom mode and graph
     size are in that URL too, so they stay.
     """
-    if s is None or s.teacher or not (entering or following(key)):
+    if not is_student(s) or not (entering or following(key)):
         return
     view = _view(s)
     if view is None:
@@ -128,7 +192,7 @@ def before_enter(key: str, s: Seat | None, entering: bool) -> None:
 
 def before_editor(key: str, s: Seat | None) -> None:
     """A following student runs the room's program (the editor then shows it and the page draws it)."""
-    if s is None or s.teacher or not following(key):
+    if not is_student(s) or not following(key):
         return
     view = _view(s)
     if view is not None and st.session_state.get(f"{key}_good") != view.source:
@@ -140,7 +204,7 @@ def before_editor(key: str, s: Seat | None) -> None:
 def after_program(key: str, s: Seat | None, analysis: Analysis) -> None:
     """Teacher: the room follows this program and view. Student: the page opens at the teacher's step."""
     st.session_state[f"{key}_room_program"] = (program_key(analysis.seed, analysis.source), analysis.n_steps)
-    if s is None:
+    if s is None or s.ended:
         return
     if s.teacher:
         view_words = {k: v for k, v in st.query_params.to_dict().items() if k in share.VIEW_DEFAULTS}
@@ -180,7 +244,7 @@ def _teacher_step(key: str, value: object) -> None:
 
 def player_room(key: str, s: Seat | None) -> tuple[dict[str, Any] | None, Any]:
     """The player's ``room`` data and its ``on_step`` callback for this tab (None, None outside a class)."""
-    if s is None:
+    if s is None or s.ended:
         return None, None
     if s.teacher:
         return ({"role": "teacher", "goto": st.session_state.pop(f"{key}_goto", None)},
@@ -205,13 +269,15 @@ def _start(key: str) -> None:
         return
     view_words = {k: v for k, v in st.query_params.to_dict().items() if k in share.VIEW_DEFAULTS}
     try:
-        code, token = room_service.rooms().open(source, 0, view_words, int(st.session_state.get(f"{key}_step", 0)))
+        code, token = room_service.rooms().open(source, 0, view_words, int(st.session_state.get(f"{key}_step", 0)),
+                                                owner=_session_id(), address=_address())
     except (RoomsFull, ValueError) as err:
         st.session_state[f"{key}_room_error"] = _reason(err)
         return
     room_service.publish(code)
+    _held_tokens(key)[code] = token
+    st.session_state[f"{key}_new_token"] = token
     st.query_params[ROOM] = code
-    st.query_params[TEACH] = token
     _warm_charts()
 
 
@@ -241,10 +307,6 @@ def start_class(key: str) -> None:
             st.error(text(error))
         st.button(_("Start a class"), key=f"{key}_start_class", icon=":material/school:", type="primary",
                   on_click=_start, args=(key,))
-        ticket = st.session_state.get(f"{key}_last_ticket")
-        if ticket:
-            st.download_button(_("Exit ticket of the last class (CSV)"), ticket, file_name="exit-ticket.csv",
-                               mime="text/csv", key=f"{key}_last_ticket_download", icon=":material/download:")
 
 
 def join_link(code: str) -> str:
@@ -307,15 +369,45 @@ def _ticket(s: Seat) -> str:
 
 
 def _end(key: str, s: Seat) -> None:
-    st.session_state[f"{key}_last_ticket"] = _ticket(s)
+    """The class is over; the teacher's tab keeps the room's link, where its exit ticket stays for a day."""
     try:
         room_service.rooms().end(s.code, s.token or "")
     except (RoomGone, NotTeacher):
         pass
     room_service.publish(s.code)
+
+
+def _leave(key: str) -> None:
+    """The teacher leaves an ended class's page (its link still holds the exit ticket for a day)."""
     for name in (ROOM, TEACH):
         if name in st.query_params:
             del st.query_params[name]
+
+
+def _ended_panel(key: str, s: Seat) -> None:
+    with st.container(border=True, key=f"{key}_class_panel"):
+        note, ticket_col, leave_col = st.columns([3.4, 1.8, 1.2], vertical_alignment="center")
+        note.markdown(_("Class **{code}** has ended. Its exit ticket stays here for a day.").format(code=s.code))
+        ticket_col.download_button(_("Exit ticket"), _ticket(s), file_name=f"exit-ticket-{s.code}.csv",
+                                   mime="text/csv", key=f"{key}_ticket", icon=":material/download:",
+                                   help=_("Every question asked, with its correct rate and the class's answers "
+                                          "(CSV)."))
+        leave_col.button(_("Close"), key=f"{key}_leave_class", icon=":material/close:", on_click=_leave, args=(key,))
+
+
+def _teacher_heartbeat(key: str, s: Seat) -> None:
+    """The teacher's page is open: said once a minute, so the room stays while the teacher is there (and gives
+    way, when the server is full, once the teacher is gone)."""
+    try:
+        room_service.rooms().teacher_seen(s.code, s.token or "")
+    except (RoomGone, NotTeacher):
+        pass
+
+
+def _student_heartbeat(key: str, s: Seat) -> None:
+    """The student's page is open: said once a minute, so the room counts the students connected now."""
+    if s.student is not None:
+        room_service.rooms().join(s.code, s.student)
 
 
 def histogram(question: dict[str, Any], values: list[float]) -> None:
@@ -375,9 +467,7 @@ def _teacher_panel(key: str, s: Seat, analysis: Analysis) -> None:
     view = _view(s)
     if view is None:
         st.warning(_("This class has ended (or was idle too long)."), icon=":material/school:")
-        for name in (ROOM, TEACH):
-            if name in st.query_params:
-                del st.query_params[name]
+        _ended_panel(key, s)
         return
     link = join_link(s.code)
     with st.container(border=True, key=f"{key}_class_panel"):
@@ -415,6 +505,7 @@ def _teacher_panel(key: str, s: Seat, analysis: Analysis) -> None:
             st.error(text(error))
         live = view.question is not None and not view.question.get("revealed")
         st.fragment(run_every=TEACHER_REFRESH if live else None)(_teacher_question)(key, s)
+        st.fragment(run_every=room_service.rooms().limits.heartbeat_seconds)(_teacher_heartbeat)(key, s)
 
 
 # -- the student ---------------------------------------------------------------------------------------
@@ -435,10 +526,20 @@ def _submit(key: str, s: Seat) -> None:
 def _student_panel(key: str, s: Seat) -> None:
     view = _view(s)
     if view is None:
-        st.info(_("This class has ended, or the code is wrong. Ask your teacher for the link."),
-                icon=":material/school:")
+        if room_service.rooms().status(s.code) == "ended":
+            st.info(_("Class {code} has ended. Thank you for taking part!").format(code=s.code),
+                    icon=":material/school:")
+        else:
+            st.info(_("No class has the code {code}: check it with your teacher.").format(code=s.code),
+                    icon=":material/school:")
         return
-    room_service.rooms().join(s.code, s.student)
+    if s.student is None:
+        st.warning(_("This class cannot take more students from your network right now: ask your teacher."),
+                   icon=":material/school:")
+        return
+    if not room_service.rooms().join(s.code, s.student):
+        st.warning(_("This class is full."), icon=":material/school:")
+        return
     with st.container(border=True, key=f"{key}_class_panel"):
         left, right = st.columns([4, 1.4], vertical_alignment="center")
         left.markdown((_("Class **{code}** · following the teacher") if following(key)
@@ -446,6 +547,7 @@ def _student_panel(key: str, s: Seat) -> None:
         right.toggle(_("Follow teacher"), value=True, key=f"{key}_follow",
                      help=_("Off: step on your own. On: jump back to the teacher's step."))
         st.fragment(_student_question)(key, s)
+        st.fragment(run_every=room_service.rooms().limits.heartbeat_seconds)(_student_heartbeat)(key, s)
 
 
 def _student_question(key: str, s: Seat) -> None:
@@ -500,7 +602,11 @@ def panel(key: str, s: Seat | None, analysis: Analysis | None) -> None:
     """The class controls for this tab (nothing outside a class)."""
     if s is None:
         return
-    if s.teacher:
+    code, token, ask = st.session_state.get(f"{key}_teacher_key_data", (s.code, None, False))
+    teacher_key(key, code, token=token, ask=ask)  # here, in the class's slot: the page's elements keep their places
+    if s.ended:
+        _ended_panel(key, s)
+    elif s.teacher:
         if analysis is not None:
             _teacher_panel(key, s, analysis)
     else:
@@ -542,6 +648,9 @@ _ask = _in_session_language(_guarded(_ask))
 _reveal = _in_session_language(_guarded(_reveal))
 _close = _in_session_language(_guarded(_close))
 _end = _in_session_language(_guarded(_end))
+_token_from_tab = _in_session_language(_guarded(_token_from_tab))
+_teacher_heartbeat = _guarded(_teacher_heartbeat)
+_student_heartbeat = _guarded(_student_heartbeat)
 _submit = _in_session_language(_guarded(_submit))
 _teacher_question = _in_session_language(_guarded(_teacher_question))
 _student_question = _in_session_language(_guarded(_student_question))

@@ -57,8 +57,13 @@ def test_students_follow_the_teacher_answer_and_see_the_reveal(browser, app_url)
             return b && b.getBoundingClientRect().top >= 0 && b.getBoundingClientRect().bottom <= innerHeight; }""",
                                   timeout=SLOW)
         query = parse_qs(urlparse(teacher.url).query)
-        code, token = query["room"][0], query["teach"][0]
-        assert len(code) == 6 and token not in code
+        code = query["room"][0]
+        assert len(code) == 6 and "teach" not in query  # the teacher's secret left the (projected) address bar
+        teacher.reload()  # the tab's session storage keeps the teacher the teacher
+        teacher.get_by_role("button", name="Ask the class").wait_for(timeout=SLOW)
+        teacher.locator(PLAYER).wait_for(timeout=SLOW)
+        wait_until_idle(teacher)
+        assert "teach" not in teacher.url and "me" not in parse_qs(urlparse(teacher.url).query)
 
         students = []
         for _ in range(2):
