@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from bench.attack_lesson_plan import deep_nesting_plan, dotted_key_plan
-from lucid.i18n import english
+from lucid.i18n import english, use_language
 from lucid.ui import lesson, plan_bounds, share
 from lucid.ui.lesson_view import EXAMPLE_PLAN
 from tests.test_app_lesson import PLAN as APP_PLAN
@@ -117,3 +117,10 @@ def test_what_the_parser_still_refuses_is_a_lesson_error_not_a_traceback(monkeyp
 def test_every_plan_the_project_shows_still_reads(plan):
     assert plan_bounds.problem(plan) is None
     assert len(lesson.parse_plan(plan)) >= 2
+
+
+def test_a_refusal_reads_in_the_teachers_language():
+    with pytest.raises(lesson.LessonError) as caught:
+        lesson.parse_plan("[[link]]\ncode = 'x = 1'\nstep = " + "[" * 20)
+    with use_language("ko"):
+        assert str(caught.value.args[0]) == "3번째 줄, 24번째 글자: 대괄호와 중괄호가 16단계보다 깊게 중첩되어 있습니다"
