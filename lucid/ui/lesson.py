@@ -33,18 +33,15 @@ from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
 from lucid.i18n import L_
-from lucid.ui import share
+from lucid.ui import plan_bounds, share
 from lucid.ui.browser_events import json_text_problem
+from lucid.ui.plan_bounds import MAX_LINKS, MAX_PLAN_CHARS, LessonError
 
 LESSON_KEY = "lesson"
 """Query parameter holding the packed lesson."""
 AT_KEY = "at"
 """Query parameter holding the position in the lesson (0 is the first link)."""
 
-MAX_LINKS = 40
-"""Links in one lesson: a long lecture has a dozen views; more is not a lesson plan."""
-MAX_PLAN_CHARS = 200_000
-"""A plan file's text (ten programs at the language's own limit of 10,000 characters, and their links)."""
 MAX_PACKED_CHARS = 120_000
 """What a ``lesson=`` parameter may unpack to (the links' programs and titles as JSON)."""
 MAX_TITLE_CHARS = 120
@@ -52,10 +49,6 @@ MAX_TITLE_CHARS = 120
 
 LAST = -1
 """Start step meaning "the program's last step" (where Previous from the next link lands)."""
-
-
-class LessonError(ValueError):
-    """A lesson plan that cannot be used; the message says what to fix (for the teacher, not a traceback)."""
 
 
 @dataclass(frozen=True)
@@ -147,22 +140,24 @@ def _link_from_table(table: object, where: object) -> LessonLink:
 def parse_plan(text: str) -> Lesson:
     """The lesson a teacher wrote: TOML with ``[[link]]`` tables, or one shared link per line.
 
-    Raises ``LessonError`` with a message naming the link and what is wrong.
+    The text is measured (``plan_bounds``) before the TOML parser sees it, and whatever the parser still
+    raises becomes a ``LessonError``: a message naming the link or line and what is wrong, never a traceback.
     """
     if len(text) > MAX_PLAN_CHARS:
         raise LessonError(L_("the plan is longer than {MAX_PLAN_CHARS} characters",
                              MAX_PLAN_CHARS=format(MAX_PLAN_CHARS, ",")))
-    try:
-        plan = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        lines = [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
-        if not lines or not all("code=" in line or "z=" in line for line in lines):
-            raise LessonError(L_("not a lesson plan: {err}",
-                                 err=err)) from None
-        if len(lines) > MAX_LINKS:
-            raise LessonError(L_("a lesson has at most {MAX_LINKS} links, not {count}",
-                                 MAX_LINKS=MAX_LINKS, count=len(lines))) from None
-        return _checked(Lesson(tuple(link_from_url(line, L_("line {k}", k=i + 1)) for i, line in enumerate(lines))))
+    plan, error = None, plan_bounds.problem(text)
+    if error is None:
+        try:
+            plan = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as err:
+            error = LessonError(L_("not a lesson plan: {err}",
+                                   err=err))
+        except (ValueError, RecursionError, MemoryError) as err:  # e.g. an integer of 5,000 digits
+            error = LessonError(L_("not a lesson plan: the TOML reader gave up ({err})",
+                                   err=type(err).__name__))
+    if plan is None:
+        return _link_lines(text, error)
     unknown = set(plan) - {"title", "link"}
     if unknown:
         raise LessonError(L_("unknown key {value} (a plan has a title and [[link]] tables)",
@@ -175,6 +170,17 @@ def parse_plan(text: str) -> Lesson:
                              MAX_LINKS=MAX_LINKS, count=len(tables)))
     links = tuple(_link_from_table(t, L_("link {k}", k=i + 1)) for i, t in enumerate(tables))
     return _checked(Lesson(links, _title(plan.get("title"), "the plan")))
+
+
+def _link_lines(text: str, error: LessonError) -> Lesson:
+    """A plan that is not TOML: one shared link per line (comments and blank lines aside), else ``error``."""
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
+    if not lines or not all("code=" in line or "z=" in line for line in lines):
+        raise error
+    if len(lines) > MAX_LINKS:
+        raise LessonError(L_("a lesson has at most {MAX_LINKS} links, not {count}",
+                             MAX_LINKS=MAX_LINKS, count=len(lines)))
+    return _checked(Lesson(tuple(link_from_url(line, L_("line {k}", k=i + 1)) for i, line in enumerate(lines))))
 
 
 def _checked(lesson: Lesson) -> Lesson:
