@@ -15,13 +15,13 @@ moved without reading anything else.
 """
 from __future__ import annotations
 
-import math
 import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from lucid.classroom.answer_text import AnswerRejected, parse_answer
 from lucid.classroom.codes import (
     address_key,
     clean_code,
@@ -51,10 +51,6 @@ class NotTeacher(PermissionError):
     """The caller does not hold this room's teacher token."""
 
 
-class AnswerRejected(ValueError):
-    """An answer that is not taken, with the reason a student can act on."""
-
-
 @dataclass(frozen=True)
 class RoomView:
     """What a page needs to show a room: the teacher's program, view, step, question and the room's size."""
@@ -68,31 +64,6 @@ class RoomView:
     question: dict[str, Any] | None
     students: int
     questions: list[dict[str, Any]] = field(default_factory=list)
-
-
-SANE_LIMIT = 1e15
-"""No gradient a class is asked about is this large: a bigger answer is refused, never counted as wrong."""
-
-
-def parse_answer(text: object, max_chars: int) -> float:
-    """A typed number (``-0.25``, ``1e-3``, ``−2`` with a typographic minus, ``1,5`` with a decimal comma)."""
-    if not isinstance(text, str) or not text.strip():
-        raise AnswerRejected(L_("Type a number."))
-    if len(text) > max_chars:
-        raise AnswerRejected(L_("An answer is at most {n} characters.", n=max_chars))
-    cleaned = text.strip().replace("−", "-").replace(" ", "")
-    if cleaned.count(",") == 1 and "." not in cleaned:
-        cleaned = cleaned.replace(",", ".")
-    try:
-        value = float(cleaned)
-    except ValueError:
-        raise AnswerRejected(L_("“{text}” is not a number: type digits, e.g. -0.25 or 1.5e-3.",
-                                 text=text.strip())) from None
-    if not math.isfinite(value):
-        raise AnswerRejected(L_("Type a finite number."))
-    if abs(value) > SANE_LIMIT:
-        raise AnswerRejected(L_("Type a finite number."))
-    return value
 
 
 class Rooms:
@@ -343,9 +314,11 @@ class Rooms:
         if clean is not None and isinstance(student, str):
             self.store.leave(clean, student)
 
-    def answer(self, code: object, student: object, text: object, nickname: object = "") -> float:
+    def answer(self, code: object, student: object, text: object, nickname: object = "", *,
+               locale: str | None = None) -> float:
         """Take ``student``'s answer to the open question (a new one replaces theirs); returns the number.
 
+        ``locale`` reads an ambiguous ``1,000`` as the student's language writes numbers.
         Raises ``AnswerRejected`` (no open question, revealed already, not a number, out of range, too long,
         too many submits this minute, not in the room) or ``RoomGone``.
         """
@@ -364,7 +337,7 @@ class Rooms:
         now = self.clock()
         if self.store.hit("answer", f"{clean}:{sid}", int(now // 60), 120) > self.limits.answers_per_minute:
             raise AnswerRejected(L_("Too many answers this minute: wait a little and submit again."))
-        value = parse_answer(text, self.limits.answer_chars)
+        value = parse_answer(text, self.limits.answer_chars, locale=locale)
         nick = nickname.strip()[: self.limits.nickname_chars] if isinstance(nickname, str) else ""
         self.store.put_answer(clean, question["id"], sid, {"value": value, "text": str(text).strip(),
                                                             "nickname": nick, "at": now}, self._ttl)

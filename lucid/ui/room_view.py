@@ -515,7 +515,7 @@ def _submit(key: str, s: Seat) -> None:
     view = _view(s)
     qid = view.question["id"] if view is not None and view.question else None
     try:
-        value = room_service.rooms().answer(s.code, s.student, typed, nickname)
+        value = room_service.rooms().answer(s.code, s.student, typed, nickname, locale=language.current())
     except (AnswerRejected, RoomGone) as err:
         st.session_state[f"{key}_answer_msg"] = (qid, "error", _reason(err))
         return
