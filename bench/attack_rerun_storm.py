@@ -41,7 +41,7 @@ class Stormer:
     """What one storming tab sent and got."""
 
     sent: int = 0  # reruns sent during the storm
-    runs: int = 0  # script runs the server started for it during the storm (``new_session`` messages)
+    runs: int = 0  # runs whose start reached it during the storm (``new_session``; a replaced run may send none)
     seconds: float = 0.0  # how long it stormed
     final_shown: bool = False  # its last rerun's program was drawn after the storm
     failure: str | None = None
@@ -200,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     print(_row("feed max (s)", max(alone.polls.feed, default=None), max(storm.polls.feed, default=None)))
     sent = sum(t.sent for t in storm.stormers)
     runs = [t.runs for t in storm.stormers]
-    print(f"\nreruns sent {sent}, script runs started per tab {runs}, final program shown "
+    print(f"\nreruns sent {sent}, runs reported per tab {runs}, final program shown "
           f"{sum(t.final_shown for t in storm.stormers)}/{len(storm.stormers)}")
     failures = [t.failure for t in storm.stormers if t.failure] + storm.polls.failures
     for problem in [storm.victim.failure, alone.victim.failure, *failures]:
