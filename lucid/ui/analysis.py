@@ -27,6 +27,7 @@ from lucid.expr.program import predicted_cost
 from lucid.i18n import L_, Message, current_language, text
 from lucid.ui.memo import SharedCache
 from lucid.ui.memory import return_large_blocks_to_os
+from lucid.ui.script_slots import holding
 from lucid.viz.animation import Animation, build_animation, build_collapsed_animation
 from lucid.viz.animation_cost import MAX_ANIMATION_WORK as MAX_WORK
 from lucid.viz.animation_cost import AnimationTooCostly, AnimationWork, collapsed_work, full_work
@@ -249,7 +250,7 @@ def shared_animation(analysis: Analysis, options: Any, expanded: Iterable[str] =
         kwargs = options.as_kwargs()
         with np.errstate(all="ignore"):
             plan = plan_animation(analysis, options, opened)
-            with BUILD_LANES.slot(plan.work):
+            with holding(BUILD_LANES.slot(plan.work)):
                 if plan.view is not None:
                     return build_collapsed_animation(plan.view, direction=kwargs.get("direction", "LR"))
                 return build_animation(analysis.program.output, analysis.trace, **kwargs)

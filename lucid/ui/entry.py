@@ -10,18 +10,20 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lucid.ui import browser_gate
+from lucid.ui import browser_gate, rerun_gate
 
 
 def ensure_navigation() -> None:
     """Call first in every page file; a no-op when the page was reached through ``st.navigation``.
 
     It also puts ``browser_gate`` in front of the session state (once per process), so every value a
-    browser sends is checked before Streamlit reads it.
+    browser sends is checked before Streamlit reads it, and ``rerun_gate`` in front of every session's
+    reruns, so no group of tabs can keep the server's script threads busy.
     """
     from streamlit.runtime.pages_manager import PagesManager
 
     browser_gate.install()
+    rerun_gate.install()
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False
         st.rerun()

@@ -22,6 +22,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
+from lucid.ui.script_slots import RUNS
+
 V = TypeVar("V")
 StopCheck = Callable[[], bool]
 """True once whoever asked no longer wants the answer (``lucid.ui.cancel.session_should_stop``)."""
@@ -141,7 +143,8 @@ class SharedCache(Generic[V]):
             if owner:
                 return _deliver(self._compute(key, flight, compute, slots or self._slots))
             try:
-                outcome = flight.wait(mine, self.poll_seconds)
+                with RUNS.set_aside():  # waiting for another session's work is not computing: free the run slot
+                    outcome = flight.wait(mine, self.poll_seconds)
             finally:
                 flight.leave(mine)
             if outcome is not _ABANDONED:
@@ -195,11 +198,12 @@ class SharedCache(Generic[V]):
 
     def _acquire_slot(self, flight: _Flight, slots: threading.BoundedSemaphore | None) -> None:
         """Wait for a compute slot; give up with ``WaitCancelled`` once nobody wants this key any more."""
-        if slots is None:
+        if slots is None or slots.acquire(blocking=False):
             return
-        while not slots.acquire(timeout=self.poll_seconds):
-            if flight.everyone_wants_to_stop():
-                raise WaitCancelled()
+        with RUNS.set_aside():  # queued for a lane, this run computes nothing: its run slot serves another
+            while not slots.acquire(timeout=self.poll_seconds):
+                if flight.everyone_wants_to_stop():
+                    raise WaitCancelled()
 
     def _lookup(self, key: Hashable) -> tuple[V | _Raised, int, float] | None:
         entry = self._store.get(key)

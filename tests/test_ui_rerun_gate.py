@@ -1,0 +1,251 @@
+"""A session's reruns are bounded to what a person causes, and none is lost (issue 24 item 3), without a server.
+
+- ``Gate``: a burst, then a steady rate; a request over the bound is held and later ones merge into it;
+  a run that interrupted another is not interrupted in turn.
+- ``merged_client_state``: the latest widget values, the earlier button presses and component events.
+- ``FairSlots``: a bounded number of runs at once; a freed slot goes to the session that used the least.
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+from streamlit.proto.ClientState_pb2 import ClientState
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+from lucid.ui import rerun_gate
+from lucid.ui.rerun_gate import Gate, TokenBucket, merged_client_state
+from lucid.ui.script_slots import FairSlots
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def gate(clock: Clock, **kw) -> Gate:
+    return Gate(burst=5, rate=2.0, max_defer=4.0, clock=clock, **kw)
+
+
+def test_the_bucket_gives_its_burst_then_one_token_per_rate_interval():
+    clock = Clock()
+    bucket = TokenBucket(5, 2.0, clock())
+    assert [bucket.take(clock()) for _ in range(6)] == [True] * 5 + [False]
+    assert bucket.wait(clock()) == 0.5
+    clock.advance(0.5)
+    assert bucket.take(clock()) and not bucket.take(clock())
+    clock.advance(60)
+    assert bucket.available(clock()) == 5  # never more than the burst, however long the quiet
+
+
+def test_a_person_s_clicks_all_run_at_once():
+    clock = Clock()
+    g = gate(clock)
+    for k in range(5):  # five clicks within a second, each after the previous run ended
+        assert g.offer(f"click {k}") == f"click {k}"
+        g.ended()
+        clock.advance(0.2)
+    assert g.held == 0 and g.started == 5
+
+
+def test_a_storm_is_held_to_one_pending_request_that_ends_up_the_latest():
+    clock = Clock()
+    g = gate(clock)
+    passed = []
+    for k in range(5):  # the burst, each run ending at once
+        passed.append(g.offer(f"r{k}"))
+        g.ended()
+    assert passed == [f"r{k}" for k in range(5)]
+    for k in range(5, 25):  # 20 more in the same instant
+        assert g.offer(f"r{k}") is None
+    assert g.held == 1 and g.merged == 19 and g.pending == "r24"
+    assert g.next_check() == 0.5
+    clock.advance(0.5)
+    assert g.release() == "r24" and g.pending is None and g.started == 6
+
+
+def test_a_storm_starts_at_most_burst_plus_rate_times_seconds_runs():
+    clock = Clock()
+    g = gate(clock)
+    for _ in range(20 * 15):  # 20 requests a second for 15 seconds, every run ending before the next request
+        g.offer("r")
+        g.ended()
+        g.release()
+        clock.advance(0.05)
+    assert g.started <= 5 + 2.0 * 15 + 1
+    assert g.started >= 2.0 * 15  # and the session is not shut out: it runs at the steady rate
+
+
+def test_a_held_request_waits_for_an_interrupting_run_to_finish():
+    clock = Clock()
+    g = gate(clock)
+    assert g.offer("first") == "first"  # running
+    assert g.offer("second") == "second"  # interrupts the first: allowed once
+    assert g.interrupted
+    assert g.offer("third") is None  # would interrupt the interrupting run: held though tokens remain
+    clock.advance(1.0)
+    assert g.release() is None and g.next_check() == 3.0
+    g.ended()  # the second run finished
+    assert g.release() == "third"
+    assert not g.interrupted  # it started on an idle session
+
+
+def test_a_held_request_interrupts_anyway_once_it_waited_max_defer():
+    clock = Clock()
+    g = gate(clock)
+    g.offer("first")
+    g.offer("second")
+    assert g.offer("third") is None
+    clock.advance(4.0)
+    assert g.release() == "third"
+
+
+def test_a_fragment_rerun_does_not_wait_for_a_full_run_since_it_interrupts_nothing():
+    clock = Clock()
+    g = gate(clock, preempts=lambda r: not r.startswith("fragment"))
+    g.offer("first")
+    g.offer("second")
+    assert g.offer("fragment tick") == "fragment tick"
+
+
+def test_a_merge_keeps_the_held_request_and_the_new_one_in_order():
+    clock = Clock()
+    g = gate(clock, merge=lambda older, newer: f"{older}+{newer}")
+    for _ in range(5):
+        g.offer("x")
+        g.ended()
+    assert g.offer("a") is None
+    assert g.offer("b") is None
+    clock.advance(0.5)
+    assert g.release() == "a+b"
+
+
+def state(*widgets: WidgetState, fragment: str = "", page: str = "p1", auto: bool = False) -> ClientState:
+    cs = ClientState(page_script_hash=page, fragment_id=fragment, is_auto_rerun=auto)
+    cs.widget_states.widgets.extend(widgets)
+    return cs
+
+
+def values(cs: ClientState) -> dict[str, object]:
+    return {w.id: getattr(w, w.WhichOneof("value")) for w in cs.widget_states.widgets}
+
+
+def test_merging_keeps_the_latest_values_and_the_earlier_press_and_events():
+    older = state(WidgetState(id="program", string_value="x = 1"), WidgetState(id="run", trigger_value=True),
+                  WidgetState(id="player__events", json_trigger_value='[{"event":"node"}]'))
+    newer = state(WidgetState(id="program", string_value="x = 2"), WidgetState(id="slider", int_value=3))
+    merged = merged_client_state(older, newer)
+    assert values(merged) == {"program": "x = 2", "slider": 3, "run": True, "player__events": '[{"event":"node"}]'}
+
+
+def test_merging_keeps_a_newer_event_over_an_older_one_and_never_carries_a_press_to_another_page():
+    older = state(WidgetState(id="e", json_trigger_value="[1]"), WidgetState(id="run", trigger_value=True))
+    newer = state(WidgetState(id="e", json_trigger_value="[2]"))
+    assert values(merged_client_state(older, newer)) == {"e": "[2]", "run": True}
+    elsewhere = state(page="p2")
+    assert values(merged_client_state(older, elsewhere)) == {}
+
+
+def test_merging_a_fragment_s_rerun_with_anything_else_is_a_full_rerun():
+    tick = state(fragment="f1", auto=True)
+    assert merged_client_state(tick, state(fragment="f1", auto=True)).fragment_id == "f1"
+    assert merged_client_state(tick, state(fragment="f1", auto=True)).is_auto_rerun
+    assert merged_client_state(tick, state()).fragment_id == ""
+    assert merged_client_state(state(), tick).fragment_id == ""
+    assert merged_client_state(tick, state(fragment="f2")).fragment_id == ""
+    assert not merged_client_state(tick, state(fragment="f2")).is_auto_rerun
+
+
+def test_the_installed_sizes_leave_a_person_unthrottled():
+    # a teacher's question refreshing once a second plus a click every half second fits the steady rate
+    assert rerun_gate.RATE >= 1 + 2
+    assert rerun_gate.BURST >= 5
+
+
+def test_slots_bound_the_runs_at_once():
+    slots = FairSlots(2)
+    assert slots.acquire("a") and slots.free == 1
+    got: list[bool] = []
+    threads = [threading.Thread(target=lambda o=o: got.append(slots.acquire(o, timeout=0.2))) for o in "bc"]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(got) == [False, True]  # one more slot, not two
+    slots.release()
+
+
+def test_a_freed_slot_goes_to_the_session_that_used_the_least():
+    clock = Clock()
+    slots = FairSlots(1, clock=clock)
+    for _ in range(10):  # the stormer ran ten times, a second each
+        assert slots.acquire("stormer")
+        clock.advance(1.0)
+        slots.release()
+    assert slots.use("stormer") > 5 and slots.use("newcomer") == 0
+    assert slots.acquire("holder")
+    order: list[str] = []
+
+    def wait(owner: str) -> None:
+        assert slots.acquire(owner, timeout=5)
+        order.append(owner)
+        slots.release()
+
+    stormer = threading.Thread(target=wait, args=("stormer",))
+    stormer.start()
+    deadline = time.monotonic() + 5
+    while slots.waiting() < 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    newcomer = threading.Thread(target=wait, args=("newcomer",))  # came later, used nothing
+    newcomer.start()
+    while slots.waiting() < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    slots.release()
+    stormer.join()
+    newcomer.join()
+    assert order == ["newcomer", "stormer"]
+
+
+def test_a_session_s_use_is_forgotten_with_its_half_life():
+    clock = Clock()
+    slots = FairSlots(1, half_life=30.0, run_charge=0.0, clock=clock)
+    slots.acquire("s")
+    clock.advance(8.0)
+    slots.release()
+    clock.advance(30.0)
+    assert abs(slots.use("s") - 4.0) < 1e-9
+
+
+def test_a_waiting_run_leaves_when_its_session_stops_it():
+    slots = FairSlots(1)
+    slots.acquire("a")
+    stop = threading.Event()
+    got: list[bool] = []
+    t = threading.Thread(target=lambda: got.append(slots.acquire("b", should_stop=stop.is_set)))
+    t.start()
+    stop.set()
+    t.join(5)
+    assert got == [False] and slots.waiting() == 0
+    slots.release()
+    assert slots.free == 1
+
+
+def test_a_run_that_waits_for_other_work_frees_its_slot_meanwhile_and_takes_it_back_first():
+    slots = FairSlots(1)
+    assert slots.acquire("waiter")
+    during: list[int] = []
+    with slots.set_aside():
+        during.append(slots.free)
+        assert slots.acquire("other", timeout=1)  # another run computes while this one waits
+        slots.release()
+    assert during == [1] and slots.holds() and slots.free == 0 and slots.borrowed == 0
+    slots.release()
+    assert slots.free == 1
+    with slots.set_aside():  # a thread holding no slot: nothing to set aside
+        assert slots.free == 1
