@@ -59,6 +59,9 @@ def held(key: str) -> int | None:
 
 def rerun_if_changed(key: str, question: dict[str, Any] | None) -> None:
     """In the class panel's fragment: run the whole page again when ``question`` holds back another step than
-    the page was drawn with (a question opened, was revealed, or replaced by one about another step)."""
-    if open_step(question) != held(key):
+    the page was drawn with (a question opened, was revealed, or replaced by one about another step).
+
+    Nothing happens where no page run settled a hold (the fragment drawn on its own): no player to redraw.
+    """
+    if _key(key) in st.session_state and open_step(question) != held(key):
         st.rerun(scope="app")
