@@ -2,7 +2,7 @@
 import streamlit as st
 
 from lucid.i18n import _
-from lucid.ui import classroom, controls, lesson_view, room_view, view_link
+from lucid.ui import classroom, controls, lesson_view, room_hold, room_view, view_link
 from lucid.ui.analysis import INPUT_ROWS, shared_analysis
 from lucid.ui.editor import editor
 from lucid.ui.entry import ensure_navigation
@@ -16,6 +16,7 @@ KEY = "pg"
 ensure_navigation()
 
 seat = room_view.seat(KEY)  # in a class (room= in the URL): the teacher, or a student following them
+held = room_hold.settle(KEY, seat)  # a student while the class predicts a step: that step and later ones wait
 room_view.before_enter(KEY, seat, view_link.entering(KEY))
 view_link.enter(KEY)  # entering (a link, a reload, Back, a return through the menu): the URL's view and program
 view = controls.view_controls(KEY)
@@ -47,9 +48,13 @@ with class_slot:
 room, on_step = room_view.player_room(KEY, seat)
 backward_stepper(KEY, analysis, view.options, seconds=view.seconds_per_step, classroom=view.classroom,
                  share_url=True, zoom=view.zoom, resume=view_link.resumed(KEY), lesson=lesson_view.player_lesson(KEY),
-                 on_lesson=lambda direction: lesson_view.move(KEY, direction), room=room, on_step=on_step)
+                 on_lesson=lambda direction: lesson_view.move(KEY, direction), room=room, on_step=on_step,
+                 held_from=held)
 if room_view.can_start(seat):
     room_view.start_class(KEY)  # beside the Legend and Export expanders
-inputs_table(analysis, INPUT_ROWS)
-forward_mode_panel(KEY, analysis)
+if held is None:
+    inputs_table(analysis, INPUT_ROWS)
+    forward_mode_panel(KEY, analysis)
+else:  # both print final gradients: the asked one among them
+    st.caption(_("The inputs' gradients and forward mode are shown again once your teacher reveals the answer."))
 lesson_view.lesson_panel(KEY)

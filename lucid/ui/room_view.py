@@ -35,7 +35,7 @@ from lucid.classroom.grading import (
 from lucid.classroom.texts import shown
 from lucid.classroom.ticket import exit_ticket
 from lucid.i18n import L_, Message, _, ngettext, text, use_language
-from lucid.ui import language, room_feed, room_service, share, view_link
+from lucid.ui import language, room_feed, room_hold, room_service, share, view_link
 from lucid.ui.analysis import Analysis
 from lucid.ui.browser_events import BadBrowserValue, whole_number
 from lucid.ui.room_watch import room_watch
@@ -559,6 +559,7 @@ def _student_question(key: str, s: Seat) -> None:
         return
     q = view.question
     room_watch(f"{key}_room_watch", question_key(q))
+    room_hold.rerun_if_changed(key, q)  # the player (outside this fragment) holds back another step now
     if q is None:
         return
     rooms = room_service.rooms()

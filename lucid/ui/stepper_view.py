@@ -29,6 +29,7 @@ from lucid.ui.graph_view import export_buttons, show_legend, static_frame
 from lucid.ui.inspector_view import inspect_clicked, node_inspector
 from lucid.ui.options import DrawOptions
 from lucid.viz.animation import Animation
+from lucid.viz.redact import held
 from lucid.viz.style import BLUE, EDGE_STYLE, GREEN, GREY, ORANGE, PROGRESS_STYLE, RED, VERMILLION
 
 COLOUR_WORDS = {VERMILLION: N_("orange-red"), ORANGE: N_("orange"), BLUE: N_("blue"), GREEN: N_("green"),
@@ -118,34 +119,40 @@ def _set_expanded(key: str, expanded: tuple[str, ...]) -> None:
 def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seconds: float, classroom: bool,
                      share_url: bool, zoom: str | float = "screen", resume: bool = False,
                      lesson: dict | None = None, on_lesson: Callable[[str], None] | None = None,
-                     room: dict | None = None, on_step: Callable[[object], None] | None = None) -> None:
+                     room: dict | None = None, on_step: Callable[[object], None] | None = None,
+                     held_from: int | None = None) -> None:
     """The player for ``analysis`` and what goes with it (session keys prefixed with ``key``).
 
     ``resume``: the page was entered again through the menu, whose address names no step; the player
     starts at the step the browser tab last showed (the server hears of steps only on a click).
     ``lesson`` and ``on_lesson``: the place in a lesson and what crosses a link boundary (``animation_player``).
     ``room`` and ``on_step``: class mode (``lucid.ui.room_view``), handed to ``animation_player``.
+    ``held_from``: a student while the class predicts that step (``lucid.ui.room_hold``): the player gets the
+    animation cut before it, the step (a click's too) stays before it, and the exports wait for the reveal.
     """
     step_key = f"{key}_step"
     n = analysis.n_steps
     program_id = program_key(analysis.seed, analysis.source)
     expanded = expanded_groups(key, analysis)
+    shown = n if held_from is None else min(n, max(int(held_from), 1))  # the steps this page may show
     click = take_click(f"{key}_player", program_id=program_id, n_steps=n)
     if click is not None:  # a node clicked in the player: before anything reads the step or the boxes
-        st.session_state[step_key] = click.step
+        st.session_state[step_key] = stepper.clamp(click.step, shown)
         if share_url:  # the server's copy of the URL follows, so a later rewrite keeps this step
-            st.query_params["step"] = str(click.step)
+            st.query_params["step"] = str(st.session_state[step_key])
         if _BOX_ID.match(click.node):  # a box of a collapsed drawing: open it (or close an open group)
             toggle_box(key, analysis, click.node)
             expanded = expanded_groups(key, analysis)
         inspect_clicked(key, analysis, click.node)
-    step = st.session_state[step_key] = stepper.clamp(st.session_state.get(step_key, 0), n)
+    step = st.session_state[step_key] = stepper.clamp(st.session_state.get(step_key, 0), shown)
 
     collapsed = False
     with st.container(key=f"{key}_graph"):
         if graph_view.has_dot():
             try:
                 anim = shared_animation(analysis, options, expanded)
+                if held_from is not None:
+                    anim = held(anim, held_from)  # a small copy per question: the shared one stays whole
             except viz.GraphTooLarge as err:
                 st.warning(_("**Too large to draw.** {error}").format(error=text(err)), icon=":material/warning:")
                 return
@@ -172,7 +179,7 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
                 st.warning(_("**Too large to draw.** {error}").format(error=text(err)), icon=":material/warning:")
                 return
             if analysis.trace is not None:
-                _server_explanation(key, analysis, n)
+                _server_explanation(key, analysis, shown)
         if not collapsed:
             st.caption(caption_text(analysis))
     if analysis.trace is None:
@@ -185,7 +192,10 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
     with st.expander(_("Legend"), icon=":material/palette:"):
         show_legend()
     with st.expander(_("Export"), icon=":material/download:"):
-        export_buttons(key, analysis, step, options, expanded if collapsed else None)
+        if shown < n:  # any step, and the whole pass as a GIF: after the reveal
+            st.caption(_("Exports are back once your teacher reveals the answer."))
+        else:
+            export_buttons(key, analysis, step, options, expanded if collapsed else None)
 
 
 def _collapsed_bar(key: str, anim: Animation, analysis: Analysis, expanded: tuple[str, ...]) -> None:
