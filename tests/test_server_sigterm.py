@@ -1,22 +1,33 @@
-"""A class server stops within 5 s of SIGTERM, even with a session inside a long computation (issue 16, item 7).
+"""A class server stops within seconds of SIGTERM, whatever runs (issue 16, item 7; issue 24, item 9a).
 
-Streamlit interrupts a script only at its ``st`` calls and Python waits for every script thread before it
-exits, so a thread busy in a long computation kept a stopped server alive until SIGKILL. The app's
-watchdog (``lucid.ui.shutdown``, installed by ``app.py``) ends the process shortly after the runtime stops.
+Streamlit interrupts a script only at its ``st`` calls and Python waits for every non-daemon thread before it
+exits, so a thread busy in a long computation kept a stopped server alive until SIGKILL. And Streamlit stops
+its runtime only after its web server has closed every connection, which a tab that stopped reading keeps
+open: a watchdog that waited for the runtime never started its clock. The app's watchdog
+(``lucid.ui.shutdown``, installed by ``app.py``) starts it at the signal and ends the process
+``GRACE_SECONDS`` later. Timed bounds here are generous (6 s for a 2 s grace): the machine is shared.
 """
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
+import sys
 import threading
+import time
 
 import pytest
 
+from bench.attack_jacobian import large_input_program, toggle_state
+from bench.hostile_class import link
 from bench.streamlit_client import run_sync, server, session
 from lucid.ui import shutdown
 from tests.serve_counted import BUSY_SECONDS, launcher
+
+EXIT_BOUND = 6.0
+"""Seconds a stopped server may take to end in these tests: three times the watchdog's grace."""
 
 
 @pytest.mark.parametrize("where", ["script", "worker"],
@@ -67,3 +78,118 @@ def test_the_watchdog_finds_the_dot_layouts_this_process_started():
         child.kill()
         child.wait()
     assert child.pid not in shutdown.children_of_this_process()
+
+
+def exit_seconds(running, tabs, timeout: float = 30.0) -> tuple[float, int | None]:
+    """SIGTERM the server (its pid only, as a process manager does) and time how long it takes to end; then drop
+    the ``tabs``' connections at once (a closing handshake with a dead server waits for its timeout)."""
+    start = time.monotonic()
+    os.kill(running.pid, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        running.process.wait(timeout=timeout)
+    seconds = time.monotonic() - start
+    for tab in tabs:
+        tab.ws.transport.abort()
+    return seconds, running.process.poll()
+
+
+async def wait_for_lines(log, line: str, count: int, running) -> None:
+    for _ in range(1200):
+        if log.exists() and log.read_text().splitlines().count(line) >= count:
+            return
+        await asyncio.sleep(0.1)
+    pytest.fail(f"the sessions never reached their builds:\n{running.output(2000)}")
+
+
+def test_a_server_ends_within_seconds_of_sigterm_while_three_heavy_builds_run(tmp_path):
+    log = tmp_path / "work.log"
+    # each Jacobian build spins a minute in a worker thread the script waits for (Python joins those at exit)
+    env = {"LUCID_TEST_BUSY": "shared_comparison", "LUCID_TEST_BUSY_IN": "worker"}
+
+    async def three_builds_then_sigterm(running) -> tuple[float, int | None]:
+        async with contextlib.AsyncExitStack() as stack:
+            tabs = []
+            for k in range(3):
+                tab = await stack.enter_async_context(session(running.port, query=link(f"x = randn(3) + {k}\nx.sum()")))
+                await tab.run()
+                toggle_state(tab, True)
+                await tab.rerun()  # "Build the whole Jacobian both ways"
+                tabs.append(tab)
+            await wait_for_lines(log, "shared_comparison busy", 3, running)
+            return exit_seconds(running, tabs)
+
+    with server(log=tmp_path / "server.log", launcher=launcher(log), env=env) as running:
+        seconds, code = run_sync(three_builds_then_sigterm(running))
+        output = running.output(2000)
+    print(f"ended {seconds:.2f} s after SIGTERM with three heavy builds running")
+    assert code == 0, output
+    assert seconds < EXIT_BOUND, f"took {seconds:.1f} s\n{output}"
+
+
+def test_a_server_ends_within_seconds_of_sigterm_while_a_tab_has_stopped_reading(tmp_path):
+    """Before the signal started the clock this server was still running 30 s after SIGTERM: its web server
+    waited for the stalled tab's connection to close before it stopped the runtime, the watchdog's trigger."""
+    async def stall_then_sigterm(running) -> tuple[float, int | None]:
+        async with session(running.port, query=link(large_input_program(ops=360))) as tab:
+            await tab.run()  # a 363-step graph: every run sends the whole player again
+            tab.ws.transport.pause_reading()  # the tab stops reading; the server's messages back up
+            for _ in range(20):
+                await tab.rerun()
+                await asyncio.sleep(0.2)
+            await asyncio.sleep(1.0)
+            return exit_seconds(running, [tab])
+
+    with server(log=tmp_path / "server.log") as running:
+        seconds, code = run_sync(stall_then_sigterm(running))
+        output = running.output(2000)
+    print(f"ended {seconds:.2f} s after SIGTERM with a tab that stopped reading")
+    assert code == 0, output
+    assert seconds < EXIT_BOUND, f"took {seconds:.1f} s\n{output}"
+
+
+def test_the_signal_handler_starts_the_clock_and_hands_the_signal_on(monkeypatch):
+    signalled, handed = threading.Event(), []
+    monkeypatch.setattr(shutdown, "_signalled", signalled)
+    armed = []
+    monkeypatch.setattr(shutdown.faulthandler, "dump_traceback_later",
+                        lambda seconds, exit: armed.append((seconds, exit)))
+    handler = shutdown.chain_handler(lambda number, frame: handed.append(number))
+    handler(signal.SIGTERM, None)
+    handler(signal.SIGTERM, None)  # a second signal is handed on too, the backstop armed once
+    assert signalled.is_set() and handed == [signal.SIGTERM, signal.SIGTERM]
+    assert armed == [(shutdown.GRACE_SECONDS + shutdown.BACKSTOP_SECONDS, True)]
+
+
+def test_a_signal_wakes_the_watchdog_before_the_runtime_stops(monkeypatch):
+    signalled, ended = threading.Event(), threading.Event()
+    monkeypatch.setattr(shutdown, "_signalled", signalled)
+    watchdog = shutdown.watch(lambda: False, grace=0.05, poll=30, end=ended.set)  # the runtime never stops
+    assert not ended.wait(0.1)
+    signalled.set()
+    assert ended.wait(10)  # woken by the signal, not by its next poll 30 s later
+    watchdog.join(10)
+
+
+def test_the_backstop_ends_a_process_whose_watchdog_cannot_run():
+    """A thread that holds the GIL in one long C call freezes every Python thread, the watchdog too; the
+    ``faulthandler`` timer the signal armed is a C thread and ends the process anyway."""
+    child = subprocess.Popen([sys.executable, "-c", (  # noqa: S603 - our own interpreter and code
+        "import os, signal, threading, time\n"
+        "from lucid.ui import shutdown\n"
+        "signal.signal(signal.SIGTERM, shutdown.chain_handler(lambda n, f: None, grace=0.5, backstop=0.5))\n"
+        "shutdown.watch(lambda: False, grace=0.5, end=lambda: os._exit(0))\n"  # would exit 0: it never gets the GIL
+        "print('ready', flush=True)\n"
+        "while not shutdown.stopping():\n"  # the handler runs in the main thread, the watchdog wakes...
+        "    time.sleep(0.01)\n"
+        "threading.Thread(target=lambda: sum(range(10**12))).start()\n"  # ...then one C call that keeps the GIL
+        "time.sleep(60)\n")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": os.getcwd()})
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        start = time.monotonic()
+        child.send_signal(signal.SIGTERM)
+        code = child.wait(timeout=30)
+    finally:
+        child.kill()
+        child.wait()
+    assert code == 1 and time.monotonic() - start < EXIT_BOUND  # faulthandler's exit, a second after the grace

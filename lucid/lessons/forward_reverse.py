@@ -16,9 +16,14 @@ from lucid._tensor.tensor import Tensor
 from lucid.autograd.forward import Jacobian, choose_mode, jacobian
 from lucid.expr.program import Program
 from lucid.i18n import L_, _, ngettext
+from lucid.lessons.jacobian_cost import jacobian_cost, refusal
 
-#: Past this many passes (inputs times outputs numbers) the comparison is not run: it is for small examples.
+#: Past this many entries (input numbers times output numbers) the comparison is not run: it is for small examples.
 MAX_ENTRIES = 4096
+
+
+class JacobianTooCostly(ValueError):
+    """Building both Jacobians would pass ``lucid.lessons.jacobian_cost.MAX_JACOBIAN_WORK`` (nothing was run)."""
 
 
 @dataclass(frozen=True)
@@ -42,7 +47,8 @@ def compare_modes(program: Program) -> ModeComparison:
 
     The inputs are flattened and joined in order (``program.inputs``), so the Jacobian has shape
     ``(output numbers, input numbers)``. Raises ``ValueError`` for a program without inputs or
-    one whose Jacobian has more than ``MAX_ENTRIES`` entries.
+    one whose Jacobian has more than ``MAX_ENTRIES`` entries, and ``JacobianTooCostly`` (a ``ValueError``)
+    before any pass when its predicted work (``lucid.lessons.jacobian_cost``) is past the budget.
     """
     leaves = program.inputs
     if not leaves:
@@ -52,6 +58,9 @@ def compare_modes(program: Program) -> ModeComparison:
     if n_in * n_out > MAX_ENTRIES:
         raise ValueError(L_("the Jacobian would have {n_in} × {n_out} entries; this comparison is for small "
                             "programs (at most {limit})", n_in=n_in, n_out=n_out, limit=MAX_ENTRIES))
+    too_costly = refusal(jacobian_cost(program))
+    if too_costly is not None:
+        raise JacobianTooCostly(too_costly)
     run = program.function()
     cuts = np.cumsum([0, *sizes])
 

@@ -7,6 +7,7 @@ The numbers come from ``lucid.autograd.forward_trace``; the words from ``lucid.v
 """
 from __future__ import annotations
 
+import contextlib
 import re
 
 import numpy as np
@@ -14,8 +15,11 @@ import streamlit as st
 
 from lucid.autograd.forward_trace import forward_trace
 from lucid.i18n import N_, _, ngettext
-from lucid.lessons.forward_reverse import MAX_ENTRIES, compare_modes, passes_sentence
+from lucid.lessons.forward_reverse import MAX_ENTRIES, passes_sentence
 from lucid.ui.analysis import Analysis
+from lucid.ui.cancel import session_should_stop
+from lucid.ui.jacobian_build import JACOBIANS, jacobian_key, shared_comparison
+from lucid.ui.memo import WaitCancelled
 from lucid.viz.errors import GraphTooLarge
 from lucid.viz.forward_dot import forward_dot
 from lucid.viz.forward_explain import ForwardExplainer, dotted
@@ -96,14 +100,23 @@ def forward_mode_panel(key: str, analysis: Analysis) -> None:
 
 
 def _both_modes(key: str, analysis: Analysis, n_in: int, n_out: int) -> None:
-    """Side by side: the whole Jacobian by n forward passes and by m backward passes (small programs only)."""
+    """Side by side: the whole Jacobian by n forward passes and by m backward passes (small programs only).
+
+    Built through ``shared_comparison``: refused before it runs when too costly, in a build slot, once per
+    program for the whole server (a rerun of this tab, or the class on the same link, reads it back).
+    """
     if n_in * n_out > MAX_ENTRIES:
         return
     if not st.toggle(_("Build the whole Jacobian both ways"), key=f"{key}_forward_both"):
         return
+    built = jacobian_key(analysis) in JACOBIANS
     try:
-        comparison = compare_modes(analysis.program)
-    except ValueError as err:
+        with contextlib.nullcontext() if built else st.spinner(_("Building the Jacobian both ways…")):
+            comparison = shared_comparison(analysis, should_stop=session_should_stop())
+    except WaitCancelled:
+        st.stop()  # this tab is rerunning or gone: its next run asks again
+        return
+    except ValueError as err:  # JacobianTooCostly among them: the reason, in the reader's language
         st.info(str(err))
         return
     left, right = st.columns(2)
