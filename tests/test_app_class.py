@@ -1,33 +1,17 @@
 """Class mode on the Playground page, driven by Streamlit's AppTest: the join link, the teacher's link, and
-what a forged link gets (the rooms are this process's own: the in-process store)."""
+what a forged link gets (the rooms are this process's own, in the tests' data folder)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from lucid import gallery
 from lucid.ui import room_service
+from tests.class_pages import page, player
 
-ROOT = Path(__file__).resolve().parents[1]
-PAGE = str(ROOT / "pages" / "playground.py")
 CIRCUIT = gallery.by_slug("cs231n-circuit").source
-
-
-def page(**query) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=60)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
-def player(at: AppTest) -> dict:
-    found = [c for c in at.get("bidi_component") if c.proto.component_name == "lucid_animation_player"]
-    return json.loads(found[-1].proto.json)
 
 
 @pytest.fixture()

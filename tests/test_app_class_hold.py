@@ -8,7 +8,6 @@ wait. After the reveal the same page gets the whole pass again.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -17,25 +16,10 @@ from lucid.autograd import backward_trace
 from lucid.classroom.grading import question_at
 from lucid.expr import run
 from lucid.ui import room_service
+from tests.class_pages import page, player
 
-ROOT = Path(__file__).resolve().parents[1]
-PAGE = str(ROOT / "pages" / "playground.py")
 SOURCE = "x = 1.5\ny = -2.5\nz = 0.75\nq = x * y\nf = q * z + x"
 ASKED = "−0.8750"  # grad x at step 5: no earlier step shows this number
-
-
-def page(**query) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=60)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
-def player(at: AppTest) -> dict:
-    found = [c for c in at.get("bidi_component") if c.proto.component_name == "lucid_animation_player"]
-    return json.loads(found[-1].proto.json)
 
 
 def sent(at: AppTest) -> str:

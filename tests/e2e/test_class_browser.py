@@ -10,28 +10,14 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.e2e.conftest import ACTION_TIMEOUT_MS, ARTIFACTS
+from tests.e2e.class_tabs import PLAYER, teacher_starts_a_class
+from tests.e2e.class_tabs import new_tab as _tab
+from tests.e2e.class_tabs import trace_step as _trace_step
+from tests.e2e.class_tabs import wait_step as _wait_step
+from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.waits import SLOW, wait_until_idle
 
 pytestmark = pytest.mark.e2e
-
-PLAYER = ".lucid-player"
-
-
-def _tab(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    tab = context.new_page()
-    tab.set_default_timeout(ACTION_TIMEOUT_MS)
-    return context, tab
-
-
-def _trace_step(tab) -> str | None:
-    return tab.evaluate("sel => document.querySelector(sel)?.dataset.traceStep ?? null", PLAYER)
-
-
-def _wait_step(tab, step: int) -> None:
-    tab.wait_for_function("([sel, k]) => document.querySelector(sel)?.dataset.traceStep === k",
-                          arg=[PLAYER, str(step)], timeout=SLOW)
 
 
 def _shot(tab, name: str) -> None:
@@ -42,15 +28,7 @@ def _shot(tab, name: str) -> None:
 def test_students_follow_the_teacher_answer_and_see_the_reveal(browser, app_url):
     contexts = []
     try:
-        context, teacher = _tab(browser)
-        contexts.append(context)
-        teacher.goto(f"{app_url}/playground?example=cs231n-circuit")
-        teacher.locator(PLAYER).wait_for(timeout=SLOW)
-        wait_until_idle(teacher)
-        teacher.get_by_text("Teach a live class").click()
-        teacher.get_by_role("button", name="Start a class").click()
-        teacher.get_by_text("0 students").wait_for(timeout=SLOW)
-        wait_until_idle(teacher)
+        teacher = teacher_starts_a_class(browser, app_url, contexts)
         # Started from below the graph, the page goes back up to the class's panel (join link, Ask the class).
         teacher.wait_for_function("""() => { const b = [...document.querySelectorAll('button')]
             .find((e) => e.textContent.includes('Ask the class'));

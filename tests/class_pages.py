@@ -1,0 +1,26 @@
+"""The Playground as a class page in Streamlit's AppTest: open it with a link's query, read what the player got."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = str(ROOT / "pages" / "playground.py")
+
+
+def page(**query) -> AppTest:
+    """The Playground opened with ``query`` (a link's words), run once; it must show no exception."""
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def player(at: AppTest) -> dict:
+    """The data the page's last run gave the player."""
+    found = [c for c in at.get("bidi_component") if c.proto.component_name == "lucid_animation_player"]
+    return json.loads(found[-1].proto.json)

@@ -1,0 +1,40 @@
+"""Tabs of a class in a real browser: each its own context (its own session), at the projector's 1280×720."""
+from __future__ import annotations
+
+from tests.e2e.conftest import ACTION_TIMEOUT_MS
+from tests.e2e.waits import SLOW
+
+PLAYER = ".lucid-player"
+
+
+def new_tab(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    tab = context.new_page()
+    tab.set_default_timeout(ACTION_TIMEOUT_MS)
+    return context, tab
+
+
+def trace_step(tab) -> str | None:
+    """The trace step the player shows."""
+    return tab.evaluate("sel => document.querySelector(sel)?.dataset.traceStep ?? null", PLAYER)
+
+
+def wait_step(tab, step: int) -> None:
+    tab.wait_for_function("([sel, k]) => document.querySelector(sel)?.dataset.traceStep === k",
+                          arg=[PLAYER, str(step)], timeout=SLOW)
+
+
+def teacher_starts_a_class(browser, app_url: str, contexts: list, example: str = "cs231n-circuit"):
+    """A teacher's tab opens ``example`` and starts a class (``contexts`` collects its context to close)."""
+    from tests.e2e.waits import wait_until_idle
+
+    context, teacher = new_tab(browser)
+    contexts.append(context)
+    teacher.goto(f"{app_url}/playground?example={example}")
+    teacher.locator(PLAYER).wait_for(timeout=SLOW)
+    wait_until_idle(teacher)
+    teacher.get_by_text("Teach a live class").click()
+    teacher.get_by_role("button", name="Start a class").click()
+    teacher.get_by_text("0 students").wait_for(timeout=SLOW)
+    wait_until_idle(teacher)
+    return teacher
