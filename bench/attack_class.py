@@ -299,10 +299,11 @@ async def feed_poll_p95(port: int, code: str, seconds: float) -> float:
 
 
 # -- the attacks -------------------------------------------------------------------------------------------
-async def _until(stop: asyncio.Event, seconds: float, t0: float) -> bool:
-    """Whether the attack should stop (``stop`` set, or ``seconds`` since ``t0``)."""
+async def _until(stop: asyncio.Event, seconds: float, t0: float, done: int = 1) -> bool:
+    """Whether the attack should stop: ``stop`` set, or ``seconds`` since ``t0``, once it has done a round
+    (``done``: rounds so far; an attack always does one, however slow the server)."""
     await asyncio.sleep(0)
-    return stop.is_set() or time.perf_counter() - t0 > seconds
+    return done > 0 and (stop.is_set() or time.perf_counter() - t0 > seconds)
 
 
 def _record_failure(outcome: Outcome, err: BaseException, where: str) -> None:
@@ -328,7 +329,7 @@ async def room_flood(target: Target, stop: asyncio.Event, seconds: float = 1e9, 
     async def scripted() -> None:
         async with tab(target.port, host=ATTACKER_HOST, timeout=timeout) as s:
             out.saw(await s.run(timeout=timeout))
-            while not await _until(stop, seconds, t0):
+            while not await _until(stop, seconds, t0, out.rounds):
                 if not has_button(s.last, "Start a class"):
                     s.query = ""  # leave the class: the Playground offers Start a class again
                     out.saw(await s.run(timeout=timeout))
@@ -340,7 +341,9 @@ async def room_flood(target: Target, stop: asyncio.Event, seconds: float = 1e9, 
             tally(out.saw(await start_class(s, timeout)))
 
     async def fresh_rounds() -> None:
-        while not await _until(stop, seconds, t0):
+        rounds = 0
+        while not await _until(stop, seconds, t0, rounds):
+            rounds += 1
             await asyncio.gather(*(fresh() for _ in range(fresh_per_round)))
 
     results = await asyncio.gather(scripted(), fresh_rounds(), return_exceptions=True)
@@ -391,7 +394,7 @@ async def fake_students(target: Target, stop: asyncio.Event, seconds: float = 1e
             out.saw(await f.run(timeout=timeout))
         sent = 0
         try:
-            while sent < ids and not await _until(stop, seconds, t0):
+            while sent < ids and not await _until(stop, seconds, t0, sent):
                 a.query = f"{join}&{room_view.ME}={invented_id(rng)}"
                 out.saw(await a.run(timeout=timeout))
                 sent += 1
@@ -434,7 +437,7 @@ async def lesson_bomb(target: Target, stop: asyncio.Event, seconds: float = 1e9,
         async with tab(target.port, host=ATTACKER_HOST, timeout=timeout) as s:
             out.saw(await s.run(timeout=timeout))
             box = s.widget_id("text_area", "Lesson plan")
-            while not await _until(stop, seconds, t0):
+            while not await _until(stop, seconds, t0, out.rounds):
                 for name, plan in LESSON_BOMBS.items():
                     done = out.saw(await press(s, "Start lesson", s.set_text(box, plan), timeout=timeout))
                     slowest = max(slowest, done.seconds)
@@ -455,14 +458,14 @@ async def hung_redis(target: Target, stop: asyncio.Event, seconds: float = 1e9, 
     assert target.redis_pid is not None, "hung_redis needs a server on Redis"
     out = Outcome("hung_redis")
     healthy, hung = [], []
-    t0 = time.perf_counter()
     async with teacher(target.port, timeout=timeout) as (_t, code), tab(
             target.port, query=f"{room_view.ROOM}={code}", timeout=timeout) as s:
         for _ in range(healthy_runs):
             healthy.append(out.saw(await s.run(timeout=timeout)).seconds)
         os.kill(target.redis_pid, signal.SIGSTOP)
+        t0 = time.perf_counter()
         try:
-            while not await _until(stop, seconds, t0):
+            while not await _until(stop, seconds, t0, len(hung)):
                 hung.append(out.saw(await s.run(timeout=timeout)).seconds)
                 out.rounds += 1
         except Exception as err:  # noqa: BLE001 - the attacker's failure is a finding
