@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -31,6 +32,13 @@ def require() -> None:
 @contextlib.contextmanager
 def redis_server() -> Iterator[str]:
     """Start ``redis-server`` (no persistence) and yield its URL; it is stopped by PID on exit."""
+    with redis_process() as (url, _process):
+        yield url
+
+
+@contextlib.contextmanager
+def redis_process() -> Iterator[tuple[str, subprocess.Popen]]:
+    """``redis_server``, yielding its process too (a bench stops and continues it: a hung Redis)."""
     port = free_port()
     with tempfile.TemporaryDirectory() as workdir:
         process = subprocess.Popen(
@@ -50,8 +58,10 @@ def redis_server() -> Iterator[str]:
             else:
                 raise RuntimeError("redis-server did not start")
             client.close()
-            yield f"redis://127.0.0.1:{port}/0"
+            yield f"redis://127.0.0.1:{port}/0", process
         finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, signal.SIGCONT)  # a stopped redis-server does not act on SIGTERM
             process.terminate()
             try:
                 process.wait(timeout=10)
