@@ -12,7 +12,7 @@ from typing import Any
 import streamlit as st
 
 from lucid.i18n import _, format_integer
-from lucid.ui import lesson
+from lucid.ui import browser_gate, lesson
 from lucid.ui.analysis import Analysis
 
 EXAMPLE_PLAN = '''title = "Backprop, step by step"
@@ -140,7 +140,8 @@ def lesson_panel(key: str) -> None:
                      "tables holding a `code` or a shared `url`, an optional `step` and `title`; or one link per "
                      "line), start it, and the clicker's → after a program's last step opens the next link. "
                      "The lesson travels in this page's link."))
-        st.text_area(_("Lesson plan"), key=f"{key}_lesson_plan", height=180, placeholder=EXAMPLE_PLAN)
+        st.text_area(_("Lesson plan"), key=f"{key}_lesson_plan", height=180, placeholder=EXAMPLE_PLAN,
+                     max_chars=browser_gate.MAX_TEXT_CHARS)  # what the page takes from a browser; upload for more
         st.file_uploader(_("…or upload a plan"), type=["toml", "txt"], key=f"{key}_lesson_file",
                          max_upload_size=1)
         st.button(_("Start lesson"), key=f"{key}_lesson_start", icon=":material/school:", on_click=_start,

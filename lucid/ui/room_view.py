@@ -631,10 +631,26 @@ def _guarded(fn: Callable[..., Any], default: Any = None) -> Callable[..., Any]:
         try:
             return fn(*args, **kwargs)
         except StoreUnavailable as err:
-            st.error(_("{error}. The graph works as usual; the class resumes when it is back.").format(
-                error=text(_reason(err))), icon=":material/cloud_off:")
+            if _first_store_error_of_this_run():
+                st.error(_("{error}. The graph works as usual; the class resumes when it is back.").format(
+                    error=text(_reason(err))), icon=":material/cloud_off:")
             return default
     return call
+
+
+def _first_store_error_of_this_run() -> bool:
+    """Whether no part of this page run has said yet that the store is out of reach (say it once, not per part).
+
+    A script run's cursors are a new dict at every run (``ScriptRunContext.reset``): that very dict (kept, so its
+    identity cannot be reused) marks the run."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    marker = ctx.cursors if ctx is not None else None
+    if marker is not None and st.session_state.get("_lucid_store_error_run") is marker:
+        return False
+    st.session_state["_lucid_store_error_run"] = marker
+    return True
 
 
 seat = _guarded(seat)
