@@ -32,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench import attack_class  # noqa: E402
+from bench import attack_class, attack_jacobian, attack_rerun_storm  # noqa: E402
 from bench import hostile_class as hostile  # noqa: E402
 from bench.streamlit_client import cpu_seconds, healthy, rss_mb, run_sync, server  # noqa: E402
 
@@ -40,6 +40,34 @@ TARGET_SECONDS = 3.0
 """The issue's bound on the victim's time to graph under attack."""
 FEED_TARGET_SECONDS = 1.0
 """Issue 24's bound on a student's feed poll p95 under attack."""
+
+
+async def rerun_storm(target: Any, stop: asyncio.Event, seconds: float) -> attack_class.Outcome:
+    """``bench/attack_rerun_storm.py``'s 8 tabs sending 20 reruns a second each, as one outcome."""
+    stormers = await attack_rerun_storm.rerun_storm(target.port, tabs=8, rate=20, seconds=seconds)
+    out = attack_class.Outcome("rerun storm", rounds=len(stormers))
+    out.notes["reruns sent / runs started per tab"] = [(s.sent, s.runs) for s in stormers]
+    out.notes["last program drawn"] = sum(s.final_shown for s in stormers)
+    out.failure = next((s.failure for s in stormers if s.failure), None)
+    return out
+
+
+async def jacobian_tabs(target: Any, stop: asyncio.Event, seconds: float) -> attack_class.Outcome:
+    """Two tabs of ``bench/attack_jacobian.py`` pressing *Build the whole Jacobian* on 4,096 inputs."""
+    tabs = [attack_jacobian.Pressed(f"jacobian {k}") for k in range(2)]
+    timer = asyncio.get_running_loop().call_later(seconds, stop.set)
+    try:
+        await asyncio.gather(*(attack_jacobian.jacobian_tab(target.port, seen, stop, tab=k)
+                               for k, seen in enumerate(tabs)))
+    finally:
+        timer.cancel()
+    out = attack_class.Outcome("jacobian tabs", rounds=sum(t.presses for t in tabs))
+    for seen in tabs:
+        out.exceptions += seen.exceptions
+        out.alerts += seen.alerts
+    out.notes["presses / built / refused"] = [(t.presses, t.built, t.refused) for t in tabs]
+    out.failure = next((t.failure for t in tabs if t.failure), None)
+    return out
 
 
 @dataclass(frozen=True)
@@ -58,10 +86,8 @@ CLASS_ATTACKS: dict[str, ClassAttack] = {
     "fake students": ClassAttack(attack_class.fake_students, seconds=75.0),  # 400 invented ids, one rerun each
     "lesson bomb": ClassAttack(attack_class.lesson_bomb),
     "hung redis": ClassAttack(attack_class.hung_redis, redis=True),
-    # -- attacks from other branches, one line each (they take a port; ``t.port`` is it) ------------------------
-    # "rerun storm": ClassAttack(lambda t, stop, seconds: attack_rerun_storm.rerun_storm(
-    #     t.port, tabs=8, rate=20, seconds=seconds)),
-    # "jacobian": ClassAttack(lambda t, stop, seconds: attack_jacobian.<its attack>(t.port, ...)),
+    "rerun storm (8 tabs × 20/s)": ClassAttack(lambda t, stop, seconds: rerun_storm(t, stop, seconds)),
+    "jacobian tabs (2)": ClassAttack(lambda t, stop, seconds: jacobian_tabs(t, stop, seconds)),
 }
 """Issue 24's attacks by name, each run alone against a server while a real class goes on."""
 
