@@ -170,9 +170,10 @@ def _choices(name: str) -> str:
 def _checked_word(name: str, value: object, where: object) -> str:
     word = view_word(name, value)
     if word is None:
-        shown = value if isinstance(value, str) and len(value) <= 40 else type(value).__name__
+        short = isinstance(value, str) and len(value) <= 40 or isinstance(value, int | float) and abs(value) < 1e9
         raise LessonError(L_("{where}: {key} must be one of {choices}, not {value}",
-                             where=where, key=name, choices=_choices(name), value=repr(shown)))
+                             where=where, key=name, choices=_choices(name),
+                             value=repr(value) if short else type(value).__name__))
     return word
 
 
