@@ -58,3 +58,4 @@ if held is None:
 else:  # both print final gradients: the asked one among them
     st.caption(_("The inputs' gradients and forward mode are shown again once your teacher reveals the answer."))
 lesson_view.lesson_panel(KEY)
+lesson_view.prefetch_next(KEY)  # the page drew: the next link of a lesson is built meanwhile

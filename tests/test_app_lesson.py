@@ -43,7 +43,7 @@ def test_a_lesson_link_shows_its_place_in_the_players_bar():
     at = open_lesson()
     assert not at.exception
     assert player(at)["lesson"] == {"at": 0, "where": "1 / 2", "has_prev": False, "has_next": True,
-                                    "title": "Two views · Square"}
+                                    "title": "Two views · Square", "heading": "Square"}
     assert "Lesson 1 / 2" in [e.label for e in at.expander]
 
 
@@ -84,7 +84,7 @@ def test_a_bad_plan_says_what_to_fix_and_the_page_goes_on():
     at.text_area(key="pg_lesson_plan").set_value("[[link]]\nstep = 2")
     button(at, "Start lesson").click().run()
     assert not at.exception
-    assert "give either code or url" in at.error[0].value
+    assert "give one of code, url or example" in at.error[0].value
     assert "lesson" not in at.query_params and player(at)["lesson"] is None
 
 

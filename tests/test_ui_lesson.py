@@ -44,8 +44,8 @@ def test_one_shared_link_per_line_is_a_plan_too():
 @pytest.mark.parametrize("text, message", [
     ("", "no [[link]]"),
     ("title = 'x'", "no [[link]]"),
-    ("[[link]]\ncode = 'x = 1'\nurl = 'code=y'", "either code or url"),
-    ("[[link]]\nstep = 2", "either code or url"),
+    ("[[link]]\ncode = 'x = 1'\nurl = 'code=y'", "give one of code, url or example"),
+    ("[[link]]\nstep = 2", "give one of code, url or example"),
     ("[[link]]\ncode = 'x = 1'\nstep = -1", "step must be a whole number"),
     ("[[link]]\ncode = 'x = 1'\nstep = true", "step must be a whole number"),
     ("[[link]]\ncode = 'x = 1'\nstpe = 1", "unknown key 'stpe'"),

@@ -1,19 +1,30 @@
 """The Playground's lesson (Streamlit side): start one from a plan, step across its links, show where it is.
 
 The lesson lives in the URL (``lesson=`` and ``at=``, see ``lucid.ui.lesson``), so a lesson is itself a link.
-Moving to another link puts that link's program in the editor and asks for a run; the step it opens at
-is applied once that program is on screen (``after_program_shown``). Moves come from the player (Next
-after the last step, Prev at step 0: a checked ``lesson_move``) or from the buttons in the Lesson panel.
+Moving to another link opens it the way the link itself would open: its program, step and view words go
+into the URL and the view widgets' state is dropped, so ``lucid.ui.view_link.enter`` sets the program
+and every view widget from the URL on the next run, as when a page is entered. The drawing is the link's
+and the room's setup (Classroom mode, graph size, speed, language) the lecturer's unless the link names
+it (``lesson.opened_view``). A link opened at its last step gets that step once its program is on screen
+(``after_program_shown``). Moves come from the player (Next after the last step, Prev at step 0: a
+checked ``lesson_move``) or from the buttons in the Lesson panel.
+
+So that crossing to the next link does not wait for its program and drawing, ``prefetch_next`` builds
+both into the process-wide caches (``lucid.ui.analysis``) on a background thread once the page drew.
 """
 from __future__ import annotations
 
+import os
+import threading
 from typing import Any
 
 import streamlit as st
 
+from lucid import gallery, i18n
 from lucid.i18n import _, format_integer
-from lucid.ui import browser_gate, lesson
-from lucid.ui.analysis import Analysis
+from lucid.ui import browser_gate, language, lesson, share, view_link
+from lucid.ui.analysis import Analysis, shared_analysis, shared_animation
+from lucid.ui.options import DIRECTIONS, LARGE_MODES, PRESETS, DrawOptions
 
 EXAMPLE_PLAN = '''title = "Backprop, step by step"
 
@@ -50,10 +61,30 @@ def current(key: str) -> tuple[lesson.Lesson, int] | None:
 
 
 def _open(key: str, plan: lesson.Lesson, move: lesson.Move) -> None:
-    """Put link ``move.at``'s program in the editor, ask for a run, and remember the step to open it at."""
+    """Open link ``move.at`` as the link itself would open (a callback: before any widget is drawn).
+
+    Its program, start step and view words go into the URL, and the view widgets' state and the editor's
+    text are dropped, so the next run enters the page from that URL (``view_link.enter``). The step a
+    move names (``LAST`` included) is applied once the program is on screen (``after_program_shown``).
+    """
     link = plan.links[move.at]
-    st.session_state[f"{key}_source"] = link.source
-    st.session_state[f"{key}_run_requested"] = True
+    for name, value in lesson.opened_view(link).items():
+        if name == lesson.LANGUAGE_KEY:
+            language.set_language(value)
+        elif name == "classroom":  # said either way: "0" turns Classroom mode off (absent would keep it)
+            st.query_params[name] = value
+        elif value is None or value == share.VIEW_DEFAULTS[name]:
+            if name in st.query_params:
+                del st.query_params[name]
+        else:
+            st.query_params[name] = value
+    program = share.encode(link.source, None if move.step == lesson.LAST else move.step)
+    for name in (share.PLAIN_KEY, share.PACKED_KEY, share.STEP_KEY, "example"):
+        if name not in program and name in st.query_params:
+            del st.query_params[name]
+    st.query_params.update(program)
+    for suffix in view_link.VIEW_SUFFIXES:
+        st.session_state.pop(f"{key}_{suffix}", None)
     st.session_state[f"{key}_lesson_entry"] = (link.source, move.step)
     st.query_params[lesson.AT_KEY] = str(move.at)
 
@@ -76,7 +107,69 @@ def player_lesson(key: str) -> dict[str, Any] | None:
         return None
     plan, at = found
     return {"at": at, "where": lesson.where(plan, at), "has_prev": at > 0, "has_next": at + 1 < len(plan),
-            "title": " · ".join(t for t in (plan.title, plan.links[at].title) if t)}
+            "title": " · ".join(t for t in (plan.title, plan.links[at].title) if t),
+            "heading": heading(plan.links[at])}
+
+
+def heading(link: lesson.LessonLink) -> str:
+    """What the player's bar shows beside *Lesson 2 / 5* as the link opens: its title, else a gallery
+    example's own title (in the page's language), else nothing (the bar stays as it was)."""
+    if link.title:
+        return link.title
+    example = gallery.find_source(link.source)
+    return _(example.title) if example is not None else ""
+
+
+def link_options(link: lesson.LessonLink) -> DrawOptions:
+    """The drawing options the Playground's widgets take when ``link`` opens (its drawing words, else defaults)."""
+    widgets = view_link.widget_values(share.decode_view(link.words()))
+    return DrawOptions(DIRECTIONS[widgets["direction"]], bool(widgets["values"]), bool(widgets["grads"]),
+                       bool(widgets["shapes"]), bool(widgets["constants"]), LARGE_MODES[widgets["large"]],
+                       PRESETS[widgets["preset"]])
+
+
+PREFETCH_ENV = "LUCID_LESSON_PREFETCH"
+"""Set to ``0`` to switch the next link's prefetch off (the crossing bench compares both)."""
+_PREFETCHING = threading.BoundedSemaphore(1)
+"""One prefetch at a time in the whole process: a hundred lessons on screen warm one link at a time."""
+
+
+def prefetch_next(key: str) -> bool:
+    """Build the next link's program and animation into the shared caches, on a background thread.
+
+    Called once the page drew, so the link on screen never waits for it. Bounded: at most one prefetch
+    runs in the process (a page that finds one running leaves it; the next rerun tries again), and it takes
+    the caches' own build slots, like any session. Failures are left for the page to show when the link
+    opens. Returns whether a prefetch started.
+    """
+    found = current(key)
+    if found is None or os.environ.get(PREFETCH_ENV, "1") == "0":
+        return False
+    plan, at = found
+    if at + 1 >= len(plan):
+        return False
+    link = plan.links[at + 1]
+    wanted = link.words().get(lesson.LANGUAGE_KEY, i18n.current_language())
+    if not _PREFETCHING.acquire(blocking=False):
+        return False
+    thread = threading.Thread(target=_warm, args=(link.source, link_options(link), wanted), daemon=True,
+                              name="lucid-lesson-prefetch")
+    try:
+        thread.start()
+    except RuntimeError:  # no thread to be had: the crossing just computes as before
+        _PREFETCHING.release()
+        return False
+    return True
+
+
+def _warm(source: str, options: DrawOptions, wanted: str) -> None:
+    try:
+        with i18n.use_language(wanted):  # an animation holds its explanations written in the page's language
+            shared_animation(shared_analysis(source), options)
+    except Exception:  # noqa: BLE001 - a bad or too large program: the page says so when the link opens
+        pass
+    finally:
+        _PREFETCHING.release()
 
 
 def after_program_shown(key: str, analysis: Analysis) -> None:
@@ -137,9 +230,11 @@ def lesson_panel(key: str) -> None:
             end_col.button(_("End lesson"), key=f"{key}_lesson_end", icon=":material/close:", on_click=_end,
                            args=(key,), width="stretch", help=_("Leave the lesson; the program on screen stays."))
         st.caption(_("A lesson is an ordered list of Playground links: write the plan once (TOML with [[link]] "
-                     "tables holding a `code` or a shared `url`, an optional `step` and `title`; or one link per "
-                     "line), start it, and the clicker's → after a program's last step opens the next link. "
-                     "The lesson travels in this page's link."))
+                     "tables holding a `code`, a shared `url` or a gallery `example`, an optional `step` and "
+                     "`title`, and any view word of a link: `style`, `dir`, `hide`, `large`, `zoom`, "
+                     "`classroom`, `speed`, `lang`; or one link per line), start it, and the clicker's → after "
+                     "a program's last step opens the next link with its view. The lesson travels in this "
+                     "page's link."))
         st.text_area(_("Lesson plan"), key=f"{key}_lesson_plan", height=180, placeholder=EXAMPLE_PLAN,
                      max_chars=browser_gate.MAX_TEXT_CHARS)  # what the page takes from a browser; upload for more
         st.file_uploader(_("…or upload a plan"), type=["toml", "txt"], key=f"{key}_lesson_file",

@@ -117,3 +117,44 @@ def test_open_in_playground_from_pitfalls_lands_on_that_graph_at_its_last_step(p
     page.wait_for_function("sel => document.querySelector(sel).dataset.step === '2'", arg=PLAYER, timeout=SLOW)
     assert page.locator(".st-key-pg_source textarea").input_value().strip() == "x = 3.0\ny = x * x"
     assert page.evaluate("() => new URL(location.href).searchParams.get('step')") == "2"
+
+
+VIEW_PLAN = '''title = "Gates"
+
+[[link]]
+title = "Left to right, a title long enough that the bar has to cut it rather than wrap onto a second row"
+code = "x = 2.0\\ny = x * x"
+dir = "LR"
+
+[[link]]
+url = "/playground?example=cs231n-sigmoid&style=circuit"
+'''
+
+
+def _bar(tab) -> dict:
+    return tab.evaluate("""(sel) => {
+        const bar = document.querySelector(sel + ' .lucid-bar');
+        const shown = [...bar.children].filter((c) => c.offsetParent !== null);
+        const title = bar.querySelector('.lucid-lesson-title');
+        const tops = shown.map((c) => c.getBoundingClientRect().top + c.getBoundingClientRect().height / 2);
+        return {heading: title.offsetParent === null ? '' : title.textContent,
+                rows: Math.max(...tops) - Math.min(...tops) < 12 ? 1 : 2,
+                cut: title.scrollWidth > title.clientWidth,
+                params: Object.fromEntries(new URL(location.href).searchParams)};
+    }""", PLAYER)
+
+
+def test_in_classroom_mode_each_link_opens_in_its_view_headed_by_its_title_in_the_bars_one_row(page, app_url):
+    plan = lesson.parse_plan(VIEW_PLAN)
+    page.set_viewport_size({"width": 1280, "height": 720})
+    _open(page, app_url, {**lesson.encode(plan, 0), **share.encode(plan.links[0].source), "classroom": "1",
+                          "dir": "LR"})
+    first = _bar(page)
+    assert first["heading"].startswith("Left to right, a title") and first["cut"] and first["rows"] == 1
+    page.keyboard.press("End")
+    page.keyboard.press("PageDown")  # past the last step: the example link, in the circuit style
+    _wait_lesson(page, "2 / 2")
+    second = _bar(page)
+    assert second["heading"] == "CS231n: a sigmoid neuron, gate by gate" and second["rows"] == 1
+    assert second["params"]["style"] == "circuit" and "dir" not in second["params"]
+    assert second["params"]["classroom"] == "1"  # the lecturer's Classroom mode holds

@@ -90,6 +90,8 @@ function build(parent) {
   const keys = el('span', { class: 'lucid-keys', tabindex: '0', role: 'note' }, '⌨ Keys');
   // Where in a lesson the class is ("Lesson 2 / 5"), and a jump to the node inspector under the graph.
   const lessonAt = el('span', { class: 'lucid-lesson', 'aria-live': 'polite' });
+  // The link's title, in the same row: it takes the room left over and is cut with an ellipsis, never a row.
+  const lessonTitle = el('span', { class: 'lucid-lesson-title', 'aria-live': 'polite' });
   // An icon only: the bar stays one row on a projector.
   const inspect = el('button', { type: 'button', class: 'lucid-btn lucid-inspect', 'data-action': 'inspect',
                                  title: 'Node inspector: jump to it below the graph (click a node to pick it)',
@@ -97,7 +99,7 @@ function build(parent) {
   inspect.appendChild(icon('inspect'));
   // Autoplay speed lives in the bar it governs (one row of controls above the graph, not two).
   const speed = el('select', { class: 'lucid-speed', 'aria-label': 'Autoplay speed', title: 'Autoplay speed' });
-  bar.append(slider, label, lessonAt, speed, inspect, keys);
+  bar.append(slider, label, lessonAt, lessonTitle, speed, inspect, keys);
   const body = el('div', { class: 'lucid-body' });
   const host = el('div', { class: 'lucid-svg-host' });
   const expl = el('div', { class: 'lucid-expl', 'aria-live': 'polite' });
@@ -111,7 +113,8 @@ function build(parent) {
   body.append(column, expl);
   root.append(bar, body);
   parent.appendChild(root);
-  return { root, bar, buttons, slider, label, lessonAt, inspect, speed, keys, column, host, expl, lens, title, text };
+  return { root, bar, buttons, slider, label, lessonAt, lessonTitle, inspect, speed, keys, column, host, expl, lens,
+           title, text };
 }
 
 function scroller(node) {
@@ -594,6 +597,10 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
   ui.lessonAt.style.display = data.lesson ? '' : 'none';
   ui.lessonAt.textContent = data.lesson ? say(ui.words, 'lesson', 'Lesson {where}', { where: data.lesson.where }) : '';
   ui.lessonAt.title = data.lesson ? data.lesson.title : '';
+  const heading = data.lesson && data.lesson.heading ? data.lesson.heading : '';
+  ui.lessonTitle.style.display = heading ? '' : 'none';
+  ui.lessonTitle.textContent = heading;
+  ui.lessonTitle.title = data.lesson ? data.lesson.title : '';
   ui.inspect.style.display = data.inspector_key ? '' : 'none';
   ui.inspect.onclick = () => {
     const jump = () => {
