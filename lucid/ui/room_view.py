@@ -35,7 +35,7 @@ from lucid.classroom.grading import (
 from lucid.classroom.texts import shown
 from lucid.classroom.ticket import exit_ticket
 from lucid.i18n import L_, Message, _, ngettext, text, use_language
-from lucid.ui import language, room_feed, room_hold, room_service, share, view_link
+from lucid.ui import answer_chart, language, room_feed, room_hold, room_service, session_presence, share, view_link
 from lucid.ui.analysis import Analysis
 from lucid.ui.browser_events import BadBrowserValue, whole_number
 from lucid.ui.room_watch import room_watch
@@ -43,14 +43,14 @@ from lucid.ui.teacher_key import teacher_key, teacher_key_event
 from lucid.viz.numbers import format_number
 
 ROOM, TEACH, ME = "room", "teach", "me"
-RIGHT_COLOUR, WRONG_COLOUR = "#009E73", "#D55E00"
-"""Bars of right and wrong answers: the drawing's green and vermillion (told apart by colour-blind eyes too)."""
 POLL_MS = 600
 """How often a student's browser reads the feed. Each read costs the server about 2.5 ms of CPU (Streamlit's static
 route, measured): 0.6 s keeps a sitting class under 5 % of a core per 10 students, and a step on screen within
 about 0.7 s."""
 TEACHER_REFRESH = 1.0
 """Seconds between refreshes of the teacher's answer count while a question is open (one session)."""
+COUNT_REFRESH = 2.0
+"""Seconds between refreshes of the teacher's count of students connected now (one session, one small read)."""
 
 
 @dataclass(frozen=True)
@@ -99,6 +99,7 @@ def _token_from_tab(key: str, code: str, value: object) -> None:
         student = st.session_state.get(f"{key}_students", {}).pop(code, None)
         if student is not None:
             rooms.leave(code, student)  # the first run of the reload took the teacher for a student
+            session_presence.unseated(_session_id())
         if ME in st.query_params:
             del st.query_params[ME]
 
@@ -297,8 +298,8 @@ def start_class(key: str) -> None:
     """Outside a class: how class mode works, and *Start a class*."""
     with st.expander(_("Teach a live class"), icon=":material/school:"):
         st.markdown(_("Start a class and show the join link or QR code: every student who opens it follows your "
-                      "steps live. *Ask the class* at any step: each student answers, you see the histogram "
-                      "and the most common mistake, then *Reveal*."))
+                      "steps live. *Ask the class* at any step: each student answers and you see how many did; "
+                      "*Reveal* shows the answer, the histogram and the most common mistake."))
         if not room_feed.serving_on():
             st.warning(_("This server does not serve static files (`server.enableStaticServing`), so students "
                          "could not follow: see the README."), icon=":material/warning:")
@@ -406,26 +407,48 @@ def _teacher_heartbeat(key: str, s: Seat) -> None:
 
 def _student_heartbeat(key: str, s: Seat) -> None:
     """The student's page is open: said once a minute, so the room counts the students connected now."""
-    if s.student is not None:
-        room_service.rooms().join(s.code, s.student)
+    if s.student is not None and room_service.rooms().join(s.code, s.student):
+        session_presence.seated(_session_id(), s.code, s.student)
 
 
-def histogram(question: dict[str, Any], values: list[float]) -> None:
-    """The class's answers as bars (grouped to 3 significant digits), right answers in green."""
-    import pandas as pd
+def _answers_shown(key: str, q: dict[str, Any]) -> bool:
+    """Whether the panel may show the answers' distribution, colours and diagnosis: after *Reveal*, or before it
+    when the teacher peeks (a toggle that is off by default and says it is not for the projector)."""
+    return bool(q.get("revealed")) or bool(st.session_state.get(f"{key}_peek", False))
 
-    result = class_result(values, question)
-    bars = sorted(result.counts[:12])  # the most common answers, along the number line
-    if bars:
-        answer, right, wrong = _("answer"), _("right"), _("wrong")  # the chart's axis and legend words
-        frame = pd.DataFrame({answer: [format_number(v) for v, _c, _ok in bars],
-                              right: [c if ok else 0 for _v, c, ok in bars],
-                              wrong: [0 if ok else c for _v, c, ok in bars]})
-        st.bar_chart(frame, x=answer, y=[right, wrong], color=[RIGHT_COLOUR, WRONG_COLOUR], height=220,
-                     sort=False, x_label=answer, y_label=_("students"))
+
+def class_answers(key: str, q: dict[str, Any], values: list[float]) -> None:
+    """The histogram (Altair, fixed bar widths, whole-number ticks), its counts in words, the most common
+    mistake and, while peeking, the right answer: drawn in a popover, so it overlays the graph and never
+    pushes it down."""
+    result = class_result(values, q)
+    words = answer_chart.caption(q, values)
+    if not q.get("revealed"):
+        st.warning(_("Peeking: not for the projector. Right answer: {label} = {value}").format(
+            label=q["label"], value=q["expected_text"]), icon=":material/visibility_lock:")
+    drawn = answer_chart.chart(q, values) if values else None
+    if drawn is not None:
+        st.altair_chart(drawn, width="content", alt=words, key=f"{key}_answers_chart")
+    st.caption(words)
+    if result.wrong is not None:
+        why = diagnosis_text(result.diagnosis) or _("No common mistake matches it.")
+        st.markdown(ngettext("Most common wrong answer: **{value}** ({n} student). {why}",
+                             "Most common wrong answer: **{value}** ({n} students). {why}",
+                             result.wrong_count).format(value=format_number(result.wrong), n=result.wrong_count,
+                                                        why=why))
+
+
+PANEL_CSS = """<style>
+.st-key-KEY_class_asked p { font-size: 1.45rem; line-height: 1.25; margin: 0; }
+.st-key-KEY_class_question { padding-top: 0.35rem; padding-bottom: 0.35rem; }
+</style>"""
+"""The question large enough for the back row, in one compact row under the class's controls."""
 
 
 def _teacher_question(key: str, s: Seat) -> None:
+    """The open question in one row: before *Reveal* only the question and how many answered of those present
+    (the projector shows nothing that gives the answer away); after it the answer, the rate and the class's
+    answers (a popover). Refreshed every second while the question is open."""
     if st.session_state.get(f"{key}_goto") is not None and st.session_state.get(f"{key}_goto_ran") is None:
         # Reveal ran in this fragment: the whole page runs again, so the player shows the revealed step.
         st.session_state[f"{key}_goto_ran"] = True
@@ -438,29 +461,46 @@ def _teacher_question(key: str, s: Seat) -> None:
     answers = room_service.rooms().answers(s.code, q["id"])
     values = [float(a["value"]) for a in answers]
     result = class_result(values, q)
+    revealed = bool(q.get("revealed"))
+    st.html(PANEL_CSS.replace("KEY", key))
     with st.container(border=True, key=f"{key}_class_question"):
-        st.markdown((_("**Asked at step {step}: {label} = ?** · rule shown") if q.get("show_rule")
-                     else _("**Asked at step {step}: {label} = ?** · rule hidden")).format(step=q["step"],
-                                                                                          label=q["label"]))
+        asked_col, count_col, peek_col, answers_col, act_col = st.columns([3.6, 2.0, 1.7, 1.6, 1.7],
+                                                                          vertical_alignment="center")
+        with asked_col, st.container(key=f"{key}_class_asked"):
+            if revealed:
+                st.markdown(_("Revealed: {label} = {value}").format(label=q["label"], value=q["expected_text"]))
+            else:
+                st.markdown((_("**Asked at step {step}: {label} = ?** · rule shown") if q.get("show_rule")
+                             else _("**Asked at step {step}: {label} = ?** · rule hidden")).format(
+                                 step=q["step"], label=q["label"]))
         answered = _("**{answered} / {students}** answered").format(answered=result.answered, students=view.students)
-        if q.get("revealed"):
+        if revealed:
             answered += _(" · **{correct}** right ({rate})").format(correct=result.correct,
                                                                    rate=f"{result.correct_rate:.0%}")
-        st.markdown(answered)
-        histogram(q, values)
-        if result.wrong is not None:
-            why = diagnosis_text(result.diagnosis) or _("No common mistake matches it.")
-            st.markdown(ngettext("Most common wrong answer: **{value}** ({n} student). {why}",
-                                 "Most common wrong answer: **{value}** ({n} students). {why}",
-                                 result.wrong_count).format(value=format_number(result.wrong), n=result.wrong_count,
-                                                            why=why))
-        if q.get("revealed"):
-            st.success(_("Revealed: {label} = {value}").format(label=q["label"], value=q["expected_text"]))
-            st.button(_("Back to following"), key=f"{key}_close_question", icon=":material/close:",
-                      on_click=_close, args=(key, s))
+        count_col.markdown(answered)
+        if not revealed:
+            peek_col.toggle(_("Peek at answers"), value=False, key=f"{key}_peek",
+                            help=_("Teacher only, not for the projector: shows the right answer, the histogram and "
+                                   "the most common mistake before the reveal."))
+        if _answers_shown(key, q):
+            with answers_col.popover(_("Class answers"), icon=":material/bar_chart:",
+                                     help=_("The histogram of the class's answers and the most common mistake.")):
+                class_answers(key, q, values)
+        if revealed:
+            act_col.button(_("Back to following"), key=f"{key}_close_question", icon=":material/close:",
+                           on_click=_close, args=(key, s))
         else:
-            st.button(_("Reveal"), key=f"{key}_reveal", type="primary", icon=":material/visibility:",
-                      on_click=_reveal, args=(key, s))
+            act_col.button(_("Reveal"), key=f"{key}_reveal", type="primary", icon=":material/visibility:",
+                           on_click=_reveal, args=(key, s))
+
+
+def _teacher_count(key: str, s: Seat) -> None:
+    """The class's code and how many students are connected now: a tiny fragment of its own, refreshed every
+    ``COUNT_REFRESH`` seconds (it only reads the count), so a join or a closed tab shows within two seconds."""
+    view = _view(s)
+    n = view.students if view is not None else 0
+    st.markdown(ngettext("Class **{code}** · {n} student", "Class **{code}** · {n} students", n).format(
+        code=s.code, n=n))
 
 
 def _teacher_panel(key: str, s: Seat, analysis: Analysis) -> None:
@@ -474,8 +514,8 @@ def _teacher_panel(key: str, s: Seat, analysis: Analysis) -> None:
         # One row: the projector keeps its height for the graph.
         code_col, ask_col, rule_col, link_col, ticket_col, end_col = st.columns([2.0, 1.7, 1.7, 1.3, 1.6, 1.5],
                                                                                 vertical_alignment="center")
-        code_col.markdown(ngettext("Class **{code}** · {n} student", "Class **{code}** · {n} students",
-                                   view.students).format(code=s.code, n=view.students))
+        with code_col:
+            st.fragment(run_every=COUNT_REFRESH)(_teacher_count)(key, s)
         with ask_col:
             open_now = view.question is not None and not view.question.get("revealed")
             asked = next_step(key, analysis)
@@ -540,10 +580,14 @@ def _student_panel(key: str, s: Seat) -> None:
     if not room_service.rooms().join(s.code, s.student):
         st.warning(_("This class is full."), icon=":material/school:")
         return
+    session_presence.seated(_session_id(), s.code, s.student)  # a closed tab leaves the count at once
     with st.container(border=True, key=f"{key}_class_panel"):
         left, right = st.columns([4, 1.4], vertical_alignment="center")
-        left.markdown((_("Class **{code}** · following the teacher") if following(key)
-                       else _("Class **{code}** · stepping on your own")).format(code=s.code))
+        # The player hides this line while the feed cannot be read and says "not connected" in its own bar
+        # (``lucid.viz.player``): a page that lost the server must not read "following the teacher".
+        left.container(key=f"{key}_follow_status").markdown(
+            (_("Class **{code}** · following the teacher") if following(key)
+             else _("Class **{code}** · stepping on your own")).format(code=s.code))
         right.toggle(_("Follow teacher"), value=True, key=f"{key}_follow",
                      help=_("Off: step on your own. On: jump back to the teacher's step."))
         st.fragment(_student_question)(key, s)
@@ -654,4 +698,5 @@ _teacher_heartbeat = _guarded(_teacher_heartbeat)
 _student_heartbeat = _guarded(_student_heartbeat)
 _submit = _in_session_language(_guarded(_submit))
 _teacher_question = _in_session_language(_guarded(_teacher_question))
+_teacher_count = _in_session_language(_guarded(_teacher_count))
 _student_question = _in_session_language(_guarded(_student_question))
