@@ -63,7 +63,7 @@ def chart(question: dict[str, Any], values: list[float]) -> Any | None:
         x=alt.X("answer:N", sort=None, title=answer, axis=alt.Axis(labelAngle=0, labelFontSize=16, titleFontSize=16)),
         y=alt.Y("count:Q", title=students, scale=alt.Scale(domain=[0, top]),
                 axis=alt.Axis(tickMinStep=1, format="d", values=list(range(top + 1)) if top <= 10 else None,
-                              labelFontSize=16, titleFontSize=16)),
+                              labelOverlap=False, labelFontSize=16, titleFontSize=16)),
     )
     bars = base.mark_bar(size=BAR_PX).encode(
         color=alt.Color("kind:N", title=None, scale=alt.Scale(domain=[right_word, wrong_word],
@@ -72,4 +72,6 @@ def chart(question: dict[str, Any], values: list[float]) -> Any | None:
         tooltip=[alt.Tooltip("answer:N", title=answer), alt.Tooltip("count:Q", title=students),
                  alt.Tooltip("kind:N", title=" ")])
     labels = base.mark_text(dy=-10, fontSize=18, fontWeight="bold").encode(text="count:Q")
-    return (bars + labels).properties(width=alt.Step(STEP_PX), height=HEIGHT_PX)
+    return ((bars + labels).properties(width=alt.Step(STEP_PX), height=HEIGHT_PX)
+            .configure_axis(labelColor="#31333F", titleColor="#31333F", grid=True)
+            .configure_view(strokeWidth=0))

@@ -428,7 +428,8 @@ def class_answers(key: str, q: dict[str, Any], values: list[float]) -> None:
             label=q["label"], value=q["expected_text"]), icon=":material/visibility_lock:")
     drawn = answer_chart.chart(q, values) if values else None
     if drawn is not None:
-        st.altair_chart(drawn, width="content", alt=words, key=f"{key}_answers_chart")
+        st.altair_chart(drawn, width="content", height=answer_chart.HEIGHT_PX + 90, alt=words, theme=None,
+                        key=f"{key}_answers_chart")
     st.caption(words)
     if result.wrong is not None:
         why = diagnosis_text(result.diagnosis) or _("No common mistake matches it.")
@@ -439,16 +440,15 @@ def class_answers(key: str, q: dict[str, Any], values: list[float]) -> None:
 
 
 PANEL_CSS = """<style>
-.st-key-KEY_class_asked p { font-size: 1.45rem; line-height: 1.25; margin: 0; }
-.st-key-KEY_class_question { padding-top: 0.35rem; padding-bottom: 0.35rem; }
+.st-key-KEY_class_asked p { font-size: 1.3rem; line-height: 1.25; margin: 0; }
 </style>"""
 """The question large enough for the back row, in one compact row under the class's controls."""
 
 
-def _teacher_question(key: str, s: Seat) -> None:
-    """The open question in one row: before *Reveal* only the question and how many answered of those present
-    (the projector shows nothing that gives the answer away); after it the answer, the rate and the class's
-    answers (a popover). Refreshed every second while the question is open."""
+def _teacher_question(key: str, s: Seat, analysis: Analysis) -> None:
+    """The open question as the panel's one row: before *Reveal* only the question and how many of those present
+    answered (the projector shows nothing that gives the answer away); after it the answer, the rate and the
+    class's answers (a popover over the page). Refreshed every second while answers come in, every two after."""
     if st.session_state.get(f"{key}_goto") is not None and st.session_state.get(f"{key}_goto_ran") is None:
         # Reveal ran in this fragment: the whole page runs again, so the player shows the revealed step.
         st.session_state[f"{key}_goto_ran"] = True
@@ -456,42 +456,51 @@ def _teacher_question(key: str, s: Seat) -> None:
     st.session_state.pop(f"{key}_goto_ran", None)
     view = _view(s)
     if view is None or view.question is None:
-        return
+        st.rerun(scope="app")  # the class ended or the question closed: the panel is drawn another way
     q = view.question
     answers = room_service.rooms().answers(s.code, q["id"])
     values = [float(a["value"]) for a in answers]
     result = class_result(values, q)
     revealed = bool(q.get("revealed"))
     st.html(PANEL_CSS.replace("KEY", key))
-    with st.container(border=True, key=f"{key}_class_question"):
-        asked_col, count_col, peek_col, answers_col, act_col = st.columns([3.6, 2.0, 1.7, 1.6, 1.7],
-                                                                          vertical_alignment="center")
-        with asked_col, st.container(key=f"{key}_class_asked"):
-            if revealed:
-                st.markdown(_("Revealed: {label} = {value}").format(label=q["label"], value=q["expected_text"]))
-            else:
-                st.markdown((_("**Asked at step {step}: {label} = ?** · rule shown") if q.get("show_rule")
-                             else _("**Asked at step {step}: {label} = ?** · rule hidden")).format(
-                                 step=q["step"], label=q["label"]))
-        answered = _("**{answered} / {students}** answered").format(answered=result.answered, students=view.students)
+    shown = _answers_shown(key, q)
+    # The row's parts and their widths: only those this state draws, so no label is cut short.
+    parts = {"asked": 3.3 if revealed else 3.6, "count": 2.0 if revealed else 1.7}
+    if not revealed:
+        parts["peek"] = 2.3
+    if shown:
+        parts["answers"] = 2.1
+    parts.update(act=2.5 if revealed else 1.6, menu=1.9 if revealed else 1.6)
+    cols = dict(zip(parts, st.columns(list(parts.values()), gap="small", vertical_alignment="center"), strict=True))
+    asked_col, count_col, act_col, menu_col = cols["asked"], cols["count"], cols["act"], cols["menu"]
+    with asked_col, st.container(key=f"{key}_class_asked"):
         if revealed:
-            answered += _(" · **{correct}** right ({rate})").format(correct=result.correct,
-                                                                   rate=f"{result.correct_rate:.0%}")
-        count_col.markdown(answered)
-        if not revealed:
-            peek_col.toggle(_("Peek at answers"), value=False, key=f"{key}_peek",
-                            help=_("Teacher only, not for the projector: shows the right answer, the histogram and "
-                                   "the most common mistake before the reveal."))
-        if _answers_shown(key, q):
-            with answers_col.popover(_("Class answers"), icon=":material/bar_chart:",
-                                     help=_("The histogram of the class's answers and the most common mistake.")):
-                class_answers(key, q, values)
-        if revealed:
-            act_col.button(_("Back to following"), key=f"{key}_close_question", icon=":material/close:",
-                           on_click=_close, args=(key, s))
+            st.markdown(_("Revealed: {label} = {value}").format(label=q["label"], value=q["expected_text"]))
         else:
-            act_col.button(_("Reveal"), key=f"{key}_reveal", type="primary", icon=":material/visibility:",
-                           on_click=_reveal, args=(key, s))
+            st.markdown((_("**Asked at step {step}: {label} = ?** · rule shown") if q.get("show_rule")
+                         else _("**Asked at step {step}: {label} = ?** · rule hidden")).format(
+                             step=q["step"], label=q["label"]))
+    answered = _("**{answered} / {students}** answered").format(answered=result.answered, students=view.students)
+    if revealed:
+        answered += _(" · **{correct}** right ({rate})").format(correct=result.correct,
+                                                               rate=f"{result.correct_rate:.0%}")
+    count_col.markdown(answered)
+    if not revealed:
+        cols["peek"].toggle(_("Peek at answers"), value=False, key=f"{key}_peek",
+                        help=_("Teacher only, not for the projector: shows the right answer, the histogram and "
+                               "the most common mistake before the reveal."))
+    if shown:
+        with cols["answers"].popover(_("Class answers"), icon=":material/bar_chart:", key=f"{key}_answers",
+                                 help=_("The histogram of the class's answers and the most common mistake.")):
+            class_answers(key, q, values)
+    if revealed:
+        act_col.button(_("Back to following"), key=f"{key}_close_question", icon=":material/close:",
+                       on_click=_close, args=(key, s))
+    else:
+        act_col.button(_("Reveal"), key=f"{key}_reveal", type="primary", icon=":material/visibility:",
+                       on_click=_reveal, args=(key, s))
+    with menu_col:
+        _class_menu(key, s, analysis, view)
 
 
 def _teacher_count(key: str, s: Seat) -> None:
@@ -503,48 +512,85 @@ def _teacher_count(key: str, s: Seat) -> None:
         code=s.code, n=n))
 
 
+def _ask_button(key: str, s: Seat, analysis: Analysis, view: RoomView) -> None:
+    open_now = view.question is not None and not view.question.get("revealed")
+    asked = next_step(key, analysis)
+    if asked is None:
+        ask_help = _("The last step is on screen: there is no next gradient to predict.")
+    elif open_now:
+        ask_help = _("Every student predicts the gradient of the next step (step {step}); *Reveal* shows it. "
+                     "Replaces the open question.").format(step=asked)
+    else:
+        ask_help = _("Every student predicts the gradient of the next step (step {step}); *Reveal* shows "
+                     "it.").format(step=asked)
+    st.button(_("Ask the class"), key=f"{key}_ask", icon=":material/quiz:", disabled=asked is None,
+              on_click=_ask, args=(key, s, analysis), help=ask_help)
+
+
+def _rule_box(key: str) -> None:
+    st.checkbox(_("Show the rule"), value=True, key=f"{key}_show_rule",
+                help=_("With the question, students see the upstream gradient and the local rule."))
+
+
+def _join_box(s: Seat) -> None:
+    link = join_link(s.code)
+    st.markdown(_("Code **{code}**").format(code=s.code))
+    st.code(link, language=None)
+    st.image(qr_png(link), width=240, caption=_("Scan to join"))
+
+
+def _ticket_button(key: str, s: Seat) -> None:
+    st.download_button(_("Exit ticket"), _ticket(s), file_name=f"exit-ticket-{s.code}.csv", mime="text/csv",
+                       key=f"{key}_ticket", icon=":material/download:",
+                       help=_("Every question asked, with its correct rate and the class's answers (CSV)."))
+
+
+def _end_button(key: str, s: Seat) -> None:
+    st.button(_("End class"), key=f"{key}_end", icon=":material/logout:", on_click=_end, args=(key, s))
+
+
+def _class_menu(key: str, s: Seat, analysis: Analysis, view: RoomView) -> None:
+    """While a question is open the class's other controls fold into one popover named by the class's code, so
+    the panel stays one row above the graph."""
+    with st.popover(s.code, icon=":material/school:", help=_("The class: join link, another question, exit ticket, "
+                                                              "end.")):
+        st.markdown(ngettext("Class **{code}** · {n} student", "Class **{code}** · {n} students",
+                             view.students).format(code=s.code, n=view.students))
+        _ask_button(key, s, analysis, view)
+        _rule_box(key)
+        _ticket_button(key, s)
+        _end_button(key, s)
+        _join_box(s)
+
+
 def _teacher_panel(key: str, s: Seat, analysis: Analysis) -> None:
     view = _view(s)
     if view is None:
         st.warning(_("This class has ended (or was idle too long)."), icon=":material/school:")
         _ended_panel(key, s)
         return
-    link = join_link(s.code)
     with st.container(border=True, key=f"{key}_class_panel"):
-        # One row: the projector keeps its height for the graph.
-        code_col, ask_col, rule_col, link_col, ticket_col, end_col = st.columns([2.0, 1.7, 1.7, 1.3, 1.6, 1.5],
-                                                                                vertical_alignment="center")
-        with code_col:
-            st.fragment(run_every=COUNT_REFRESH)(_teacher_count)(key, s)
-        with ask_col:
-            open_now = view.question is not None and not view.question.get("revealed")
-            asked = next_step(key, analysis)
-            if asked is None:
-                ask_help = _("The last step is on screen: there is no next gradient to predict.")
-            elif open_now:
-                ask_help = _("Every student predicts the gradient of the next step (step {step}); *Reveal* shows it. "
-                             "Replaces the open question.").format(step=asked)
-            else:
-                ask_help = _("Every student predicts the gradient of the next step (step {step}); *Reveal* shows "
-                             "it.").format(step=asked)
-            st.button(_("Ask the class"), key=f"{key}_ask", icon=":material/quiz:", disabled=asked is None,
-                      on_click=_ask, args=(key, s, analysis), help=ask_help)
-        rule_col.checkbox(_("Show the rule"), value=True, key=f"{key}_show_rule",
-                          help=_("With the question, students see the upstream gradient and the local rule."))
-        with link_col.popover(_("Join"), icon=":material/qr_code_2:"):
-            st.markdown(_("Code **{code}**").format(code=s.code))
-            st.code(link, language=None)
-            st.image(qr_png(link), width=240, caption=_("Scan to join"))
-        ticket_col.download_button(_("Exit ticket"), _ticket(s), file_name=f"exit-ticket-{s.code}.csv",
-                                   mime="text/csv", key=f"{key}_ticket", icon=":material/download:",
-                                   help=_("Every question asked, with its correct rate and the class's answers "
-                                          "(CSV)."))
-        end_col.button(_("End class"), key=f"{key}_end", icon=":material/logout:", on_click=_end, args=(key, s))
         error = st.session_state.pop(f"{key}_room_error", None)
         if error:
             st.error(text(error))
-        live = view.question is not None and not view.question.get("revealed")
-        st.fragment(run_every=TEACHER_REFRESH if live else None)(_teacher_question)(key, s)
+        if view.question is not None:  # one row, drawn (and refreshed) by the question's fragment
+            live = not view.question.get("revealed")
+            st.fragment(run_every=TEACHER_REFRESH if live else COUNT_REFRESH)(_teacher_question)(key, s, analysis)
+        else:  # one row: the projector keeps its height for the graph
+            code_col, ask_col, rule_col, link_col, ticket_col, end_col = st.columns(
+                [2.4, 1.7, 1.7, 1.3, 1.6, 1.5], vertical_alignment="center")
+            with code_col:
+                st.fragment(run_every=COUNT_REFRESH)(_teacher_count)(key, s)
+            with ask_col:
+                _ask_button(key, s, analysis, view)
+            with rule_col:
+                _rule_box(key)
+            with link_col.popover(_("Join"), icon=":material/qr_code_2:"):
+                _join_box(s)
+            with ticket_col:
+                _ticket_button(key, s)
+            with end_col:
+                _end_button(key, s)
         st.fragment(run_every=room_service.rooms().limits.heartbeat_seconds)(_teacher_heartbeat)(key, s)
 
 
