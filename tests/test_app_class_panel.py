@@ -97,5 +97,5 @@ def test_the_histogram_has_whole_number_ticks_wide_bars_and_marks_the_right_answ
     bars, _labels = spec["layer"]
     assert bars["mark"]["size"] >= 40 and spec["width"] == {"step": answer_chart.STEP_PX}
     axis = bars["encoding"]["y"]["axis"]
-    assert axis["format"] == "d" and axis["values"] == [0, 1, 2, 3, 4]
+    assert axis["format"] == "d" and axis["tickMinStep"] == 1 and axis["tickCount"] == 4  # 0, 1, 2, 3, 4
     assert answer_chart.caption(q, []) == "No answers yet."

@@ -62,8 +62,8 @@ def chart(question: dict[str, Any], values: list[float]) -> Any | None:
     base = alt.Chart(alt.Data(values=data)).encode(
         x=alt.X("answer:N", sort=None, title=answer, axis=alt.Axis(labelAngle=0, labelFontSize=16, titleFontSize=16)),
         y=alt.Y("count:Q", title=students, scale=alt.Scale(domain=[0, top]),
-                axis=alt.Axis(tickMinStep=1, format="d", values=list(range(top + 1)) if top <= 10 else None,
-                              labelOverlap=False, labelFontSize=16, titleFontSize=16)),
+                axis=alt.Axis(tickMinStep=1, format="d", tickCount=min(top, 10), labelOverlap=False,
+                              labelFontSize=16, titleFontSize=16)),
     )
     bars = base.mark_bar(size=BAR_PX).encode(
         color=alt.Color("kind:N", title=None, scale=alt.Scale(domain=[right_word, wrong_word],
