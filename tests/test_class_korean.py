@@ -115,9 +115,12 @@ def test_both_students_read_the_diagnosis_of_their_wrong_answer_in_their_languag
     assert "답을 받았습니다: 4.000" in shown_text(korean)
     said = shown_text(act(teacher, "ko"))
     assert "**2 / 2**명 응답" in said
-    assert "가장 많은 오답: **4.000**(학생 2명). 부호가 반대입니다" in said
+    assert "가장 많은 오답" not in said  # the projected panel gives nothing away before the reveal
     assert button(teacher, "pg_reveal").label == "정답 공개"
     act(teacher, "ko", lambda at: button(at, "pg_reveal").click())
+    said = shown_text(teacher)
+    assert "가장 많은 오답: **4.000**(학생 2명). 부호가 반대입니다" in said
+    assert "답: 4.000: 2명" in said  # the histogram's counts in words
     act(english, "en")
     act(korean, "ko")
     assert ("**grad x = −4.000** · your answer 4.000: not quite (The sign is flipped: right size, wrong sign.) "

@@ -35,7 +35,7 @@ from lucid.classroom.grading import (
 from lucid.classroom.texts import shown
 from lucid.classroom.ticket import exit_ticket
 from lucid.i18n import L_, Message, _, ngettext, text, use_language
-from lucid.ui import language, room_feed, room_hold, room_service, share, view_link
+from lucid.ui import answer_chart, language, room_feed, room_hold, room_service, session_presence, share, view_link
 from lucid.ui.analysis import Analysis
 from lucid.ui.browser_events import BadBrowserValue, whole_number
 from lucid.ui.room_watch import room_watch
@@ -43,14 +43,14 @@ from lucid.ui.teacher_key import teacher_key, teacher_key_event
 from lucid.viz.numbers import format_number
 
 ROOM, TEACH, ME = "room", "teach", "me"
-RIGHT_COLOUR, WRONG_COLOUR = "#009E73", "#D55E00"
-"""Bars of right and wrong answers: the drawing's green and vermillion (told apart by colour-blind eyes too)."""
 POLL_MS = 600
 """How often a student's browser reads the feed. Each read costs the server about 2.5 ms of CPU (Streamlit's static
 route, measured): 0.6 s keeps a sitting class under 5 % of a core per 10 students, and a step on screen within
 about 0.7 s."""
 TEACHER_REFRESH = 1.0
 """Seconds between refreshes of the teacher's answer count while a question is open (one session)."""
+COUNT_REFRESH = 2.0
+"""Seconds between refreshes of the teacher's count of students connected now (one session, one small read)."""
 
 
 @dataclass(frozen=True)
@@ -99,6 +99,7 @@ def _token_from_tab(key: str, code: str, value: object) -> None:
         student = st.session_state.get(f"{key}_students", {}).pop(code, None)
         if student is not None:
             rooms.leave(code, student)  # the first run of the reload took the teacher for a student
+            session_presence.unseated(_session_id())
         if ME in st.query_params:
             del st.query_params[ME]
 
@@ -297,8 +298,8 @@ def start_class(key: str) -> None:
     """Outside a class: how class mode works, and *Start a class*."""
     with st.expander(_("Teach a live class"), icon=":material/school:"):
         st.markdown(_("Start a class and show the join link or QR code: every student who opens it follows your "
-                      "steps live. *Ask the class* at any step: each student answers, you see the histogram "
-                      "and the most common mistake, then *Reveal*."))
+                      "steps live. *Ask the class* at any step: each student answers and you see how many did; "
+                      "*Reveal* shows the answer, the histogram and the most common mistake."))
         if not room_feed.serving_on():
             st.warning(_("This server does not serve static files (`server.enableStaticServing`), so students "
                          "could not follow: see the README."), icon=":material/warning:")
@@ -406,26 +407,48 @@ def _teacher_heartbeat(key: str, s: Seat) -> None:
 
 def _student_heartbeat(key: str, s: Seat) -> None:
     """The student's page is open: said once a minute, so the room counts the students connected now."""
-    if s.student is not None:
-        room_service.rooms().join(s.code, s.student)
+    if s.student is not None and room_service.rooms().join(s.code, s.student):
+        session_presence.seated(_session_id(), s.code, s.student)
 
 
-def histogram(question: dict[str, Any], values: list[float]) -> None:
-    """The class's answers as bars (grouped to 3 significant digits), right answers in green."""
-    import pandas as pd
-
-    result = class_result(values, question)
-    bars = sorted(result.counts[:12])  # the most common answers, along the number line
-    if bars:
-        answer, right, wrong = _("answer"), _("right"), _("wrong")  # the chart's axis and legend words
-        frame = pd.DataFrame({answer: [format_number(v) for v, _c, _ok in bars],
-                              right: [c if ok else 0 for _v, c, ok in bars],
-                              wrong: [0 if ok else c for _v, c, ok in bars]})
-        st.bar_chart(frame, x=answer, y=[right, wrong], color=[RIGHT_COLOUR, WRONG_COLOUR], height=220,
-                     sort=False, x_label=answer, y_label=_("students"))
+def _answers_shown(key: str, q: dict[str, Any]) -> bool:
+    """Whether the panel may show the answers' distribution, colours and diagnosis: after *Reveal*, or before it
+    when the teacher peeks (a toggle that is off by default and says it is not for the projector)."""
+    return bool(q.get("revealed")) or bool(st.session_state.get(f"{key}_peek", False))
 
 
-def _teacher_question(key: str, s: Seat) -> None:
+def class_answers(key: str, q: dict[str, Any], values: list[float]) -> None:
+    """The histogram (Altair, fixed bar widths, whole-number ticks), its counts in words, the most common
+    mistake and, while peeking, the right answer: drawn in a popover, so it overlays the graph and never
+    pushes it down."""
+    result = class_result(values, q)
+    words = answer_chart.caption(q, values)
+    if not q.get("revealed"):
+        st.warning(_("Peeking: not for the projector. Right answer: {label} = {value}").format(
+            label=q["label"], value=q["expected_text"]), icon=":material/visibility_lock:")
+    drawn = answer_chart.chart(q, values) if values else None
+    if drawn is not None:
+        st.altair_chart(drawn, width="content", height=answer_chart.HEIGHT_PX + 90, alt=words, theme=None,
+                        key=f"{key}_answers_chart")
+    st.caption(words)
+    if result.wrong is not None:
+        why = diagnosis_text(result.diagnosis) or _("No common mistake matches it.")
+        st.markdown(ngettext("Most common wrong answer: **{value}** ({n} student). {why}",
+                             "Most common wrong answer: **{value}** ({n} students). {why}",
+                             result.wrong_count).format(value=format_number(result.wrong), n=result.wrong_count,
+                                                        why=why))
+
+
+PANEL_CSS = """<style>
+.st-key-KEY_class_asked p { font-size: 1.3rem; line-height: 1.25; margin: 0; }
+</style>"""
+"""The question large enough for the back row, in one compact row under the class's controls."""
+
+
+def _teacher_question(key: str, s: Seat, analysis: Analysis) -> None:
+    """The open question as the panel's one row: before *Reveal* only the question and how many of those present
+    answered (the projector shows nothing that gives the answer away); after it the answer, the rate and the
+    class's answers (a popover over the page). Refreshed every second while answers come in, every two after."""
     if st.session_state.get(f"{key}_goto") is not None and st.session_state.get(f"{key}_goto_ran") is None:
         # Reveal ran in this fragment: the whole page runs again, so the player shows the revealed step.
         st.session_state[f"{key}_goto_ran"] = True
@@ -433,34 +456,111 @@ def _teacher_question(key: str, s: Seat) -> None:
     st.session_state.pop(f"{key}_goto_ran", None)
     view = _view(s)
     if view is None or view.question is None:
-        return
+        st.rerun(scope="app")  # the class ended or the question closed: the panel is drawn another way
     q = view.question
     answers = room_service.rooms().answers(s.code, q["id"])
     values = [float(a["value"]) for a in answers]
     result = class_result(values, q)
-    with st.container(border=True, key=f"{key}_class_question"):
-        st.markdown((_("**Asked at step {step}: {label} = ?** · rule shown") if q.get("show_rule")
-                     else _("**Asked at step {step}: {label} = ?** · rule hidden")).format(step=q["step"],
-                                                                                          label=q["label"]))
-        answered = _("**{answered} / {students}** answered").format(answered=result.answered, students=view.students)
-        if q.get("revealed"):
-            answered += _(" · **{correct}** right ({rate})").format(correct=result.correct,
-                                                                   rate=f"{result.correct_rate:.0%}")
-        st.markdown(answered)
-        histogram(q, values)
-        if result.wrong is not None:
-            why = diagnosis_text(result.diagnosis) or _("No common mistake matches it.")
-            st.markdown(ngettext("Most common wrong answer: **{value}** ({n} student). {why}",
-                                 "Most common wrong answer: **{value}** ({n} students). {why}",
-                                 result.wrong_count).format(value=format_number(result.wrong), n=result.wrong_count,
-                                                            why=why))
-        if q.get("revealed"):
-            st.success(_("Revealed: {label} = {value}").format(label=q["label"], value=q["expected_text"]))
-            st.button(_("Back to following"), key=f"{key}_close_question", icon=":material/close:",
-                      on_click=_close, args=(key, s))
+    revealed = bool(q.get("revealed"))
+    st.html(PANEL_CSS.replace("KEY", key))
+    shown = _answers_shown(key, q)
+    # The row's parts and their widths: only those this state draws, so no label is cut short.
+    parts = {"asked": 3.3 if revealed else 3.6, "count": 2.0 if revealed else 1.7}
+    if not revealed:
+        parts["peek"] = 2.3
+    if shown:
+        parts["answers"] = 2.1
+    parts.update(act=2.5 if revealed else 1.6, menu=1.9 if revealed else 1.6)
+    cols = dict(zip(parts, st.columns(list(parts.values()), gap="small", vertical_alignment="center"), strict=True))
+    asked_col, count_col, act_col, menu_col = cols["asked"], cols["count"], cols["act"], cols["menu"]
+    with asked_col, st.container(key=f"{key}_class_asked"):
+        if revealed:
+            st.markdown(_("Revealed: {label} = {value}").format(label=q["label"], value=q["expected_text"]))
         else:
-            st.button(_("Reveal"), key=f"{key}_reveal", type="primary", icon=":material/visibility:",
-                      on_click=_reveal, args=(key, s))
+            st.markdown((_("**Asked at step {step}: {label} = ?** · rule shown") if q.get("show_rule")
+                         else _("**Asked at step {step}: {label} = ?** · rule hidden")).format(
+                             step=q["step"], label=q["label"]))
+    answered = _("**{answered} / {students}** answered").format(answered=result.answered, students=view.students)
+    if revealed:
+        answered += _(" · **{correct}** right ({rate})").format(correct=result.correct,
+                                                               rate=f"{result.correct_rate:.0%}")
+    count_col.markdown(answered)
+    if not revealed:
+        cols["peek"].toggle(_("Peek at answers"), value=False, key=f"{key}_peek",
+                        help=_("Teacher only, not for the projector: shows the right answer, the histogram and "
+                               "the most common mistake before the reveal."))
+    if shown:
+        with cols["answers"].popover(_("Class answers"), icon=":material/bar_chart:", key=f"{key}_answers",
+                                 help=_("The histogram of the class's answers and the most common mistake.")):
+            class_answers(key, q, values)
+    if revealed:
+        act_col.button(_("Back to following"), key=f"{key}_close_question", icon=":material/close:",
+                       on_click=_close, args=(key, s))
+    else:
+        act_col.button(_("Reveal"), key=f"{key}_reveal", type="primary", icon=":material/visibility:",
+                       on_click=_reveal, args=(key, s))
+    with menu_col:
+        _class_menu(key, s, analysis, view)
+
+
+def _teacher_count(key: str, s: Seat) -> None:
+    """The class's code and how many students are connected now: a tiny fragment of its own, refreshed every
+    ``COUNT_REFRESH`` seconds (it only reads the count), so a join or a closed tab shows within two seconds."""
+    view = _view(s)
+    n = view.students if view is not None else 0
+    st.markdown(ngettext("Class **{code}** · {n} student", "Class **{code}** · {n} students", n).format(
+        code=s.code, n=n))
+
+
+def _ask_button(key: str, s: Seat, analysis: Analysis, view: RoomView) -> None:
+    open_now = view.question is not None and not view.question.get("revealed")
+    asked = next_step(key, analysis)
+    if asked is None:
+        ask_help = _("The last step is on screen: there is no next gradient to predict.")
+    elif open_now:
+        ask_help = _("Every student predicts the gradient of the next step (step {step}); *Reveal* shows it. "
+                     "Replaces the open question.").format(step=asked)
+    else:
+        ask_help = _("Every student predicts the gradient of the next step (step {step}); *Reveal* shows "
+                     "it.").format(step=asked)
+    st.button(_("Ask the class"), key=f"{key}_ask", icon=":material/quiz:", disabled=asked is None,
+              on_click=_ask, args=(key, s, analysis), help=ask_help)
+
+
+def _rule_box(key: str) -> None:
+    st.checkbox(_("Show the rule"), value=True, key=f"{key}_show_rule",
+                help=_("With the question, students see the upstream gradient and the local rule."))
+
+
+def _join_box(s: Seat) -> None:
+    link = join_link(s.code)
+    st.markdown(_("Code **{code}**").format(code=s.code))
+    st.code(link, language=None)
+    st.image(qr_png(link), width=240, caption=_("Scan to join"))
+
+
+def _ticket_button(key: str, s: Seat) -> None:
+    st.download_button(_("Exit ticket"), _ticket(s), file_name=f"exit-ticket-{s.code}.csv", mime="text/csv",
+                       key=f"{key}_ticket", icon=":material/download:",
+                       help=_("Every question asked, with its correct rate and the class's answers (CSV)."))
+
+
+def _end_button(key: str, s: Seat) -> None:
+    st.button(_("End class"), key=f"{key}_end", icon=":material/logout:", on_click=_end, args=(key, s))
+
+
+def _class_menu(key: str, s: Seat, analysis: Analysis, view: RoomView) -> None:
+    """While a question is open the class's other controls fold into one popover named by the class's code, so
+    the panel stays one row above the graph."""
+    with st.popover(s.code, icon=":material/school:", help=_("The class: join link, another question, exit ticket, "
+                                                              "end.")):
+        st.markdown(ngettext("Class **{code}** · {n} student", "Class **{code}** · {n} students",
+                             view.students).format(code=s.code, n=view.students))
+        _ask_button(key, s, analysis, view)
+        _rule_box(key)
+        _ticket_button(key, s)
+        _end_button(key, s)
+        _join_box(s)
 
 
 def _teacher_panel(key: str, s: Seat, analysis: Analysis) -> None:
@@ -469,42 +569,28 @@ def _teacher_panel(key: str, s: Seat, analysis: Analysis) -> None:
         st.warning(_("This class has ended (or was idle too long)."), icon=":material/school:")
         _ended_panel(key, s)
         return
-    link = join_link(s.code)
     with st.container(border=True, key=f"{key}_class_panel"):
-        # One row: the projector keeps its height for the graph.
-        code_col, ask_col, rule_col, link_col, ticket_col, end_col = st.columns([2.0, 1.7, 1.7, 1.3, 1.6, 1.5],
-                                                                                vertical_alignment="center")
-        code_col.markdown(ngettext("Class **{code}** · {n} student", "Class **{code}** · {n} students",
-                                   view.students).format(code=s.code, n=view.students))
-        with ask_col:
-            open_now = view.question is not None and not view.question.get("revealed")
-            asked = next_step(key, analysis)
-            if asked is None:
-                ask_help = _("The last step is on screen: there is no next gradient to predict.")
-            elif open_now:
-                ask_help = _("Every student predicts the gradient of the next step (step {step}); *Reveal* shows it. "
-                             "Replaces the open question.").format(step=asked)
-            else:
-                ask_help = _("Every student predicts the gradient of the next step (step {step}); *Reveal* shows "
-                             "it.").format(step=asked)
-            st.button(_("Ask the class"), key=f"{key}_ask", icon=":material/quiz:", disabled=asked is None,
-                      on_click=_ask, args=(key, s, analysis), help=ask_help)
-        rule_col.checkbox(_("Show the rule"), value=True, key=f"{key}_show_rule",
-                          help=_("With the question, students see the upstream gradient and the local rule."))
-        with link_col.popover(_("Join"), icon=":material/qr_code_2:"):
-            st.markdown(_("Code **{code}**").format(code=s.code))
-            st.code(link, language=None)
-            st.image(qr_png(link), width=240, caption=_("Scan to join"))
-        ticket_col.download_button(_("Exit ticket"), _ticket(s), file_name=f"exit-ticket-{s.code}.csv",
-                                   mime="text/csv", key=f"{key}_ticket", icon=":material/download:",
-                                   help=_("Every question asked, with its correct rate and the class's answers "
-                                          "(CSV)."))
-        end_col.button(_("End class"), key=f"{key}_end", icon=":material/logout:", on_click=_end, args=(key, s))
         error = st.session_state.pop(f"{key}_room_error", None)
         if error:
             st.error(text(error))
-        live = view.question is not None and not view.question.get("revealed")
-        st.fragment(run_every=TEACHER_REFRESH if live else None)(_teacher_question)(key, s)
+        if view.question is not None:  # one row, drawn (and refreshed) by the question's fragment
+            live = not view.question.get("revealed")
+            st.fragment(run_every=TEACHER_REFRESH if live else COUNT_REFRESH)(_teacher_question)(key, s, analysis)
+        else:  # one row: the projector keeps its height for the graph
+            code_col, ask_col, rule_col, link_col, ticket_col, end_col = st.columns(
+                [2.4, 1.7, 1.7, 1.3, 1.6, 1.5], vertical_alignment="center")
+            with code_col:
+                st.fragment(run_every=COUNT_REFRESH)(_teacher_count)(key, s)
+            with ask_col:
+                _ask_button(key, s, analysis, view)
+            with rule_col:
+                _rule_box(key)
+            with link_col.popover(_("Join"), icon=":material/qr_code_2:"):
+                _join_box(s)
+            with ticket_col:
+                _ticket_button(key, s)
+            with end_col:
+                _end_button(key, s)
         st.fragment(run_every=room_service.rooms().limits.heartbeat_seconds)(_teacher_heartbeat)(key, s)
 
 
@@ -540,10 +626,14 @@ def _student_panel(key: str, s: Seat) -> None:
     if not room_service.rooms().join(s.code, s.student):
         st.warning(_("This class is full."), icon=":material/school:")
         return
+    session_presence.seated(_session_id(), s.code, s.student)  # a closed tab leaves the count at once
     with st.container(border=True, key=f"{key}_class_panel"):
         left, right = st.columns([4, 1.4], vertical_alignment="center")
-        left.markdown((_("Class **{code}** · following the teacher") if following(key)
-                       else _("Class **{code}** · stepping on your own")).format(code=s.code))
+        # The player hides this line while the feed cannot be read and says "not connected" in its own bar
+        # (``lucid.viz.player``): a page that lost the server must not read "following the teacher".
+        left.container(key=f"{key}_follow_status").markdown(
+            (_("Class **{code}** · following the teacher") if following(key)
+             else _("Class **{code}** · stepping on your own")).format(code=s.code))
         right.toggle(_("Follow teacher"), value=True, key=f"{key}_follow",
                      help=_("Off: step on your own. On: jump back to the teacher's step."))
         st.fragment(_student_question)(key, s)
@@ -670,4 +760,5 @@ _teacher_heartbeat = _guarded(_teacher_heartbeat)
 _student_heartbeat = _guarded(_student_heartbeat)
 _submit = _in_session_language(_guarded(_submit))
 _teacher_question = _in_session_language(_guarded(_teacher_question))
+_teacher_count = _in_session_language(_guarded(_teacher_count))
 _student_question = _in_session_language(_guarded(_student_question))

@@ -2,7 +2,7 @@
 
 The students join with the link's ``room=`` code, follow three of the teacher's key presses (their
 players read the room's feed, no rerun), answer a question (one right, one wrong), and the teacher's
-page shows the count, the histogram, the most common wrong answer with its diagnosis, and the reveal.
+page shows the count; after the reveal, the histogram and the most common wrong answer with its diagnosis.
 """
 from __future__ import annotations
 
@@ -75,16 +75,18 @@ def test_students_follow_the_teacher_answer_and_see_the_reveal(browser, app_url)
         _shot(students[1], "student-answered")
 
         teacher.get_by_text("2 / 2").wait_for(timeout=SLOW)  # the panel refreshes itself while answers arrive
-        teacher.get_by_text("Most common wrong answer: 4.000").wait_for(timeout=SLOW)
-        teacher.get_by_text("The sign is flipped").wait_for(timeout=SLOW)
-        teacher.locator("[data-testid='stVegaLiteChart'], [data-testid='stArrowVegaLiteChart']").first.wait_for(
-            timeout=SLOW)
-        _shot(teacher, "teacher-answers")
+        _shot(teacher, "teacher-answers")  # nothing of the answers before the reveal (tests/test_app_class_panel.py)
         teacher.get_by_role("button", name="Reveal").click()
         teacher.get_by_text("Revealed: grad y = −4.000").wait_for(timeout=SLOW)
         _wait_step(teacher, 4)
         teacher.get_by_text("1 right (50%)").wait_for(timeout=SLOW)
+        teacher.get_by_role("button", name="Class answers").click()  # the histogram and the diagnosis, over the page
+        teacher.get_by_text("Most common wrong answer: 4.000").wait_for(timeout=SLOW)
+        teacher.get_by_text("The sign is flipped").wait_for(timeout=SLOW)
+        teacher.locator("[data-testid='stVegaLiteChart'], [data-testid='stArrowVegaLiteChart']").first.wait_for(
+            timeout=SLOW)
         _shot(teacher, "teacher-revealed")
+        teacher.keyboard.press("Escape")
         for student in students:
             _wait_step(student, 4)  # the reveal shows the predicted step to everyone
         students[0].get_by_text("your answer −4.000: right").wait_for(timeout=SLOW)

@@ -42,6 +42,7 @@ def player_words() -> dict[str, str]:
         "inspect_title": _("Node inspector: jump to it below the graph (click a node to pick it)"),
         "inspect_label": _("Jump to the node inspector"), "speed": _("Autoplay speed"),
         "per_step": _("{s} s / step"), "step_of": _("step {k} of {n}"), "lesson": _("Lesson {where}"),
+        "room_lost": _("Not connected · not following the teacher"), "room_ended": _("The class has ended"),
     }
 
 SCRIPT_FILE = "player.js"

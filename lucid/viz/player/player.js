@@ -92,6 +92,9 @@ function build(parent) {
   const lessonAt = el('span', { class: 'lucid-lesson', 'aria-live': 'polite' });
   // The link's title, in the same row: it takes the room left over and is cut with an ellipsis, never a row.
   const lessonTitle = el('span', { class: 'lucid-lesson-title', 'aria-live': 'polite' });
+  // A student's connection to the class, said only when it is lost (or the class ended).
+  const roomStatus = el('span', { class: 'lucid-room-status', role: 'status', 'aria-live': 'assertive' });
+  roomStatus.hidden = true;
   // An icon only: the bar stays one row on a projector.
   const inspect = el('button', { type: 'button', class: 'lucid-btn lucid-inspect', 'data-action': 'inspect',
                                  title: 'Node inspector: jump to it below the graph (click a node to pick it)',
@@ -99,7 +102,7 @@ function build(parent) {
   inspect.appendChild(icon('inspect'));
   // Autoplay speed lives in the bar it governs (one row of controls above the graph, not two).
   const speed = el('select', { class: 'lucid-speed', 'aria-label': 'Autoplay speed', title: 'Autoplay speed' });
-  bar.append(slider, label, lessonAt, lessonTitle, speed, inspect, keys);
+  bar.append(slider, label, lessonAt, lessonTitle, roomStatus, speed, inspect, keys);
   const body = el('div', { class: 'lucid-body' });
   const host = el('div', { class: 'lucid-svg-host' });
   const expl = el('div', { class: 'lucid-expl', 'aria-live': 'polite' });
@@ -113,8 +116,8 @@ function build(parent) {
   body.append(column, expl);
   root.append(bar, body);
   parent.appendChild(root);
-  return { root, bar, buttons, slider, label, lessonAt, lessonTitle, inspect, speed, keys, column, host, expl, lens,
-           title, text };
+  return { root, bar, buttons, slider, label, lessonAt, lessonTitle, roomStatus, inspect, speed, keys, column, host,
+           expl, lens, title, text };
 }
 
 function scroller(node) {
@@ -449,6 +452,8 @@ function followRoom(ui, p, root) {
   const room = p.data.room;
   if (!room || room.role !== 'student' || !room.feed) return null;
   let busy = false;
+  let lastOk = Date.now();
+  const status = (state) => roomStatus(ui, state);
   const ask = (why) => {
     if (p.roomAsked === why) return;
     p.roomAsked = why;
@@ -457,11 +462,15 @@ function followRoom(ui, p, root) {
   const poll = async () => {
     if (busy || !root.isConnected) return;
     busy = true;
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), ROOM_LOST_MS);
     try {
-      const r = await fetch(room.feed, { cache: 'no-store' });
-      if (r.status === 404) { ask('gone'); return; }
+      const r = await fetch(room.feed, { cache: 'no-store', signal: abort.signal });
+      if (r.status === 404) { lastOk = Date.now(); status('ended'); ask('gone'); return; }
       if (!r.ok) return;
       const f = await r.json();
+      lastOk = Date.now();
+      status('');  // connected again: the steps below catch up with the teacher
       root.dataset.roomVersion = String(f.v);
       root.dataset.teacherStep = String(f.step);
       const now = p.data.room;
@@ -481,10 +490,40 @@ function followRoom(ui, p, root) {
         if (p.playing) setPlaying(ui, p, false);
         show(ui, p, playerOf(p, f.step));
       }
-    } catch (e) { /* the server restarting: the next tick asks again */ } finally { busy = false; }
+    } catch (e) { /* offline, or the server restarting: the next tick asks again */ } finally {
+      clearTimeout(timer);
+      busy = false;
+    }
   };
+  const watch = () => {
+    // No feed read for ROOM_LOST_MS (the network cut, the server gone): the student is told at once that the
+    // screen no longer follows the teacher, rather than reading a stale step as if it were live.
+    if (!root.isConnected) return;
+    if (!navigator.onLine || Date.now() - lastOk > ROOM_LOST_MS) status('lost');
+    poll();
+  };
+  const offline = () => status('lost');
+  window.addEventListener('offline', offline);
   poll();
-  return setInterval(poll, room.poll_ms || 400);
+  const every = setInterval(watch, room.poll_ms || 400);
+  return { stop: () => { clearInterval(every); window.removeEventListener('offline', offline); status(''); } };
+}
+
+const ROOM_LOST_MS = 1800;
+/** A student's feed unread this long: "not connected" (the feed is read every 0.6 s; a hiccup is not a loss). */
+
+function roomStatus(ui, state) {
+  // The class's connection in the player's bar (aria-live): "" connected, "lost" or "ended". While lost the
+  // page's own "following the teacher" line is hidden too (player.css), since the page cannot know it is stale.
+  if (ui.roomState === state) return;
+  ui.roomState = state;
+  ui.roomStatus.textContent = state === 'lost'
+    ? say(ui.words, 'room_lost', 'Not connected · not following the teacher')
+    : state === 'ended' ? say(ui.words, 'room_ended', 'The class has ended') : '';
+  ui.roomStatus.hidden = !state;
+  ui.root.dataset.roomState = state || 'live';
+  if (state === 'lost') document.body.dataset.lucidRoom = 'lost';
+  else delete document.body.dataset.lucidRoom;
 }
 
 function urlStep(k, programId) {
@@ -717,7 +756,7 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
   });
   if (watcher) watcher.observe(page);
   return () => {
-    if (poller) clearInterval(poller);
+    if (poller) poller.stop();
     keyTarget.removeEventListener('keydown', onKey);
     window.removeEventListener('resize', onResize);
     if (watcher) watcher.disconnect();
