@@ -120,9 +120,9 @@ def test_a_long_sum_shows_its_first_two_and_last_terms_and_counts_them():
     (j,) = largest(expected)
     col = up[:, j]
     assert e.arithmetic.endswith(f"Σᵢ grad Y[i,{j}] = {format_number(col[0])} + {operand(col[1])} + … + "
-                                 f"{operand(col[5])} (6 terms) = {format_number(expected[j])}")
+                                 f"{operand(col[5])}\u00a0(6\u00a0terms) = {format_number(expected[j])}")
     with use_language("ko"):
-        assert "(6개 항)" in step_into(trace, b).arithmetic
+        assert "(6개\u00a0항)" in step_into(trace, b).arithmetic
 
 
 def test_sum_over_an_axis_copies_the_upstream_entry_back():

@@ -76,7 +76,8 @@ def _sum_text(terms: list[str]) -> str:
         shown = [*terms[:2], "…", terms[-1]]
     text = " + ".join(shown)
     if len(terms) > MAX_TERMS:
-        text += " " + ngettext("({n} term)", "({n} terms)", len(terms)).format(n=len(terms))
+        # one unbreakable piece: a narrow column never splits "(6" from "terms)"
+        text += "\u00a0" + ngettext("({n} term)", "({n} terms)", len(terms)).format(n=len(terms)).replace(" ", "\u00a0")
     return text
 
 

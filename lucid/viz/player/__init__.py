@@ -81,7 +81,7 @@ def sizing(classroom: bool) -> dict[str, float | bool]:
     if classroom:
         return {"min_scale": 0.0, "max_scale": 1.8, "reserve": 0, "min_text_px": 18, "whole_graph": True,
                 "margin": 12, "min_height": 200, "lens_text_px": 18.5, "lens_max_px": 30, "lens_height": 0.4,
-                "lens_keep": 170, "graph_share": 0.64, "min_graph_share": 0.5, "lens_under_px": 220}
+                "lens_keep": 170, "graph_share": 0.64, "min_graph_share": 0.4, "lens_under_px": 220}
     return {"min_scale": 0.7, "max_scale": 1.25, "reserve": 270, "min_text_px": 0, "whole_graph": False}
 
 
