@@ -438,7 +438,27 @@ def inline(a: np.ndarray) -> str:
     return "(" + "×".join(map(str, a.shape)) + ")"
 
 
-def check_arithmetic_line(trace: Trace, s: TraceStep, node: str, parent: str, arith: str) -> None:
+def check_entry_line(s: TraceStep, parent: str, arith: str, entry: tuple[int, ...], before) -> None:
+    """A tensor step's worked entry: ``… ⇒  grad p[i,j] += … = c`` (``⇒  grad p[i,j] = old + c = new``)."""
+    name = f"grad {parent}" + (f"[{','.join(map(str, entry))}]" if entry else "")
+    assert f"  ⇒  {name} += " in arith, arith
+    worked = arith.split(f"  ⇒  {name} += ", 1)[1]
+    if before is None:
+        assert_rounded(worked.rsplit(" = ", 1)[1], float(s.contribution[entry]))
+    else:
+        worked, total = worked.split(f"  ⇒  {name} = ")
+        assert_rounded(worked.rsplit(" = ", 1)[1], float(s.contribution[entry]))
+        old, rest = total.split(" + ", 1)
+        added, new = rest.split(" = ")
+        assert_rounded(old, float(before[entry]))
+        assert_rounded(added.strip("()"), float(s.contribution[entry]))
+        assert_rounded(new, float(s.accumulated[entry]))
+    if s.summed_axes:
+        assert f"Σ over axis {', '.join(map(str, s.summed_axes))} → " in arith
+
+
+def check_arithmetic_line(trace: Trace, s: TraceStep, node: str, parent: str, arith: str,
+                          entry: tuple[int, ...] | None = None) -> None:
     """``grad n · ∂n/∂p = up · local = product  ⇒  grad p += contribution → total`` with the right numbers."""
     if s.local is not None and all(np.size(a) == 1 for a in (s.upstream, s.local, s.contribution_raw)):
         up, loc, prod = (float(np.asarray(a).reshape(-1)[0]) for a in (s.upstream, s.local, s.contribution_raw))
@@ -452,6 +472,9 @@ def check_arithmetic_line(trace: Trace, s: TraceStep, node: str, parent: str, ar
                    - parse_number(format_number(prod))) <= \
             1e-3 * abs(up * loc) + 1e-12
     before = previous_total(trace, s)
+    if entry is not None:
+        check_entry_line(s, parent, arith, entry, before)
+        return
     if before is None:
         assert arith.endswith(f"  ⇒  grad {parent} = {inline(s.accumulated)}"), arith
     elif all(np.size(a) == 1 for a in (before, s.contribution, s.accumulated)):
@@ -504,7 +527,7 @@ def check_explanations(trace: Trace) -> None:
         arith = e.text.split("\n\n")[0]
         assert arith == e.arithmetic
         assert e.markdown.startswith("#### ") and e.html.startswith('<div class="lgl-explain"><div class="lgl-arith">')
-        check_arithmetic_line(trace, s, e.node, e.parent, arith)
+        check_arithmetic_line(trace, s, e.node, e.parent, arith, e.entry)
         assert NUMBER.findall(e.markdown.split("\n\n")[0]) == NUMBER.findall(arith)
         text_parts = [text_block(s.upstream)]
         md_parts = [md_block(s.upstream)]

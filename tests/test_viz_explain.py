@@ -103,12 +103,14 @@ def test_matmul_shows_both_factors_with_shapes_and_the_other_factors_value():
     e = explain(trace, next(s.index for s in trace.steps if s.parent is x))
     assert e.local is None
     assert e.equation == "grad x += grad h @ Wᵀ"
-    assert e.arithmetic.startswith("grad h @ Wᵀ: 2×3 @ 3×2 → 2×2  ⇒  grad x = (2×2)")
+    # the shapes, then the largest entry worked out: row 1 of grad h against row 1 of W
+    assert e.arithmetic == ("2×3 @ 3×2 → 2×2  ⇒  grad x[1,1] += Σₖ grad h[1,k] · W[1,k] = "
+                            "3.000·2.000 + 1.000·1.500 + (−1.000)·(−0.5000) = 8.000")
     assert "The other factor, W (shape 2×3), as it was in the forward pass:" in e.text
     assert "    [[ 0.5000  −1.000   2.000]\n     [  2.000   1.500 −0.5000]]" in e.text
     np.testing.assert_allclose(e.contribution, np.array([[1.0, -2.0, 0.5], [3.0, 1.0, -1.0]]) @ w.data.T)
     ew = explain(trace, next(s.index for s in trace.steps if s.parent is w))
-    assert ew.arithmetic.startswith("xᵀ @ grad h: 2×2 @ 2×3 → 2×3")
+    assert ew.arithmetic.startswith("2×2 @ 2×3 → 2×3  ⇒  grad W[")
     assert "The other factor, x (shape 2×2)" in ew.text
 
 
@@ -174,10 +176,11 @@ def test_short_vectors_accumulate_as_a_written_sum_and_big_arrays_keep_the_arrow
     v = Tensor([0.5, -2.0], requires_grad=True, name="v")
     out = (v * v).sum()
     e = explain(backward_trace(out), 3)
-    assert e.arithmetic.endswith("⇒  grad v = [0.5000 −2.000] + [0.5000 −2.000] = [ 1.000 −4.000]")
+    # a tensor step works its largest entry out, the accumulation included
+    assert e.arithmetic.endswith("⇒  grad v[1] = −2.000 + (−2.000) = −4.000")
     m = Tensor(np.arange(1.0, 7.0).reshape(2, 3) / 4, requires_grad=True, name="m")
     e = explain(backward_trace((m * m).sum()), 3)
-    assert e.arithmetic.endswith("⇒  grad m += (2×3) → (2×3)")
+    assert e.arithmetic.endswith("⇒  grad m[1,2] = 1.500 + 1.500 = 3.000")
 
 
 def test_numbers_outside_1e_minus_4_to_1e5_are_written_with_powers_of_ten():

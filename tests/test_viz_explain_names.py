@@ -46,8 +46,9 @@ PROGRAMS = {
 }
 
 NAME_MAPPING = re.compile(r"\(here\b|\bin the formula\b")  # the old "(here out is c, a is a, b is b)"
-DERIVATIVE = re.compile(r"∂([^\s/()·,;:]+)/∂([^\s/()·,;:=]+)")
-GRAD = re.compile(r"(?<![.\w])grad ([^\s()·,;:=+]+)")
+# a name ends at "[": a tensor step's headline indexes one entry (grad W[0,1], ∂h/∂t4[2,1])
+DERIVATIVE = re.compile(r"∂([^\s/()·,;:\[]+)/∂([^\s/()·,;:=\[]+)")
+GRAD = re.compile(r"(?<![.\w])grad ([^\s()·,;:=+\[]+)")
 SUBSCRIPT_INDEX = re.compile(r"[ᵢⱼₖ]+$")
 
 

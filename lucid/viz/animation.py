@@ -46,6 +46,7 @@ from lucid.viz.dot import to_dot
 from lucid.viz.errors import RenderError
 from lucid.viz.explain import explain
 from lucid.viz.export import to_svg
+from lucid.viz.lens_card import node_card
 
 SVG_NS = "http://www.w3.org/2000/svg"
 XLINK_NS = "http://www.w3.org/1999/xlink"
@@ -77,6 +78,8 @@ class Animation:
     - ``changes[k]``: variant indices to apply when moving from step ``k-1`` to ``k`` (empty for step 0).
     - ``current[k]`` / ``edge[k]``: the node receiving gradient and the edge it flows along (or None).
     - ``titles[k]`` / ``explanations[k]``: the step's title (plain text) and explanation (safe HTML).
+    - ``cards[k]``: the node receiving gradient redrawn as HTML for the lens (``lucid.viz.lens_card``; '' when
+      the lens magnifies the graph itself); empty for drawings that carry none (collapsed ones).
     - ``trace_steps[k]``: the last step of the backward trace that step ``k`` shows (empty: step ``k`` IS
       trace step ``k``; set when the graph is played collapsed, where one step covers a run of trace steps).
     - ``collapsed``: for a collapsed drawing, what it draws (``drawn`` nodes, ``boxes`` and their ``box_ids``,
@@ -93,6 +96,7 @@ class Animation:
     explanations: list[str] = field(default_factory=list)
     trace_steps: list[int] = field(default_factory=list)
     collapsed: dict[str, Any] | None = None
+    cards: list[str] = field(default_factory=list)
 
     @property
     def n_steps(self) -> int:
@@ -112,7 +116,8 @@ class Animation:
         """The payload for the browser (only JSON types)."""
         return {"svg": self.svg, "variants": [list(v) for v in self.variants], "changes": self.changes,
                 "current": self.current, "edge": self.edge, "titles": self.titles,
-                "explanations": self.explanations, "trace_steps": self.trace_steps, "collapsed": self.collapsed}
+                "explanations": self.explanations, "trace_steps": self.trace_steps, "collapsed": self.collapsed,
+                "cards": self.cards}
 
     def payload_bytes(self) -> int:
         """Size of the JSON payload in bytes (what one browser downloads for this program)."""
@@ -120,7 +125,7 @@ class Animation:
 
     def approx_bytes(self) -> int:
         """Memory the animation keeps (its strings dominate), for cache budgets."""
-        texts = [self.svg, *self.titles, *self.explanations, *(v[2] for v in self.variants)]
+        texts = [self.svg, *self.titles, *self.explanations, *self.cards, *(v[2] for v in self.variants)]
         return sum(len(t) for t in texts) * 2 + 64 * sum(len(c) + 1 for c in self.changes) + 4096
 
     def frame_svg(self, step: int) -> str:
@@ -186,12 +191,13 @@ def build_animation(root: Tensor | None, trace: Trace | None = None, **options: 
         return build_collapsed_animation(CollapsedView(root, trace, ()), direction=direction)
     frames = [first] + [to_dot(root, trace, k, node_cache=node_cache, **options) for k in range(1, n)]
     svg, variants, changes, current, edge = _animate(frames)
-    explanations, titles = [], []
+    explanations, titles, cards = [], [], []
     for k in range(n):
         expl = explain(trace, k)
         titles.append(expl.title)
         explanations.append(step_html(expl))
-    return Animation(svg, variants, changes, current, edge, titles, explanations)
+        cards.append(node_card(trace, expl))
+    return Animation(svg, variants, changes, current, edge, titles, explanations, cards=cards)
 
 
 def build_collapsed_animation(view: CollapsedView, *, direction: str = "LR") -> Animation:

@@ -28,6 +28,7 @@ from lucid._tensor.tensor import Tensor
 from lucid.autograd import Trace, TraceStep
 from lucid.i18n import N_, T_, TN_, _, ngettext, pgettext
 from lucid.viz.document import B, C, Doc, N, U, md_escape
+from lucid.viz.entry import entry_arithmetic
 from lucid.viz.formulas import forward_rule, local_rule
 from lucid.viz.naming import constant_text, display_names, expression_of
 from lucid.viz.numbers import MINUS, array_lines, format_number, shape_text
@@ -83,6 +84,7 @@ class StepExplanation:
     title_markdown: str = ""  # the title with user names escaped, for st.markdown / st.subheader
     html: str = ""
     arithmetic: str = ""  # the leading arithmetic line, plain text
+    entry: tuple[int, ...] | None = None  # a tensor step's worked entry of the contribution (lucid.viz.entry)
 
 
 class _Names:
@@ -289,6 +291,12 @@ def _explain_edge(trace: Trace, s: TraceStep) -> StepExplanation:
         lead.append(", " + _("Σ over axis {axes} → {shape}").format(axes=", ".join(map(str, s.summed_axes)),
                                                                    shape=shape_text(s.contribution.shape)))
     tail = _total_tail(p, before, s.contribution, s.accumulated)
+    # a tensor step: the shapes, then one entry worked out in numbers (the symbols are in that entry's formula)
+    worked = None if _is_scalarish(up, local, product, s.contribution) else \
+        entry_arithmetic(s, before, name, matmul)
+    if worked is not None:
+        lead = [_shapes_only(lead)]
+        tail = ["  ⇒  ", *worked.parts]
     doc.arith(*lead, *tail)
 
     # 2. what happens, in words
@@ -434,7 +442,13 @@ def _explain_edge(trace: Trace, s: TraceStep) -> StepExplanation:
     return StepExplanation(s.index, len(trace.steps), step_title(trace, s.index), md, txt, equation, p, n, op,
                            formula, up, local, product, s.contribution, s.accumulated, tuple(s.summed_axes),
                            s.is_final, step_title(trace, s.index, markdown=True), htm,
-                           "".join(visible(x) for x in (*lead, *tail)))
+                           "".join(visible(x) for x in (*lead, *tail)), worked.index if worked else None)
+
+
+def _shapes_only(lead: list[str]) -> str:
+    """``6×4 ⊙ 6×4 → 6×4, Σ over axis 0 → 4``: the lead's shapes, without the formula before its colon."""
+    text = "".join(lead)
+    return text.split(": ", 1)[1] if ": " in text else text
 
 
 def _total_tail(p: str, before: np.ndarray | None, contribution: np.ndarray, total: np.ndarray) -> list[str]:

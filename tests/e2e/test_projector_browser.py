@@ -4,7 +4,10 @@ For each small gallery example, at every step: every node of the graph lies insi
 the player's bar), the node receiving gradient has text at least 18 px high on screen (in the graph
 itself, or in the lens that magnifies it above the explanation), the step's arithmetic line is on
 screen, and the page above the player is one row (at most 80 px between the app's top bar and the
-player's bar). The class sees no Deploy button; the speed is chosen in the player's bar and kept in
+player's bar). A tensor program (the MLP) meets the same bar: the lens shows its node whole (a grid
+node as its card, with the headline's entry ringed) and the whole arithmetic line, however long, ends
+inside the screen.
+The class sees no Deploy button; the speed is chosen in the player's bar and kept in
 the link; *Graph size* is honoured.
 """
 from __future__ import annotations
@@ -47,25 +50,44 @@ MEASURE = """(sel) => {
     const lensBox = root.querySelector('.lucid-lens');
     const lensSvg = lensBox.querySelector('svg');
     let lens = null;
-    if (lensBox.offsetParent && lensSvg) {
+    const view = () => {
+        const r = lensBox.getBoundingClientRect();
+        return {left: r.left + lensBox.clientLeft, top: r.top + lensBox.clientTop,
+                right: r.left + lensBox.clientLeft + lensBox.clientWidth,
+                bottom: r.top + lensBox.clientTop + lensBox.clientHeight};
+    };
+    if (lensBox.offsetParent && lensBox.dataset.mode === 'card') {
+        // the node's card: every piece of text in it, and the card's own box (nothing of it scrolled away)
+        const card = lensBox.querySelector('.lucid-card');
+        const texts = [...card.querySelectorAll('*')].filter((e) => e.offsetParent
+            && [...e.childNodes].some((c) => c.nodeType === 3 && c.textContent.trim()));
+        const b = card.getBoundingClientRect();
+        lens = {node: lensBox.dataset.node, mode: 'card',
+                text_px: Math.min(...texts.map((e) => parseFloat(getComputedStyle(e).fontSize))),
+                node_box: {left: b.left, top: b.top, right: b.right, bottom: b.bottom}, view: view(),
+                tag: card.querySelector('.lucid-card-tag').textContent,
+                highlighted: card.querySelectorAll('td.lucid-hl').length,
+                scrolls: lensBox.scrollHeight > lensBox.clientHeight + 1
+                    || lensBox.scrollWidth > lensBox.clientWidth + 1};
+    } else if (lensBox.offsetParent && lensSvg) {
         const L = lensSvg.getScreenCTM();
         const b = current.getBoundingClientRect();
         const map = (x, y) => [L.a * (x - main.e) / main.a + L.e, L.d * (y - main.f) / main.d + L.f];
         const [left, top] = map(b.left, b.top);
         const [right, bottom] = map(b.right, b.bottom);
         const r = lensBox.getBoundingClientRect();
-        lens = {node: lensBox.dataset.node, text_px: Math.min(...sizes) * L.a,
-                node_box: {left, top, right, bottom},
-                view: {left: r.left + lensBox.clientLeft, top: r.top + lensBox.clientTop,
-                       right: r.left + lensBox.clientLeft + lensBox.clientWidth,
-                       bottom: r.top + lensBox.clientTop + lensBox.clientHeight}};
+        lens = {node: lensBox.dataset.node, mode: 'graph', text_px: Math.min(...sizes) * L.a,
+                node_box: {left, top, right, bottom}, view: view()};
     }
     const first = root.querySelector('.lucid-expl-body').firstElementChild;
     const line = first.getBoundingClientRect();
+    const arith = root.querySelector('.lucid-expl-body .lgl-arith');
+    const arithBox = arith ? arith.getBoundingClientRect() : line;
     return {bar_top: bar.top, bar_bottom: bar.bottom, header_bottom: header.bottom,
             host_left: host.left, host_right: host.right, width: innerWidth, height: innerHeight,
             nodes, current: current.id, main_text_px: mainPx, lens,
-            arithmetic_top: line.top, arithmetic_first_line: line.top + Math.min(line.height, 40)};
+            arithmetic_top: line.top, arithmetic_first_line: line.top + Math.min(line.height, 40),
+            arithmetic_bottom: arithBox.bottom, arithmetic_text: arith ? arith.textContent : ''};
 }"""
 
 
@@ -118,8 +140,8 @@ def wait_for_whole_graph(tab) -> None:
 
 
 @pytest.mark.parametrize(("slug", "view"), [("cs231n-sigmoid", {}), (gallery.DEFAULT.slug, {}), ("used-twice", {}),
-                                           ("cs231n-sigmoid", {"style": "circuit"})],
-                         ids=["cs231n-sigmoid", "default", "used-twice", "cs231n-sigmoid-circuit"])
+                                           ("cs231n-sigmoid", {"style": "circuit"}), ("mlp", {})],
+                         ids=["cs231n-sigmoid", "default", "used-twice", "cs231n-sigmoid-circuit", "mlp"])
 def test_classroom_at_1280x720_shows_the_whole_graph_and_the_step_readable_at_every_step(tab, app_url, slug, view):
     open_classroom(tab, app_url, slug, **view)
     a = analyze(gallery.by_slug(slug).source)
@@ -140,12 +162,16 @@ def test_classroom_at_1280x720_shows_the_whole_graph_and_the_step_readable_at_ev
             assert m["lens"] is not None, (step, m["main_text_px"])
             assert m["lens"]["node"] == m["current"]
             assert m["lens"]["text_px"] >= READABLE_PX - 0.01, (step, m["lens"])
-            assert inside(m["lens"]["node_box"], m["lens"]["view"], slack=1), (step, m["lens"])
+            assert inside(m["lens"]["node_box"], m["lens"]["view"], slack=1), (step, m["lens"])  # whole
+            if m["lens"]["mode"] == "card":
+                assert not m["lens"]["scrolls"], (step, m["lens"])  # nothing of the card one scroll away
+                assert m["lens"]["tag"] in ("final", "partial") and m["lens"]["highlighted"] <= 1, m["lens"]
         else:
             assert m["lens"] is None  # no lens when the graph itself is readable
         # the step's arithmetic line is on screen, below the bar
         assert m["bar_bottom"] - 0.5 <= m["arithmetic_top"], (step, m)
         assert m["arithmetic_first_line"] <= m["height"], (step, m)
+        assert m["arithmetic_bottom"] <= m["height"] + 0.5, (step, m["arithmetic_bottom"], m["arithmetic_text"])
         lens_visible = m["lens"] is None or m["lens"]["view"]["bottom"] <= m["height"] + 0.5
         assert lens_visible, (step, m["lens"])  # the lens itself is on screen, wherever it sits
         # one row of page between the app's top bar and the player
@@ -157,7 +183,7 @@ def test_classroom_at_1280x720_shows_the_whole_graph_and_the_step_readable_at_ev
     assert labels and all(fits for _, fits in labels), labels  # no clipped labels in the row
 
 
-def test_classroom_lens_scrolls_a_tall_heatmap_node_and_opens_on_its_name(tab, app_url):
+def test_classroom_lens_shows_a_tall_grid_node_whole_as_its_card_with_the_headlines_entry_ringed(tab, app_url):
     open_classroom(tab, app_url, "mlp")
     wait_for_whole_graph(tab)
     a = analyze(gallery.by_slug("mlp").source)
@@ -167,12 +193,12 @@ def test_classroom_lens_scrolls_a_tall_heatmap_node_and_opens_on_its_name(tab, a
         tab.keyboard.press("ArrowRight")
     m = tab.evaluate(MEASURE, PLAYER)
     lens = m["lens"]
-    assert lens is not None and lens["node"] == m["current"] and lens["text_px"] >= READABLE_PX - 0.01
-    box, view = lens["node_box"], lens["view"]
-    assert box["top"] >= view["top"] - 1 and box["top"] + 40 <= view["bottom"]  # the name row is in view
-    scrolls = tab.eval_on_selector(f"{PLAYER} .lucid-lens", "el => el.scrollHeight > el.clientHeight + 1")
-    taller = box["bottom"] - box["top"] > view["bottom"] - view["top"]
-    assert scrolls == taller  # the rest of a node taller than the lens is one scroll away, never cut off
+    assert lens is not None and lens["node"] == m["current"] and lens["mode"] == "card"
+    assert lens["text_px"] >= READABLE_PX and not lens["scrolls"] and inside(lens["node_box"], lens["view"], 1)
+    cells = tab.eval_on_selector_all(f"{PLAYER} .lucid-lens .lucid-card-grid td", "tds => tds.map(t => t.textContent)")
+    assert len(cells) == a.trace.steps[tall].parent.data.size  # 6×4: every entry, none cut
+    ringed = tab.eval_on_selector(f"{PLAYER} .lucid-lens td.lucid-hl", "td => td.textContent")
+    assert f"= {ringed}" in m["arithmetic_text"].replace("\u00a0", " ")  # the entry the headline works out
 
 
 def test_speed_is_chosen_in_the_players_bar_and_kept_in_the_link(tab, app_url):

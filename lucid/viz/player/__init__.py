@@ -72,9 +72,10 @@ def sizing(classroom: bool) -> dict[str, float | bool]:
     scrolls and the current node is followed). Classroom mode (``whole_graph``): "Fit screen" fits the whole
     graph into the screen below the controls (``margin`` px left under it, never less than ``min_height``
     px tall), so a class sees every node at once; when that makes node text smaller than ``min_text_px``
-    on screen, a lens above the explanation shows the step's node and edge with text ``lens_text_px`` to
-    ``lens_max_px`` high, in ``lens_height`` of the screen height (more for a big node, as long as
-    ``lens_keep`` px of the explanation's column stay for the step's title and arithmetic line). Beside the
+    on screen, a lens above the explanation shows the step's node whole (with its edge when that fits too)
+    with text ``lens_text_px`` to ``lens_max_px`` high, in the height the step's title and whole arithmetic
+    line leave on screen (measured in the browser); a node too big for that (a gradient grid) is shown as
+    its card (``lucid.viz.lens_card``). ``lens_height`` and ``lens_keep`` are no longer read. Beside the
     explanation the graph takes up to ``graph_share`` of the row, and no more than it needs (down to
     ``min_graph_share``): the explanation and its lens get the rest. A wide graph that leaves at least
     ``lens_under_px`` px of its column empty below it gets the lens there instead.
@@ -82,7 +83,7 @@ def sizing(classroom: bool) -> dict[str, float | bool]:
     if classroom:
         return {"min_scale": 0.0, "max_scale": 1.8, "reserve": 0, "min_text_px": 18, "whole_graph": True,
                 "margin": 12, "min_height": 200, "lens_text_px": 18.5, "lens_max_px": 30, "lens_height": 0.4,
-                "lens_keep": 170, "graph_share": 0.64, "min_graph_share": 0.5, "lens_under_px": 220}
+                "lens_keep": 170, "graph_share": 0.64, "min_graph_share": 0.4, "lens_under_px": 220}
     return {"min_scale": 0.7, "max_scale": 1.25, "reserve": 270, "min_text_px": 0, "whole_graph": False}
 
 

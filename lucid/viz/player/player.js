@@ -182,6 +182,11 @@ function fit(ui, p) {
   else if (!p.lensRoom && ui.lens.parentElement !== ui.expl) ui.expl.insertBefore(ui.lens, ui.expl.firstChild);
   p.scale = scale;
   p.fittedTop = whole ? pageTop(ui.host) : undefined;
+  // Fitted whole beside the graph, the explanation ends at the bottom of the screen: its headline stays at
+  // its top and the rest scrolls inside it (player.css), so the arithmetic line is never below the fold.
+  ui.expl.style.maxHeight = shared
+    ? Math.max(data.min_height, window.innerHeight - Math.max(0, ui.expl.getBoundingClientRect().top) - data.margin)
+      + 'px' : '';
   lens(ui, p);
 }
 
@@ -196,9 +201,34 @@ function graphBox(p, g) {
   return { left: Math.min(...xs), right: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys) };
 }
 
+function headlineRoom(ui, p) {
+  // The screen height left for a lens above the explanation: the step's title and arithmetic line (the
+  // headline) always stay on screen below it, whatever their length (a tensor step's line is long).
+  const arith = ui.text.querySelector('.lgl-arith');
+  const gap = (el) => { const s = getComputedStyle(el); return parseFloat(s.marginTop) + parseFloat(s.marginBottom); };
+  const keep = ui.title.offsetHeight + gap(ui.title) + (arith ? arith.offsetHeight + gap(arith) : 0)
+    + gap(ui.lens) + parseFloat(getComputedStyle(ui.expl).paddingTop) + 8;
+  const top = Math.max(0, ui.expl.getBoundingClientRect().top);
+  return window.innerHeight - top - keep - p.data.margin;
+}
+
+function lensParts(ui) {
+  // The lens holds either a magnified copy of the graph (an SVG <use>) or the node's card (HTML).
+  let svg = ui.lens.querySelector(':scope > svg');
+  let card = ui.lens.querySelector(':scope > .lucid-card-host');
+  if (!card) {
+    card = el('div', { class: 'lucid-card-host' });
+    ui.lens.appendChild(card);
+  }
+  return { svg, card };
+}
+
 function lens(ui, p) {
-  // A magnified live copy (an SVG <use> of the graph) of the step's node and the edge it takes, above the
-  // explanation, whenever the picture is drawn so small that node text is under min_text_px on screen.
+  // Whenever the picture is drawn so small that node text is under min_text_px on screen, the lens above
+  // the explanation shows the step's node WHOLE, with text at least lens_text_px high: a magnified live copy
+  // of the graph (an SVG <use>: every step's looks, no copy to keep in step) with the edge the gradient
+  // takes when that fits too; a node too big for that at readable size (a gradient grid) is shown as its
+  // card instead (``lucid.viz.lens_card``: the grid in the page's font, the headline's entry highlighted).
   const data = p.data;
   const step = p.step;
   const cur = p.current && p.current[step] && p.els[p.current[step]];
@@ -206,18 +236,20 @@ function lens(ui, p) {
   if (!cur || !small || !p.graphId || ui.expl.style.display === 'none') {
     ui.lens.style.display = 'none';
     delete ui.lens.dataset.node;
+    delete ui.lens.dataset.mode;
     return;
   }
   ui.lens.style.display = '';
-  let svg = ui.lens.querySelector('svg');
+  ui.lens.style.maxHeight = '';
+  let { svg, card } = lensParts(ui);
   if (!svg || svg.dataset.graph !== p.graphId) {
-    ui.lens.innerHTML = '';
+    if (svg) svg.remove();
     svg = document.createElementNS(SVG_NS, 'svg');
     svg.dataset.graph = p.graphId;
     const use = document.createElementNS(SVG_NS, 'use');
     use.setAttribute('href', '#' + p.graphId);
     svg.appendChild(use);
-    ui.lens.appendChild(svg);
+    ui.lens.insertBefore(svg, card);
   }
   const node = graphBox(p, cur);
   const edge = p.edge[step] && p.els[p.edge[step]];
@@ -229,36 +261,46 @@ function lens(ui, p) {
                top: Math.min(region.top, e.top), bottom: Math.max(region.bottom, e.bottom) };
   }
   const width = Math.max(120, ui.lens.clientWidth || ui.expl.clientWidth - 32);
-  // The lens takes lens_height of the screen, more for a node that needs it (a heatmap), but always leaves
-  // lens_keep px of the explanation column for the step's title and arithmetic line.
-  const room = window.innerHeight - Math.max(0, ui.expl.getBoundingClientRect().top) - data.lens_keep;
-  const prefH = p.lensRoom || Math.max(140, Math.round(window.innerHeight * data.lens_height));
-  const maxH = p.lensRoom || Math.max(prefH, room);
-  // px per graph unit: the node and its edge as large as the room allows, text at least lens_text_px and
-  // at most lens_max_px high. What does not fit at lens_text_px (a big heatmap node, a long edge)
-  // scrolls inside the lens, which opens on the node's name.
+  const maxH = p.lensRoom || Math.max(60, headlineRoom(ui, p));
   const kMin = data.lens_text_px / p.minFont;
   const kMax = data.lens_max_px / p.minFont;
-  const rw0 = region.right - region.left + 2 * pad;
-  const rh0 = region.bottom - region.top + 2 * pad;
-  const k = Math.max(kMin, Math.min(width / rw0, prefH / rh0, kMax));
-  // No more of a long edge than a lens-full beyond the node on each side.
-  const left = Math.max(region.left, node.left - width / k) - pad;
-  const right = Math.min(region.right, node.right + width / k) + pad;
-  const top = Math.max(region.top, node.top - maxH / k) - pad;
-  const bottom = Math.min(region.bottom, node.bottom + maxH / k) + pad;
+  const fits = (b) => Math.min(width / (b.right - b.left + 2 * pad), maxH / (b.bottom - b.top + 2 * pad), kMax);
+  const cardHtml = p.cards && p.cards[step];
+  // The node with its edge when both fit at a readable size, else the node alone, else its card.
+  const shown = fits(region) >= kMin ? region : fits(node) >= kMin ? node : null;
+  ui.lens.dataset.node = cur.id;
+  if (!shown && cardHtml) {
+    svg.style.display = 'none';
+    card.style.display = '';
+    if (card.dataset.step !== `${p.animId}:${step}`) {
+      card.innerHTML = cardHtml;
+      card.dataset.step = `${p.animId}:${step}`;
+    }
+    ui.lens.dataset.mode = 'card';
+    ui.lens.style.maxHeight = maxH + 'px';
+    // Too tall for the room left by the headline: the value line goes first, the gradient stays.
+    const c = card.firstElementChild;
+    if (c) {
+      c.classList.remove('lucid-card-short');
+      if (ui.lens.scrollHeight > maxH + 1) c.classList.add('lucid-card-short');
+    }
+    return;
+  }
+  svg.style.display = '';
+  card.style.display = 'none';
+  ui.lens.dataset.mode = 'graph';
+  const box = shown || node;
+  const k = Math.max(shown ? 0 : kMin, fits(box));
+  const left = box.left - pad, right = box.right + pad, top = box.top - pad, bottom = box.bottom + pad;
   const vw = Math.max(right - left, width / k);
   const vx = left - (vw - (right - left)) / 2;
   svg.setAttribute('viewBox', `${vx} ${top} ${vw} ${bottom - top}`);
   svg.style.width = Math.round(vw * k) + 'px';
   svg.style.height = Math.round((bottom - top) * k) + 'px';
   ui.lens.style.maxHeight = maxH + 'px';
-  // Open on the node: centred when it fits the lens, else its top-left (the name) in view.
-  const nx = (node.left - vx) * k, nw = (node.right - node.left) * k;
-  const ny = (node.top - top) * k, nh = (node.bottom - node.top) * k;
-  ui.lens.scrollLeft = nw <= width ? nx + nw / 2 - width / 2 : nx - 8;
-  ui.lens.scrollTop = nh <= maxH ? ny + nh / 2 - maxH / 2 : ny - 8;
-  ui.lens.dataset.node = cur.id;
+  // A node that does not fit even alone (no card for it): open on its top-left (the name), the rest scrolls.
+  ui.lens.scrollLeft = shown ? 0 : (node.left - vx) * k - 8;
+  ui.lens.scrollTop = 0;
 }
 
 function keepInView(ui, p, smooth) {
@@ -321,6 +363,7 @@ function load(ui, p, data) {
   p.edge = anim.edge;
   p.titles = anim.titles;
   p.explanations = anim.explanations;
+  p.cards = anim.cards || [];
   p.n = anim.changes.length;
   // A collapsed graph steps box by box: step k shows the backward trace up to trace_steps[k].
   p.traceSteps = anim.trace_steps && anim.trace_steps.length ? anim.trace_steps : null;
