@@ -325,3 +325,16 @@ def test_rooms_survive_a_restart_on_the_same_data_file(tmp_path):
     assert (view.step, view.question["label"]) == (1, "grad x")
     assert again.is_teacher(code, token) and again.is_student(code, student)  # the secret is the file's
     assert again.my_answer(code, view.question["id"], student)["value"] == 6.0
+
+
+def test_a_data_folder_that_cannot_be_written_keeps_rooms_in_memory(tmp_path, monkeypatch):
+    from lucid.ui import room_service
+
+    blocked = tmp_path / "file-not-folder"
+    blocked.write_text("x")
+    monkeypatch.setenv(room_service.DATA_ENV, str(blocked / "data"))
+    store = room_service._embedded_store()
+    assert isinstance(store, MemoryStore)
+    rooms = Rooms(store)
+    code, _ = rooms.open("x = 3.0\ny = x * x\n")
+    assert rooms.view(code) is not None

@@ -8,12 +8,14 @@ room's feed into its own static folder (``lucid.classroom.feed.RedisFeedRelay``)
 """
 from __future__ import annotations
 
+import logging
 import os
+import sqlite3
 import threading
 from pathlib import Path
 from typing import Any
 
-from lucid.classroom import RedisStore, Rooms, SQLiteStore
+from lucid.classroom import MemoryStore, RedisStore, Rooms, SQLiteStore
 from lucid.classroom.feed import LocalFeed, RedisFeedRelay, feed_of
 from lucid.ui import room_feed
 
@@ -29,6 +31,17 @@ def data_dir() -> Path:
     return Path(configured) if configured else room_feed.APP_ROOT / ".data"
 
 
+def _embedded_store() -> SQLiteStore:
+    """The data folder's SQLite file; in memory (with a warning in the server's log) where the folder cannot be
+    written, so class mode still works, only without surviving a restart."""
+    path = data_dir() / "rooms.sqlite3"
+    try:
+        return SQLiteStore(path)
+    except (OSError, sqlite3.Error) as err:
+        logging.getLogger(__name__).warning("class rooms kept in memory: %s cannot be used (%s)", path, err)
+        return MemoryStore()
+
+
 def rooms() -> Rooms:
     with _lock:
         if "rooms" not in _made:
@@ -38,7 +51,7 @@ def rooms() -> Rooms:
                 _made["feed"] = RedisFeedRelay(store.r, room_feed.writer())
                 _made["feed"].start()
             else:
-                store = SQLiteStore(data_dir() / "rooms.sqlite3")
+                store = _embedded_store()
                 _made["feed"] = LocalFeed(room_feed.writer())
             made = _made["rooms"] = Rooms(store)
             room_feed.writer().sweep(made.limits.idle_seconds)
