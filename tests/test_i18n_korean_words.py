@@ -25,6 +25,8 @@ from lucid.viz.explain import explain, step_title
 ROLE_NAMED = "입력 = [1.5, -2.0]\n가중치 = [0.5, 0.25]\n편향 = 0.1\n출력 = sum(입력 * 가중치) + 편향\n"
 """A program whose names are the templates' role words: the worst case for a collision."""
 NAMES = ("입력", "출력", "가중치", "편향", "은닉", "손실")
+DOUBLED = re.compile(r"(?<![가-힣])(" + "|".join(NAMES) + r")\d* +\1")
+"""A name right after its own role word on one line: ``출력 출력``, ``입력 입력``, ``가중치 가중치1``."""
 
 
 def korean_texts(source: str) -> list[str]:
@@ -36,7 +38,7 @@ def korean_texts(source: str) -> list[str]:
 @pytest.mark.parametrize("source", [ROLE_NAMED, gallery.by_slug("korean-mlp").source], ids=["role-names", "korean-mlp"])
 def test_no_explanation_doubles_a_korean_name_with_its_role_word(source):
     doubled = [(step, m.group(0)) for step, text in enumerate(korean_texts(source))
-               for m in re.finditer(r"(?<![가-힣])(%s)\d* +\1" % "|".join(NAMES), text)]
+               for m in DOUBLED.finditer(text)]
     assert doubled == []
 
 
