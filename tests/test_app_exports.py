@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from lucid.ui import graph_view, share
 from lucid.ui.analysis import analyze
+from lucid.viz import slide
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "playground.py")
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed")
@@ -84,3 +85,20 @@ def test_inputs_table_says_scalar_and_shows_a_dash_when_finite_differences_are_s
     assert list(table["gradient (finite diff.)"]) == ["skipped"]
     assert list(table["max rel. error"]) == ["—"]
     assert table["value"][0].startswith("min ")  # the shape has its own column
+
+
+
+@needs_dot
+def test_a_step_exports_as_a_16_9_slide_whose_words_keep_the_page_language():
+    at = start("x = 3.0\ny = x * x\n")
+    assert not at.exception
+    assert {"16:9 slide (PNG)", "16:9 slide (SVG)"} <= set(downloads(at))
+    # the files are made when clicked, outside the page's run: the maker carries the page's language
+    analysis = analyze("x = 3.0\ny = x * x\n")
+    made = graph_view.slide_file(slide.still_svg, analysis.program.output, analysis.trace, 1,
+                                 {"direction": "TB"}, "ko")
+    svg = made().decode("utf-8")
+    assert "단계 1 / 2" in svg and "grad y · ∂y/∂x = 1.000 · 3.000 = 3.000" in svg
+    png = Image.open(io.BytesIO(graph_view.slide_file(slide.still_png, analysis.program.output, analysis.trace, 1,
+                                                      {}, "en")()))
+    assert png.size == (1280, 720)

@@ -168,8 +168,24 @@ def test_the_exit_ticket_has_korean_headers_for_a_korean_teacher_and_the_same_ma
     with use_language("ko"):
         korean = exit_ticket([(q, answers)]).splitlines()
     assert english[0].split(",") == COLUMNS
-    assert korean[0] == "질문 번호,단계,질문,정답,응답 수,정답 수,정답률,답 분포,가장 많은 오답,진단,닉네임"
-    assert korean[1:] == english[1:] == ["1,3,grad x,-4.000,2,1,50%,-4.000 ×1; 4.000 ×1,4.000,sign,Ada: 4"]
+    assert korean[0] == ("질문 번호,단계,질문,정답,응답 수,정답 수,정답률,답 분포,가장 많은 오답,진단,닉네임,"
+                         "진단(풀이)")
+    # the machine-readable cells (the diagnosis key among them) are the same; the last column is in words
+    assert english[1:] == ["1,3,grad x,-4.000,2,1,50%,-4.000 ×1; 4.000 ×1,4.000,sign,Ada: 4,sign"]
+    assert korean[1:] == ["1,3,grad x,-4.000,2,1,50%,-4.000 ×1; 4.000 ×1,4.000,sign,Ada: 4,부호가 반대"]
+
+
+@pytest.mark.parametrize(("key", "words"), [("forgot +=", "누적(+=)을 빠뜨림"),
+                                             ("forgot to sum", "브로드캐스팅한 축의 합을 빠뜨림"),
+                                             ("value, not gradient", "기울기 대신 값을 씀"), ("sign", "부호가 반대")])
+def test_every_diagnosis_of_the_korean_exit_ticket_is_in_korean_beside_its_key(key, words):
+    from lucid.classroom.grading import DIAGNOSES
+    from lucid.classroom.ticket import diagnosis_words
+
+    assert key in DIAGNOSES
+    assert diagnosis_words(key) == key  # English: the key reads as words already
+    with use_language("ko"):
+        assert diagnosis_words(key) == words
 
 
 def question_fragment(code: str, student: str) -> None:

@@ -1,9 +1,9 @@
-"""A 16:9 slide of a tall graph frames each step's region at a readable size instead of shrinking the whole graph.
+"""A 16:9 slide GIF has one fixed camera: the whole graph, at the same place in every frame, nothing cut off.
 
-The MLP lesson's graph is about 3,400 px tall at Graphviz's default size: fitted whole into a 1280×720
-slide, its text would be 3 px high. Each frame instead shows the window around the node receiving
-gradient and the edge it flows along, drawn so the smallest text that matters (an edge's gradient, 10 pt)
-is at least 14 px high on the slide.
+A camera that followed each step's node moved the CS231n circuit by up to 8 px between frames and cut its
+output wire off at the right edge, and framed the MLP's seed step on an empty region (70% white). Now the
+whole graph is fitted once: every frame's layout and picture are the same, placed at the same corner, and
+the step's title and arithmetic line are written under the graph (a wide one) or beside it (a tall one).
 """
 import io
 import json
@@ -15,13 +15,12 @@ from PIL import Image, ImageSequence
 from lucid import gallery, viz
 from lucid.autograd import backward_trace
 from lucid.expr import run
-from lucid.viz import export
+from lucid.viz import export, slide
 from lucid.viz.dot import to_dot
 
 pytestmark = pytest.mark.skipif(not export.shutil.which("dot"), reason="needs Graphviz's dot")
 
-VERMILLION = (0xD5, 0x5E, 0x00)
-"""The border of the node receiving gradient (``lucid.viz.style``)."""
+CIRCUIT = {"preset": "circuit", "direction": "LR"}
 
 
 def traced(source: str):
@@ -29,57 +28,128 @@ def traced(source: str):
     return program.output, backward_trace(program.output)
 
 
-def node_box_px(layout: dict, name: str, picture: tuple[int, int]) -> tuple[float, float, float, float]:
-    """A node's box in the pixels of a PNG of ``picture`` size, from Graphviz's json0 layout."""
-    x0, y0, x1, y1 = (float(v) for v in layout["bb"].split(","))
-    sx = picture[0] / (x1 - x0 + 8)
-    sy = picture[1] / (y1 - y0 + 8)
-    node = next(o for o in layout["objects"] if o.get("name") == name)
-    cx, cy = (float(v) for v in node["pos"].split(","))
-    hw, hh = float(node["width"]) * 36, float(node["height"]) * 36
-    return ((cx - hw - x0 + 4) * sx, (y1 - cy - hh + 4) * sy, (cx + hw - x0 + 4) * sx, (y1 - cy + hh + 4) * sy)
+def gif_frames(data: bytes) -> list[np.ndarray]:
+    return [np.asarray(f.convert("RGB"), dtype=int) for f in ImageSequence.Iterator(Image.open(io.BytesIO(data)))]
 
 
-def test_the_mlp_lesson_slide_is_drawn_readable_and_every_frame_holds_its_steps_node():
+def ink(frame: np.ndarray) -> np.ndarray:
+    """Where a frame is not (nearly) white."""
+    return (frame < 230).any(axis=2)
+
+
+def node_positions(source: str) -> dict[str, str]:
+    layout = json.loads(export.render(source, "json0"))
+    return {o["name"]: o["pos"] for o in layout["objects"] if "pos" in o}
+
+
+def best_shift(reference: np.ndarray, frame: np.ndarray, *, axis: int, reach: int = 10) -> int:
+    """The shift (in px, along ``axis``) of ``frame`` that makes most of its ink land on ``reference``'s ink."""
+    def overlap(d: int) -> int:
+        return int((np.roll(frame, d, axis=axis) & reference).sum())
+
+    return max(range(-reach, reach + 1), key=lambda d: (overlap(d), -abs(d)))
+
+
+@pytest.fixture(scope="module")
+def circuit():
+    out, trace = traced(gallery.by_slug("cs231n-sigmoid").source)
+    pngs, plan = export.render_frames(out, trace, dpi=None, caption=True, slide=export.SLIDE_SIZE, held=True,
+                                      options=CIRCUIT)
+    gif = gif_frames(viz.animation_gif(out, trace, slide=True, frame_ms=300, **CIRCUIT))
+    return out, trace, pngs, plan, gif
+
+
+def test_every_frame_of_the_circuit_slide_has_the_same_layout_and_picture_size(circuit):
+    out, trace, pngs, plan, _ = circuit
+    sources = [to_dot(out, trace, s, **CIRCUIT).source for s in range(len(trace.steps))]
+    first = node_positions(sources[0])
+    assert all(node_positions(src) == first for src in sources[1:])  # no node moves between frames
+    assert len({export._png_size(p) for p in pngs}) == 1
+    assert plan.picture is not None and plan.layout is not None
+    x, y, w, h = plan.layout.box
+    assert plan.picture[0] <= w and plan.picture[1] <= h  # the whole picture, never a crop of it
+
+
+def test_the_circuit_slide_gif_shows_its_output_wire_in_every_frame_without_jitter(circuit):
+    _, trace, _, plan, gif = circuit
+    assert len(gif) == len(trace.steps) == 13
+    assert {f.shape for f in gif} == {(720, 1280, 3)}
+    x, y, w, h = plan.layout.box
+    graph = [ink(f[y:y + h, x:x + w]) for f in gif]
+    for step, g in enumerate(graph[1:], start=1):  # the shift that best lays a frame over frame 0 is none
+        assert best_shift(graph[0], g, axis=1) == 0, step
+        assert best_shift(graph[0], g, axis=0) == 0, step
+    rights = {int(np.nonzero(g.any(axis=0))[0].max()) for g in graph}
+    assert max(rights) - min(rights) <= 4  # the right end (the output wire) stays put: only a pen's width
+    for g in graph:  # nothing touches the slide's edges: the output wire ends inside the frame
+        assert not g[:, :2].any() and not g[:, -2:].any() and not g[:2, :].any()
+        assert g[:, -40:].any()  # ... and it is drawn: the output wire reaches the right quarter
+    assert min(rights) > 0.95 * w  # the circuit fills the slide's width
+
+
+def test_the_circuit_slide_writes_the_step_arithmetic_under_the_graph(circuit):
+    _, _, _, plan, gif = circuit
+    x, y, w, h = plan.layout.text
+    assert y >= plan.layout.box[3]  # a wide graph: the words go under it
+    assert plan.layout.font_px >= 18
+    for frame in gif:
+        assert ink(frame[y:y + h, x:x + w]).sum() > 500  # every frame carries its words
+
+
+def test_the_mlp_slide_shows_the_whole_tall_graph_with_its_words_beside_it():
     out, trace = traced(gallery.by_slug("mlp").source)
-    pngs, plan, windows = export.render_frames(out, trace, dpi=None, caption=True, slide=export.SLIDE_SIZE,
-                                               held=True, options={"direction": "TB"})
-    assert plan.canvas == export.SLIDE_SIZE
-    assert plan.dpi * export.SLIDE_TEXT_PT / 72 >= export.SLIDE_MIN_TEXT_PX  # 10 pt text >= 14 px
-    assert windows is not None and len(windows) == len(trace.steps)
-    sources = [to_dot(out, trace, s, direction="TB").source for s in range(len(trace.steps))]
-    layout = json.loads(export.render(sources[0], "json0"))
-    picture = Image.open(io.BytesIO(pngs[0])).size
-    assert picture[1] > 3 * plan.box[1]  # the graph is far taller than the slide: framing is needed
-    bw, bh = plan.box
-    for step, ((x, y), source) in enumerate(zip(windows, sources, strict=True)):
-        name, edge = export.active_elements(source)
-        assert name is not None and (edge is not None or step == 0)
-        left, top, right, bottom = node_box_px(layout, name, picture)
-        assert 0 <= x <= max(0, picture[0] - bw) and 0 <= y <= max(0, picture[1] - bh)
-        # the node receiving gradient is on the slide (whole when it fits, else at least its top: the name)
-        assert x - 1 <= left and right <= x + bw + 1, (step, name)
-        assert y - 1 <= top and top + 20 <= y + bh, (step, name)
-        if bottom - top <= bh:
-            assert bottom <= y + bh + 1, (step, name)
+    pngs, plan = export.render_frames(out, trace, dpi=None, caption=True, slide=export.SLIDE_SIZE, held=True,
+                                      options={"direction": "TB"})
+    layout = plan.layout
+    assert layout.text[0] >= layout.box[2]  # tall: the words beside the graph, not under it
+    gif = gif_frames(viz.animation_gif(out, trace, slide=True, frame_ms=300, direction="TB"))
+    x, y, w, h = layout.box
+    lefts = set()
+    for frame in gif:
+        g = ink(frame[:, x:x + w])
+        rows, cols = np.nonzero(g)
+        lefts.add(int(cols.min()))
+        assert rows.max() >= 700 and rows.min() <= 20  # the graph spans the slide's height, output node included
+        assert ink(frame[:, layout.text[0]:]).sum() > 500  # and the step's words fill the other side
+    assert max(lefts) - min(lefts) <= 4
 
 
-def test_every_frame_of_the_mlp_slide_gif_shows_the_highlighted_node_at_slide_size():
+def test_a_step_still_is_1280_by_720_and_carries_its_arithmetic_line():
+    out, trace = traced(gallery.by_slug("cs231n-sigmoid").source)
+    arithmetic = viz.explain(trace, 10).arithmetic
+    assert arithmetic.startswith("grad t7 · ∂t7/∂x1 = 0.1966 · (−3.000) = −0.5898")
+    png = Image.open(io.BytesIO(slide.still_png(out, trace, 10, **CIRCUIT)))
+    assert png.size == (1280, 720)
+    svg = slide.still_svg(out, trace, 10, **CIRCUIT).decode("utf-8")
+    assert 'width="1280" height="720" viewBox="0 0 1280 720"' in svg
+    texts = [line for line in svg.splitlines() if 'class="slide-arithmetic"' in line]
+    assert "grad t7 · ∂t7/∂x1 = 0.1966 · (−3.000) = −0.5898" in "".join(texts)
+    assert any("⇒ grad x1 = −0.5898" in t for t in texts)
+    assert '<g id="t2" class="node leaf' in svg  # Graphviz's drawing inside, ids and classes kept
+
+
+def test_a_tall_step_still_keeps_the_whole_graph_and_the_text_readable():
     out, trace = traced(gallery.by_slug("mlp").source)
-    gif = Image.open(io.BytesIO(viz.animation_gif(out, trace, slide=True, direction="TB", frame_ms=300)))
-    frames = [f.convert("RGB") for f in ImageSequence.Iterator(gif)]
-    assert len(frames) == len(trace.steps)
-    for step, frame in enumerate(frames):
-        assert frame.size == export.SLIDE_SIZE
-        # a thick vermillion border (4 pt at >= 100 dpi: 5 px wide) is on every frame
-        near = np.abs(np.asarray(frame, dtype=int) - np.array(VERMILLION)).max(axis=2) <= 24
-        border = int(near.sum())
-        assert border >= 1500, (step, border)
+    rgb = np.asarray(Image.open(io.BytesIO(slide.still_png(out, trace, 10, direction="TB"))).convert("RGB"), int)
+    assert rgb.shape == (720, 1280, 3)  # not the 1415×3361 of a plain PNG
+    svg = slide.still_svg(out, trace, 10, direction="TB").decode("utf-8")
+    assert 'font-size="22"' in svg and "grad b1 = [" in svg
 
 
-def test_a_small_graph_stays_whole_and_centred_on_its_slide():
-    out, trace = traced("x = 1.5\ny = tanh(x) + 1")
-    _, plan, windows = export.render_frames(out, trace, dpi=None, caption=True, slide=export.SLIDE_SIZE,
-                                            held=True, options={})
-    assert windows is None and plan.centred
-    assert plan.dpi * export.SLIDE_TEXT_PT / 72 >= export.SLIDE_MIN_TEXT_PX
+def test_names_in_a_still_svg_are_escaped():
+    out, trace = traced("a = 1.5\nb = a * a")
+    svg = slide.still_svg(out, trace, 1).decode("utf-8")
+    assert "<text" in svg and "&lt;" not in svg  # nothing to escape here, and the file parses as XML
+    import xml.etree.ElementTree as ET
+
+    ET.fromstring(svg.split("\n", 1)[1])
+
+
+def test_long_arithmetic_wraps_between_terms_and_never_runs_off_the_slide():
+    def measure(text, size):
+        return 0.6 * size * len(text)
+
+    line = "grad t7 · ∂t7/∂x1 = 0.1966 · (−3.000) = −0.5898  ⇒  grad x1 = −0.5898"
+    lines = slide.wrap(line, 300, 20, measure)
+    assert lines == ["grad t7 · ∂t7/∂x1", "= 0.1966 · (−3.000)", "= −0.5898", "⇒ grad x1 = −0.5898"]
+    assert all(measure(piece, 20) <= 300 for piece in slide.wrap("x" * 80 + " = 1", 300, 20, measure))

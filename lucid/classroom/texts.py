@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lucid.i18n import Message
+from lucid.i18n import Message, _
 
 
 def stored(msgid: str, **params: Any) -> dict[str, Any]:
@@ -24,3 +24,19 @@ def shown(value: object) -> str:
         params = value.get("params")
         return Message(value["msgid"], params if isinstance(params, dict) else {}).render()
     return "" if value is None else str(value)
+
+
+def question_context(question: dict[str, Any]) -> str:
+    """The step a question asks about, in one Markdown line: the upstream gradient and the node it flows into.
+
+    A phone shows the question without the graph beside it, so "grad x = ?" alone gives a student nothing
+    to work from; this line names what arrives from above (``grad t13 = 1.000``) and where it goes. Names
+    and numbers are code spans (a name such as ``w_1_b`` is not read as Markdown). Empty for the seed step,
+    which has no upstream.
+    """
+    upstream = shown(question.get("upstream"))
+    name = question.get("name")
+    if not upstream or not isinstance(name, str):
+        return ""
+    return _("Upstream gradient {upstream}, flowing back into {name}").format(upstream=f"`{upstream}`",
+                                                                              name=f"`{name}`")

@@ -51,6 +51,23 @@ SVG { width: 100%; height: auto; max-height: calc(100vh - 280px); min-height: 32
 """
 
 
+PHONE_WIDTH = 640
+"""Widest screen, in CSS px, treated as a phone (portrait phones are 360-430 px wide, small tablets 600+)."""
+
+PHONE_INPUT_PX = 16
+"""Smallest font of a text box on a phone: iOS Safari zooms the page into any input under 16 px on focus
+(the class answer box was 14 px), and the student then has to pinch back out to see the question."""
+
+PHONE_CSS = f"""
+<style>
+@media (max-width: {PHONE_WIDTH}px) {{
+  input, textarea, select, [data-baseweb="input"] input, [data-baseweb="textarea"] textarea,
+  [data-baseweb="select"] input {{ font-size: max({PHONE_INPUT_PX}px, 1rem) !important; }}
+}}
+</style>
+"""
+
+
 def sticky_css(key: str, classroom: bool) -> str:
     """CSS that keeps the stepper row and the explanation of ``key``'s stepper in view while scrolling."""
     explain_top = TOP_BAR + (86 if classroom else 70)
@@ -61,4 +78,4 @@ def sticky_css(key: str, classroom: bool) -> str:
 def apply_style(classroom: bool, key: str = "pg") -> None:
     """Inject the CSS for the current mode (it takes no space on the page)."""
     css = CLASSROOM_CSS if classroom else NORMAL_CSS
-    st.html(css.replace("SVG", _GRAPH.format(key=key)) + sticky_css(key, classroom))
+    st.html(css.replace("SVG", _GRAPH.format(key=key)) + sticky_css(key, classroom) + PHONE_CSS)

@@ -6,16 +6,18 @@ frame's DOT is built here only for an export or for the page without ``dot``.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 
 import graphviz
 import streamlit as st
 
 from lucid import viz
-from lucid.i18n import _, current_language, text
+from lucid.i18n import _, current_language, text, use_language
 from lucid.ui.analysis import BUILD_LANES, Analysis
 from lucid.ui.editor import session_memo
 from lucid.ui.memo import LRUMemo
 from lucid.ui.options import DrawOptions
+from lucid.viz import slide as slides
 
 
 def frame(analysis: Analysis, step: int | None, options: DrawOptions,
@@ -89,6 +91,39 @@ def export_buttons(key: str, analysis: Analysis, step: int, options: DrawOptions
     if analysis.trace is not None:
         with cols[3]:
             _gif_button(key, analysis, options, session_memo(key, "gifs", capacity=1))
+        _slide_buttons(key, analysis, chosen, options, expanded)
+
+
+def slide_file(make: Callable[..., bytes], root: object, trace: object, step: int, kwargs: dict,
+               language: str) -> Callable[[], bytes]:
+    """The deferred maker of one slide file: Streamlit calls it on the click, outside the page's run (and its
+    language), so the words are written in the ``language`` the page had."""
+    def made() -> bytes:
+        with use_language(language):
+            return make(root, trace, step, **kwargs)
+
+    return made
+
+
+def _slide_buttons(key: str, analysis: Analysis, step: int, options: DrawOptions,
+                   expanded: tuple[str, ...] | None) -> None:
+    """The chosen step as a 1280×720 slide: the whole graph with the step's title and arithmetic line.
+
+    A plain PNG of a tall graph is as tall as the graph (1415×3361 for the MLP); a slide is the size a
+    projector shows, with the numbers of the step written large beside or under the graph.
+    """
+    root, trace = analysis.program.output, analysis.trace
+    kwargs = {**options.as_kwargs(), "expanded": expanded}
+    language = current_language()
+    cols = st.columns(4)
+    cols[0].download_button(_("16:9 slide (PNG)"), slide_file(slides.still_png, root, trace, step, kwargs, language),
+                            file_name=f"lucid-step{step}-slide.png", mime="image/png", key=f"{key}_dl_slide_png",
+                            on_click="ignore", icon=":material/slideshow:",
+                            help=_("This step on a 1280×720 slide, with its arithmetic line written under or "
+                                   "beside the graph."))
+    cols[1].download_button(_("16:9 slide (SVG)"), slide_file(slides.still_svg, root, trace, step, kwargs, language),
+                            file_name=f"lucid-step{step}-slide.svg", mime="image/svg+xml",
+                            key=f"{key}_dl_slide_svg", on_click="ignore", icon=":material/slideshow:")
 
 
 def _gif_button(key: str, analysis: Analysis, options: DrawOptions, gifs: LRUMemo) -> None:
@@ -98,7 +133,8 @@ def _gif_button(key: str, analysis: Analysis, options: DrawOptions, gifs: LRUMem
             n=n, limit=GIF_STEP_LIMIT))
         return
     slide = st.checkbox(_("16:9 slide"), key=f"{key}_gif_slide",
-                        help=_("Each frame centred on a 1280×720 canvas, ready to drop into a presentation."))
+                        help=_("The whole graph on a 1280×720 canvas, at the same place in every frame, with each "
+                               "step's arithmetic line: ready to drop into a presentation."))
     made = ("gif", analysis.source, analysis.seed, options, slide, current_language())
     slot = st.empty()  # the Make button, then the download in its place
     if made not in gifs:

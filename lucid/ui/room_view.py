@@ -32,7 +32,7 @@ from lucid.classroom.grading import (
     question_at,
     rule_text,
 )
-from lucid.classroom.texts import shown
+from lucid.classroom.texts import question_context
 from lucid.classroom.ticket import exit_ticket
 from lucid.i18n import L_, Message, _, ngettext, text, use_language
 from lucid.ui import answer_chart, language, room_feed, room_hold, room_service, session_presence, share, view_link
@@ -654,7 +654,9 @@ def _student_question(key: str, s: Seat) -> None:
         return
     rooms = room_service.rooms()
     st.markdown(_("#### Next step: {label} = ?").format(label=q["label"]))
-    parts = [shown(q.get("upstream")), rule_text(q)]
+    if context := question_context(q):  # the upstream gradient and where it flows: context on a phone too
+        st.markdown(context)
+    parts = [rule_text(q)]
     if q.get("show_rule") and any(parts):
         st.markdown(" · ".join(f"`{part}`" for part in parts if part))
     st.caption(_("Predict step {step} before it is shown · graded to {tolerance}").format(

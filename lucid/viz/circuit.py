@@ -258,7 +258,7 @@ def _number_text(a: np.ndarray, width: int, grids: bool) -> str:
         return num.format_number(a).rjust(width)
     summary = num.summary_numbers(a) if a.size else None
     mean = "nan" if summary is None else num.format_number(summary[1])
-    return "mean " + mean.rjust(width)
+    return _("mean {value}").format(value=mean.rjust(width))
 
 
 def wire_label(name: str, kind: str, data: np.ndarray, *, grad: np.ndarray | None, grad_status: str,

@@ -466,7 +466,7 @@ def _brief(a: np.ndarray) -> str:
         return f"{shape_text(arr.shape)} (empty)"
     finite = arr[np.isfinite(arr)]
     mean = format_number(finite.mean()) if finite.size else "nan"
-    return f"{shape_text(arr.shape)} mean {mean}"
+    return _("{shape} mean {value}").format(shape=shape_text(arr.shape), value=mean)
 
 
 def describe_step(view: CollapsedView, step: int) -> str:

@@ -8,7 +8,6 @@ parallel threads (each is a separate ``dot`` process).
 from __future__ import annotations
 
 import io
-import json
 import math
 import os
 import re
@@ -16,9 +15,9 @@ import shutil
 import subprocess
 import unicodedata
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import graphviz
@@ -28,6 +27,7 @@ from lucid.autograd import Trace
 from lucid.i18n import L_
 from lucid.viz.dot import to_dot
 from lucid.viz.errors import GraphTooLarge, GraphvizNotInstalled, RenderError
+from lucid.viz.slide import SlideLayout, compose, fitted_size, pil_measure, plan_slide
 
 #: Seconds one ``dot`` run may take before it is stopped.
 DOT_TIMEOUT = 60
@@ -49,14 +49,6 @@ DEFAULT_DPI = 96.0
 #: Smallest dpi frames are scaled down to; below it the picture would be unreadable anyway and the
 #: budget's remaining guard is the frame count.
 MIN_DPI = 4.0
-#: Smallest text on a slide, in pixels of the slide (a 720p projector): when the whole graph fitted to
-#: the slide would make it smaller, each frame shows the region around its step instead (``slide_windows``).
-SLIDE_MIN_TEXT_PX = 14.0
-#: Point size of the smallest text a slide must keep readable: the gradient on an edge (node values and
-#: gradients are larger).
-SLIDE_TEXT_PT = 10.0
-#: Graphviz's margin around the drawing, in points, in every PNG it renders.
-DOT_PAD_PT = 4.0
 
 
 def _source(graph: graphviz.Digraph | str) -> str:
@@ -98,7 +90,9 @@ class FramePlan:
     """How every frame of one export is drawn: Graphviz's dpi and the canvas each picture is placed on.
 
     ``box`` is the area the graph's picture must fit in: the top-left of the canvas for a plain export,
-    centred on a slide. The caption band (``band`` pixels) sits under the box.
+    centred on a slide. The caption band (``band`` pixels) sits under the box. A slide with words has a
+    ``layout`` (``lucid.viz.slide``: the graph's box and the words' area) and, once the first frame is
+    drawn, the ``picture`` size every frame is placed at: one camera for the whole animation.
     """
 
     dpi: float
@@ -106,6 +100,8 @@ class FramePlan:
     box: tuple[int, int]
     band: int
     centred: bool
+    layout: SlideLayout | None = None
+    picture: tuple[int, int] | None = None
 
     @property
     def scale(self) -> float:
@@ -126,14 +122,15 @@ def planned_peak_bytes(n_frames: int, canvas: tuple[int, int], png_bytes: int, *
 
 def plan_frames(size: tuple[int, int], png_bytes: int, n_frames: int, *, dpi: float | None = None,
                 caption: bool = True, slide: tuple[int, int] | None = None, held: bool = True,
-                budget: int | None = None) -> FramePlan:
+                budget: int | None = None, words: Sequence[Sequence[str]] | None = None) -> FramePlan:
     """The largest drawing of ``n_frames`` frames that fits ``budget`` bytes (``MAX_EXPORT_BYTES``).
 
     ``size`` and ``png_bytes`` describe the first frame rendered at ``dpi``. A plain export keeps that
     size when it fits and otherwise shrinks every frame by one factor (text stays proportionate). A
     ``slide`` of ``(width, height)`` fixes the canvas: the graph is scaled to fit it (up to 2× for small
     graphs, so they fill the slide sharply) and centred; if even the slide is over budget, the whole slide
-    shrinks, keeping its aspect ratio.
+    shrinks, keeping its aspect ratio. With ``words`` (each frame's title and arithmetic line) a slide lays
+    them under or beside the graph (``lucid.viz.slide.plan_slide``) instead of a one-line caption band.
     """
     budget = MAX_EXPORT_BYTES if budget is None else budget
     base = float(dpi) if dpi else DEFAULT_DPI
@@ -142,10 +139,15 @@ def plan_frames(size: tuple[int, int], png_bytes: int, n_frames: int, *, dpi: fl
     for _ in range(60):  # each round shrinks by the square root of the overshoot: converges in a few
         if slide is not None:
             cw, ch = max(16, round(slide[0] * shrink)), max(16, round(slide[1] * shrink))
-            band = caption_band(cw) if caption else 0
-            box = (cw, max(1, ch - band))
+            layout = None
+            if words is not None and caption:
+                layout = plan_slide((cw, ch), (width, height), words, pil_measure(_font, _sample(words)))
+                band, box = 0, (layout.box[2], layout.box[3])
+            else:
+                band = caption_band(cw) if caption else 0
+                box = (cw, max(1, ch - band))
             fit = min(box[0] / width, box[1] / height, 2.0)
-            plan = FramePlan(max(MIN_DPI, base * fit), (cw, ch), box, band, True)
+            plan = FramePlan(max(MIN_DPI, base * fit), (cw, ch), box, band, True, layout)
             png = png_bytes * fit * fit
         else:
             fit = shrink
@@ -161,12 +163,12 @@ def plan_frames(size: tuple[int, int], png_bytes: int, n_frames: int, *, dpi: fl
 
 
 def render_frames(root: Tensor, trace: Trace, *, dpi: float | None, caption: bool, slide: tuple[int, int] | None,
-                held: bool, options: dict[str, Any]) -> tuple[list[bytes], FramePlan, list[tuple[int, int]] | None]:
+                  held: bool, options: dict[str, Any]) -> tuple[list[bytes], FramePlan]:
     """Every step's PNG, drawn at the dpi that keeps the export within ``MAX_EXPORT_BYTES``, and that plan.
 
-    On a slide where the whole graph would make text smaller than ``SLIDE_MIN_TEXT_PX``, the frames are
-    drawn at a readable dpi and framed around their step: the third value is each frame's window (see
-    ``slide_windows``), else None.
+    Every frame shares the first frame's layout (``to_dot`` keeps node sizes fixed across steps), so one
+    dpi and one placement (the plan's ``picture``) frame them all: on a slide, the whole graph, fitted
+    once. A slide with captions carries each step's title and arithmetic line (``slide_words``).
     """
     if len(trace.steps) > MAX_FRAMES:
         raise GraphTooLarge(L_("This backward pass has {count} steps, more than the {MAX_FRAMES} frames an "
@@ -175,31 +177,37 @@ def render_frames(root: Tensor, trace: Trace, *, dpi: float | None, caption: boo
                             nodes=len(trace.steps), limit=MAX_FRAMES)
     sources = [to_dot(root, trace, s, **options).source for s in range(len(trace.steps))]
     first = to_png(sources[0], dpi=dpi)  # every frame has this frame's layout, hence its size
+    words = slide_words(trace) if slide is not None and caption else None
     plan = plan_frames(_png_size(first), len(first), len(sources), dpi=dpi, caption=caption, slide=slide,
-                       held=held)
+                       held=held, words=words)
     base = float(dpi) if dpi else DEFAULT_DPI
-    windows = None
-    readable_dpi = SLIDE_MIN_TEXT_PX * 72 / SLIDE_TEXT_PT
-    if slide is not None and plan.dpi < readable_dpi - 1e-9 and len(sources) > 1:
-        big = to_png(sources[0], dpi=readable_dpi)
-        if planned_peak_bytes(len(sources), plan.canvas, len(big), held=held) <= MAX_EXPORT_BYTES:
-            plan = FramePlan(readable_dpi, plan.canvas, plan.box, plan.band, True)
-            windows = slide_windows(render(sources[0], "json0"), sources, _png_size(big), plan.box)
-            first = big
-            base = readable_dpi
     redraw = abs(plan.dpi - base) > 1e-9
     if redraw:
         first = to_png(sources[0], dpi=plan.dpi)
         if not slide:  # Graphviz rounds sizes: the canvas follows the picture it really drew
             fw, fh = _png_size(first)
             plan = FramePlan(plan.dpi, (fw, fh + plan.band), (fw, fh), plan.band, False)
+    if slide is not None:  # one camera: every frame's picture at the first one's fitted size
+        plan = replace(plan, picture=fitted_size(_png_size(first), (0, 0, *plan.box)))
     workers = max(1, min(8, os.cpu_count() or 1, len(sources) - 1))
     pool = ThreadPoolExecutor(max_workers=workers)
-    draw_dpi = plan.dpi if redraw or windows else dpi
+    draw_dpi = plan.dpi if redraw else dpi
     try:
-        return [first, *pool.map(lambda src: to_png(src, dpi=draw_dpi), sources[1:])], plan, windows
+        return [first, *pool.map(lambda src: to_png(src, dpi=draw_dpi), sources[1:])], plan
     finally:  # on a failure, frames not yet started are dropped rather than rendered for nothing
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def slide_words(trace: Trace) -> list[tuple[str, str]]:
+    """Each step's title and arithmetic line, the words a slide shows under or beside the graph."""
+    from lucid.viz.slide import step_words
+
+    return [step_words(trace, s) for s in range(len(trace.steps))]
+
+
+def _sample(words: Sequence[Sequence[str]]) -> str:
+    """All the words of an export: the font is chosen once for them (a CJK font when any needs one)."""
+    return "".join("".join(w) for w in words)
 
 
 def frames(root: Tensor, trace: Trace, *, dpi: float | None = None, **options: Any) -> list[bytes]:
@@ -237,77 +245,22 @@ def active_elements(source: str) -> tuple[str | None, str | None]:
     return node, edge
 
 
-def _points(text: str) -> list[tuple[float, float]]:
-    """The points of a Graphviz ``pos`` (a node's centre, or an edge's spline with its ``e,``/``s,`` ends)."""
-    out = []
-    for part in text.replace(";", " ").split():
-        xy = part.split(",")[-2:]
-        try:
-            out.append((float(xy[0]), float(xy[1])))
-        except (ValueError, IndexError):
-            continue
-    return out
-
-
-def slide_windows(layout_json: bytes, sources: list[str], picture: tuple[int, int], box: tuple[int, int],
-                  ) -> list[tuple[int, int]]:
-    """Per frame, the top-left corner of the ``box``-sized window of the ``picture`` it shows on a slide.
-
-    The window is centred on the frame's active region (the node receiving gradient, the edge it flows
-    along and that edge's label) and kept inside the picture, so a tall graph is framed where the step
-    happens instead of being shrunk whole into the middle of the slide. ``layout_json`` is Graphviz's
-    ``json0`` of the (shared) layout; ``picture`` the size of the frames as rendered.
-    """
-    layout = json.loads(layout_json)
-    x0, y0, x1, y1 = (float(v) for v in str(layout.get("bb", "0,0,1,1")).split(","))
-    sx = picture[0] / (x1 - x0 + 2 * DOT_PAD_PT)
-    sy = picture[1] / (y1 - y0 + 2 * DOT_PAD_PT)
-    nodes = {o["name"]: o for o in layout.get("objects", []) if "pos" in o and "name" in o}
-    edges = {e["id"]: e for e in layout.get("edges", []) if "id" in e}
-
-    def to_px(x: float, y: float) -> tuple[float, float]:  # Graphviz's y grows upwards
-        return (x - x0 + DOT_PAD_PT) * sx, (y1 - y + DOT_PAD_PT) * sy
-
-    windows = []
-    last = (picture[0] / 2, picture[1] / 2)
-    for source in sources:
-        name, edge_id = active_elements(source)
-        pts: list[tuple[float, float]] = []
-        centre = _points(nodes[name]["pos"]) if name in nodes else []
-        if centre:  # width and height are in inches: half of one is 36 points
-            (cx, cy), node = centre[0], nodes[name]
-            hw, hh = float(node.get("width", 0)) * 36, float(node.get("height", 0)) * 36
-            pts += [to_px(cx - hw, cy - hh), to_px(cx + hw, cy + hh)]
-        if edge_id in edges:
-            e = edges[edge_id]
-            pts += [to_px(*q) for q in _points(e.get("pos", "")) + _points(e.get("lp", ""))]
-        if pts:
-            xs, ys = [q[0] for q in pts], [q[1] for q in pts]
-            last = ((min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2)
-        corner = []
-        for centre, size, full in ((last[0], box[0], picture[0]), (last[1], box[1], picture[1])):
-            corner.append(int(round(min(max(centre - size / 2, 0), max(full - size, 0)))))
-        windows.append((corner[0], corner[1]))
-    return windows
-
-
 def _frame_image(png: bytes, plan: FramePlan, caption: str | None, font: Any,
-                 window: tuple[int, int] | None = None) -> Any:
+                 words: Sequence[str] | None = None, sample: str = "") -> Any:
     """One finished frame: the picture (fitted into the plan's box), on its canvas, with its caption.
 
-    With a ``window`` (a slide framing its step, see ``slide_windows``) the picture is cut to the box at
-    that corner instead of shrunk to fit it.
+    A slide with a ``layout`` places the picture at the plan's ``picture`` size (the same in every frame)
+    and writes the step's ``words`` (title, arithmetic line) in the layout's text area.
     """
     from PIL import Image, ImageDraw
 
     with Image.open(io.BytesIO(png)) as decoded:
         picture = decoded.convert("RGB")
+    if plan.layout is not None:
+        return compose(picture, plan.layout, words or (), _font, plan.picture, sample)
     bw, bh = plan.box
-    if window is not None and (picture.width > bw or picture.height > bh):
-        x, y = window
-        cut = picture.crop((x, y, min(picture.width, x + bw), min(picture.height, y + bh)))
-        picture.close()
-        picture = cut
+    if plan.picture is not None and picture.size != plan.picture:  # one camera: every frame the same size
+        picture = picture.resize(plan.picture, Image.Resampling.LANCZOS)
     if picture.width > bw or picture.height > bh:  # Graphviz's rounding, or a minimum it will not go below
         ratio = min(bw / picture.width, bh / picture.height)
         picture = picture.resize((max(1, int(picture.width * ratio)), max(1, int(picture.height * ratio))),
@@ -386,6 +339,15 @@ def _captions(trace: Trace, caption: bool) -> list[str] | None:
     return [step_title(trace, s) for s in range(len(trace.steps))]
 
 
+def _texts(trace: Trace, caption: bool, plan: FramePlan) -> tuple[list[str] | None, list[tuple[str, str]] | None, str]:
+    """Each frame's caption (a plain export), or its slide words (a slide's layout), and the text the font serves."""
+    if plan.layout is not None:
+        words = slide_words(trace)
+        return None, words, _sample(words)
+    titles = _captions(trace, caption)
+    return titles, None, "".join(titles or ())
+
+
 def _slide_size(slide: bool | tuple[int, int]) -> tuple[int, int] | None:
     if slide is True:
         return SLIDE_SIZE
@@ -403,21 +365,23 @@ def animation_gif(root: Tensor, trace: Trace, *, frame_ms: int = 1200, last_fram
     """The whole backward pass as a looping GIF, one frame per step, all on one canvas size.
 
     ``caption`` writes each step's title under its frame. ``slide=True`` puts every frame on a 16:9
-    slide of ``SLIDE_SIZE`` (1280×720): the graph is scaled to fit and centred, white around it, the
-    caption along the bottom; ``slide=(width, height)`` picks another canvas. Memory stays within
-    ``MAX_EXPORT_BYTES`` whatever the graph: frames too large for it are drawn smaller, never refused
-    (frames are built one at a time, and only the encoder keeps them, at one byte a pixel).
+    slide of ``SLIDE_SIZE`` (1280×720): the whole graph, scaled to fit once and at the same place in
+    every frame (one camera: nothing jitters or is cut off), white around it, and each step's title and
+    arithmetic line under or beside it (``lucid.viz.slide``); ``slide=(width, height)`` picks another
+    canvas. Memory stays within ``MAX_EXPORT_BYTES`` whatever the graph: frames too large for it are drawn
+    smaller, never refused (frames are built one at a time, and only the encoder keeps them, at one byte a
+    pixel).
     Other options go to ``to_dot``.
     """
     from PIL import Image
 
-    pngs, plan, windows = render_frames(root, trace, dpi=dpi, caption=caption, slide=_slide_size(slide), held=True,
-                                      options=options)
-    titles = _captions(trace, caption)
-    font = _font(caption_font_size(plan.canvas[0]), "".join(titles or ())) if caption else None
+    pngs, plan = render_frames(root, trace, dpi=dpi, caption=caption, slide=_slide_size(slide), held=True,
+                               options=options)
+    titles, words, sample = _texts(trace, caption, plan)
+    font = _font(caption_font_size(plan.canvas[0]), sample) if caption else None
 
     def build(i: int) -> Any:
-        return _frame_image(pngs[i], plan, titles[i] if titles else None, font, windows[i] if windows else None)
+        return _frame_image(pngs[i], plan, titles[i] if titles else None, font, words[i] if words else None, sample)
 
     palette = _shared_palette(build, len(pngs))
 
@@ -438,16 +402,16 @@ def frames_zip(root: Tensor, trace: Trace, *, dpi: float | None = None, caption:
     ``slide`` as for ``animation_gif``. Each frame is compressed as soon as it is built, so memory holds
     one frame at a time besides the zip itself.
     """
-    pngs, plan, windows = render_frames(root, trace, dpi=dpi, caption=caption, slide=_slide_size(slide), held=False,
-                                      options=options)
-    titles = _captions(trace, caption)
-    font = _font(caption_font_size(plan.canvas[0]), "".join(titles or ())) if caption else None
+    pngs, plan = render_frames(root, trace, dpi=dpi, caption=caption, slide=_slide_size(slide), held=False,
+                               options=options)
+    titles, words, sample = _texts(trace, caption, plan)
+    font = _font(caption_font_size(plan.canvas[0]), sample) if caption else None
     digits = max(3, len(str(len(pngs) - 1)))
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for i, png in enumerate(pngs):
             out = io.BytesIO()
-            _frame_image(png, plan, titles[i] if titles else None, font,
-                         windows[i] if windows else None).save(out, format="PNG")
+            _frame_image(png, plan, titles[i] if titles else None, font, words[i] if words else None,
+                         sample).save(out, format="PNG")
             zf.writestr(f"frame_{i:0{digits}d}.png", out.getvalue())
     return buf.getvalue()

@@ -68,7 +68,8 @@ def _lines(arr: np.ndarray, width: int, grids: bool) -> list[str]:
     if a.ndim and a.size and not grids:
         summary = num.summary_numbers(a)
         mean = num.format_number(summary[1]) if summary else "nan"
-        return [f"mean {mean.rjust(SUMMARY_WIDTH)}" + ("  has nan/inf" if num.has_nonfinite(a) else "")]
+        return [_("mean {value}").format(value=mean.rjust(SUMMARY_WIDTH))
+                + ("  has nan/inf" if num.has_nonfinite(a) else "")]
     if a.ndim and a.size and not num.is_grid(a.shape):
         return [num.summary_text(a, SUMMARY_WIDTH)]
     return num.array_lines(a, width)
@@ -213,7 +214,8 @@ def contribution_note(step: TraceStep, direction: str = "LR") -> str:
     elif c.size <= 3 and c.ndim == 1:
         body = num.array_lines(c)[0]
     else:
-        body = f"{num.shape_text(c.shape)}, mean {num.format_number(c.mean()) if c.size else '-'}"
+        body = _("{shape}, mean {value}").format(shape=num.shape_text(c.shape),
+                                                 value=num.format_number(c.mean()) if c.size else "-")
     note = f"{BACK_ARROW.get(direction, '◀')} grad += {body}"
     if step.summed_axes:
         note += "  (" + _("Σ axis {axes}").format(axes=",".join(str(a) for a in step.summed_axes)) + ")"
