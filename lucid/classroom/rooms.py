@@ -307,6 +307,11 @@ class Rooms:
         return [(q, [{**a, "student": sid} for sid, a in self.store.answers(code, q["id"]).items()])
                 for q in record["questions"]]
 
+    def answers_by_student(self, code: str, token: str, question_id: str) -> dict[str, float]:
+        """Each student's answer to one round (student id -> value), to compare rounds per student. Teacher only."""
+        code, _record = self._teacher_record(code, token, live=False)
+        return {sid: float(a["value"]) for sid, a in self.store.answers(code, str(question_id)).items()}
+
     NICKNAME_LOOKBACK = 5
     """Questions (rounds) whose answers name the students for the not-yet-answered list: a nickname typed a few
     questions ago still names them, and a refresh of the teacher's panel reads at most this many answer sets."""
