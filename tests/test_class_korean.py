@@ -168,8 +168,9 @@ def test_the_exit_ticket_has_korean_headers_for_a_korean_teacher_and_the_same_ma
     with use_language("ko"):
         korean = exit_ticket([(q, answers)]).splitlines()
     assert english[0].split(",") == COLUMNS
-    assert korean[0] == "질문 번호,단계,질문,정답,응답 수,정답 수,정답률,답 분포,가장 많은 오답,진단,닉네임"
-    assert korean[1:] == english[1:] == ["1,3,grad x,-4.000,2,1,50%,-4.000 ×1; 4.000 ×1,4.000,sign,Ada: 4"]
+    assert korean[0] == ("질문 번호,단계,질문,정답,응답 수,정답 수,정답률,답 분포,가장 많은 오답,진단,닉네임,"
+                         "회차,형식,정답으로 바꾼 학생,정답에서 바꾼 학생")
+    assert korean[1:] == english[1:] == ["1,3,grad x,-4.000,2,1,50%,-4.000 ×1; 4.000 ×1,4.000,sign,Ada: 4,1,typed,,"]
 
 
 def question_fragment(code: str, student: str) -> None:

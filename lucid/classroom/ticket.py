@@ -59,15 +59,15 @@ def exit_ticket(history: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> s
     writer.writerow(headers())
     numbers: dict[str, int] = {}
     by_student: dict[str, dict[str, float]] = {}
-    for question, answers in history:
-        first = question.get("first")
+    for index, (question, answers) in enumerate(history):
+        qid, first = str(question.get("id", f"#{index}")), question.get("first")
         number = numbers.get(first) if isinstance(first, str) else None
         if number is None:
             number = len(set(numbers.values())) + 1
-        numbers[question["id"]] = number
+        numbers[qid] = number
         values = [float(a["value"]) for a in answers]
         mine = {str(a["student"]): float(a["value"]) for a in answers if "student" in a}
-        by_student[question["id"]] = mine
+        by_student[qid] = mine
         result = class_result(values, question)
         named = safe_cell("; ".join(f"{a['nickname']}: {a.get('text', '')}" for a in answers if a.get("nickname")))
         moved = ["", ""]
