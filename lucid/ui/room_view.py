@@ -480,18 +480,18 @@ def class_answers(key: str, q: dict[str, Any], values: list[float],
 
 PANEL_CSS = """<style>
 .st-key-KEY_class_asked p { font-size: 1.3rem; line-height: 1.25; margin: 0; }
+.st-key-KEY_row_asked, *:has(> .st-key-KEY_row_asked) { flex: ASKED 1 0 !important; min-width: 0; }
+.st-key-KEY_row_count, *:has(> .st-key-KEY_row_count) { flex: COUNT 1 0 !important; min-width: 0; }
 </style>"""
 """The question large enough for the back row, in one compact row under the class's controls."""
 
 
 def _asked_line(q: dict[str, Any]) -> str:
-    """The open question as the projector shows it: its round, step, label, and how it is answered."""
+    """The open question as the projector shows it: its round, step, label and whether the rule is shown."""
     line = (_("**Asked at step {step}: {label} = ?** · rule shown") if q.get("show_rule")
             else _("**Asked at step {step}: {label} = ?** · rule hidden")).format(step=q["step"], label=q["label"])
     if int(q.get("round", 1)) > 1:
         line = _("Round {n} · {question}").format(n=int(q["round"]), question=line)
-    if q.get("kind") == "choice":
-        line += _(" · multiple choice")
     return line
 
 
@@ -504,20 +504,26 @@ def time_left(q: dict[str, Any]) -> float | None:
 
 
 def _countdown_words(left: float) -> str:
-    return _("⏱ **{n} s** left").format(n=int(-(-left // 1))) if left > 0 else _("⏱ time is up")
+    if left <= 0:
+        return _(":material/timer_off: time is up")
+    return _(":material/timer: **{n} s** left").format(n=int(-(-left // 1)))
 
 
-def _unanswered_popover(key: str, s: Seat, where: Any) -> None:
-    """Who has not answered yet, by nickname (the teacher opens it; the row shows only how many)."""
+def _teacher_only(key: str, s: Seat, where: Any) -> None:
+    """The teacher's own view of the open round, in one popover named by how many have not answered: who they are
+    (by nickname) and *Peek at answers*. Nothing in it is on the projector until the teacher opens it."""
     missing = room_service.rooms().unanswered(s.code, s.token or "")
-    if not missing.count:
-        return
-    with where.popover(ngettext("{n} not answered", "{n} not answered", missing.count).format(n=missing.count),
-                       icon=":material/hourglass_empty:", key=f"{key}_unanswered",
-                       help=_("Students connected now who have not answered this round, by the nickname they "
-                              "typed last.")):
+    label = (ngettext("{n} not answered", "{n} not answered", missing.count).format(n=missing.count)
+             if missing.count else _("Everyone answered"))
+    with where.popover(label, icon=":material/visibility_lock:", key=f"{key}_unanswered",
+                       help=_("Teacher only: who has not answered this round yet (students connected now, by the "
+                              "nickname they typed last), and a peek at the answers.")):
+        st.toggle(_("Peek at answers"), value=False, key=f"{key}_peek",
+                  help=_("Teacher only, not for the projector: shows the right answer, the histogram and "
+                         "the most common mistake before the reveal."))
         if missing.names:
-            st.markdown(", ".join(peer.plain_markdown(name) for name in missing.names))
+            st.markdown(_("Not answered yet: {names}").format(
+                names=", ".join(peer.plain_markdown(name) for name in missing.names)))
         if missing.unnamed:
             st.caption(ngettext("and {n} without a nickname", "and {n} without a nickname",
                                 missing.unnamed).format(n=missing.unnamed))
@@ -531,9 +537,9 @@ def _compared(rounds: list[tuple[dict[str, Any], dict[str, float]]]) -> str | No
     (_q1, first), (q2, last) = rounds[0], rounds[-1]
     rate = [class_result(list(v.values()), q).correct_rate for q, v in (rounds[0], rounds[-1])]
     moved = peer.changes(first, last, float(q2["expected"]))
-    return ngettext("Round 1 → 2: **{before}** → **{after}** right · **{n}** changed to the right answer",
-                    "Round 1 → 2: **{before}** → **{after}** right · **{n}** changed to the right answer",
-                    moved.to_right).format(before=f"{rate[0]:.0%}", after=f"{rate[1]:.0%}", n=moved.to_right)
+    return ngettext("round 1: {before} right · **{n}** changed to the right answer",
+                    "round 1: {before} right · **{n}** changed to the right answer",
+                    moved.to_right).format(before=f"{rate[0]:.0%}", n=moved.to_right)
 
 
 def _teacher_question(key: str, s: Seat, analysis: Analysis) -> None:
@@ -557,21 +563,22 @@ def _teacher_question(key: str, s: Seat, analysis: Analysis) -> None:
     revealed = bool(q.get("revealed"))
     again = not revealed and int(q.get("round", 1)) < peer.MAX_ROUNDS
     compared = _compared(rounds) if revealed else None
-    st.html(PANEL_CSS.replace("KEY", key))
+    shares = (2, 3) if compared else (3, 2)  # after round 2's reveal the count says more than the answer
+    st.html(PANEL_CSS.replace("KEY", key).replace("ASKED", str(shares[0])).replace("COUNT", str(shares[1])))
     shown = _answers_shown(key, q)
-    # The row's parts and their widths: only those this state draws, so no label is cut short.
-    parts = {"asked": 3.3 if revealed else 3.6, "count": 2.0 if revealed else 1.7}
-    if compared:
-        parts["compare"] = 3.4
+    # The row's parts, only those this state draws, in one flex row: every control as wide as its label (never cut
+    # short), the question and the count share what is left and wrap there.
+    parts: dict[str, Any] = {"asked": 3, "count": 2}
     if not revealed:
-        parts["peek"] = 2.1
-        parts["missing"] = 1.9
+        parts["teacher"] = "content"
     if shown:
-        parts["answers"] = 2.1
+        parts["answers"] = "content"
     if again:
-        parts["again"] = 1.7
-    parts.update(act=2.5 if revealed else 1.5, menu=1.9 if revealed else 1.5)
-    cols = dict(zip(parts, st.columns(list(parts.values()), gap="small", vertical_alignment="center"), strict=True))
+        parts["again"] = "content"
+    parts.update(act="content", menu="content")
+    row = st.container(horizontal=True, vertical_alignment="center", gap="small", wrap=False)
+    cols = {name: row.container(width="stretch" if isinstance(share, int) else share, key=f"{key}_row_{name}")
+            for name, share in parts.items()}
     asked_col, count_col, act_col, menu_col = cols["asked"], cols["count"], cols["act"], cols["menu"]
     with asked_col, st.container(key=f"{key}_class_asked"):
         if revealed:
@@ -582,17 +589,16 @@ def _teacher_question(key: str, s: Seat, analysis: Analysis) -> None:
     if revealed:
         answered += _(" · **{correct}** right ({rate})").format(correct=result.correct,
                                                                rate=f"{result.correct_rate:.0%}")
+    if q.get("kind") == "choice" and not revealed:
+        answered += _(" · multiple choice")
     left = time_left(q)
     if left is not None:
         answered += " · " + _countdown_words(left)
+    if compared:  # a second line under the count: what the discussion did
+        answered += "  \n" + compared
     count_col.markdown(answered)
-    if compared:
-        cols["compare"].markdown(compared)
     if not revealed:
-        cols["peek"].toggle(_("Peek at answers"), value=False, key=f"{key}_peek",
-                            help=_("Teacher only, not for the projector: shows the right answer, the histogram and "
-                                   "the most common mistake before the reveal."))
-        _unanswered_popover(key, s, cols["missing"])
+        _teacher_only(key, s, cols["teacher"])
     if shown:
         with cols["answers"].popover(_("Class answers"), icon=":material/bar_chart:", key=f"{key}_answers",
                                      help=_("The histogram of the class's answers and the most common mistake.")):
@@ -802,8 +808,8 @@ def _countdown_box(left: float) -> None:
         st.warning(_("Time is up: answers are closed."), icon=":material/timer_off:")
         return
     body = (COUNTDOWN_HTML.replace("LEFT", f"{left:.2f}")
-            .replace("UP", html_text.escape(_("⏱ Time is up: answers are closed."), quote=True))
-            .replace("TEXT", html_text.escape(_("⏱ {n} s left").format(n=int(-(-left // 1))))))
+            .replace("UP", html_text.escape(_("Time is up: answers are closed."), quote=True))
+            .replace("TEXT", html_text.escape(_("{n} s left").format(n=int(-(-left // 1))))))
     st.html(body, unsafe_allow_javascript=True)
 
 
