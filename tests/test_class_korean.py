@@ -169,10 +169,10 @@ def test_the_exit_ticket_has_korean_headers_for_a_korean_teacher_and_the_same_ma
         korean = exit_ticket([(q, answers)]).splitlines()
     assert english[0].split(",") == COLUMNS
     assert korean[0] == ("질문 번호,단계,질문,정답,응답 수,정답 수,정답률,답 분포,가장 많은 오답,진단,닉네임,"
-                         "진단(풀이)")
+                         "진단(풀이),회차,형식,정답으로 바꾼 학생,정답에서 바꾼 학생")
     # the machine-readable cells (the diagnosis key among them) are the same; the last column is in words
-    assert english[1:] == ["1,3,grad x,-4.000,2,1,50%,-4.000 ×1; 4.000 ×1,4.000,sign,Ada: 4,sign"]
-    assert korean[1:] == ["1,3,grad x,-4.000,2,1,50%,-4.000 ×1; 4.000 ×1,4.000,sign,Ada: 4,부호가 반대"]
+    assert english[1:] == ["1,3,grad x,-4.000,2,1,50%,-4.000 ×1; 4.000 ×1,4.000,sign,Ada: 4,sign,1,typed,,"]
+    assert korean[1:] == ["1,3,grad x,-4.000,2,1,50%,-4.000 ×1; 4.000 ×1,4.000,sign,Ada: 4,부호가 반대,1,typed,,"]
 
 
 @pytest.mark.parametrize(("key", "words"), [("forgot +=", "누적(+=)을 빠뜨림"),

@@ -10,6 +10,11 @@ an over room keeps its questions and answers for the teacher's exit ticket for `
 teacher session holds at most one open room, one address at most ``rooms_per_address``, and when the server is
 full the room whose teacher is longest away gives way, never one whose teacher is present.
 
+Peer instruction (``lucid.classroom.peer``): a question may be typed or multiple choice (its choices the right
+value and the diagnosed mistakes, fixed when asked), may carry a countdown (answers after it are refused here, on
+the server), and may be asked again after discussion (*Ask again*: round 2 is a question of its own, linked to
+round 1 by ``first``, so each round keeps its own answers and the exit ticket compares them).
+
 Every change to the record bumps its ``version``: students' pages compare versions to know the room
 moved without reading anything else.
 """
@@ -21,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from lucid.classroom import peer
 from lucid.classroom.answer_text import AnswerRejected, parse_answer
 from lucid.classroom.codes import (
     address_key,
@@ -35,6 +41,7 @@ from lucid.classroom.codes import (
 from lucid.classroom.limits import RoomLimits
 from lucid.classroom.store import RoomStore
 from lucid.i18n import L_
+from lucid.viz.numbers import format_number
 
 __all__ = ["AnswerRejected", "NotTeacher", "RoomGone", "RoomView", "Rooms", "RoomsFull", "parse_answer"]
 
@@ -201,17 +208,69 @@ class Rooms:
         record.update(source=source, seed=int(seed), view=dict(view))
         self._write(code, record)
 
-    def ask(self, code: str, token: str, question: dict[str, Any], *, show_rule: bool) -> str:
-        """Open ``question`` (built by ``lucid.classroom.grading.question_at``) to the class; returns its id."""
+    def ask(self, code: str, token: str, question: dict[str, Any], *, show_rule: bool, kind: str = "typed",
+            seconds: int | None = None) -> str:
+        """Open ``question`` (built by ``lucid.classroom.grading.question_at``) to the class; returns its id.
+
+        ``kind``: "typed" (students type a number) or "choice" (they pick one of ``peer.choices``); ``seconds``: a
+        countdown (``peer.COUNTDOWN_SECONDS``), None for none. Raises ``AnswerRejected`` for a bad kind or
+        countdown, a step with nothing to choose between, or too many questions.
+        """
         code, record = self._teacher_record(code, token)
-        if len(record["questions"]) >= self.limits.max_questions:
-            raise AnswerRejected(L_("A class asks at most {n} questions.", n=self.limits.max_questions))
+        kind, seconds = peer.kind(kind), peer.countdown(seconds)
+        self._room_for_a_question(record)
         qid = secrets.token_hex(6)
-        asked = {**question, "id": qid, "show_rule": bool(show_rule), "revealed": False, "asked": self.clock()}
+        now = self.clock()
+        asked = {**question, "id": qid, "show_rule": bool(show_rule), "revealed": False, "asked": now, "round": 1,
+                 "kind": kind}
+        if kind == "choice":
+            asked["choices"] = peer.choices(question, qid)
+        self._set_countdown(asked, seconds, now)
         record["question"] = asked  # the class predicts this step: it is shown at the reveal
         record["questions"].append(asked)
         self._write(code, record)
         return qid
+
+    def _room_for_a_question(self, record: dict) -> None:
+        if len(record["questions"]) >= self.limits.max_questions:
+            raise AnswerRejected(L_("A class asks at most {n} questions.", n=self.limits.max_questions))
+
+    @staticmethod
+    def _set_countdown(question: dict[str, Any], seconds: int | None, now: float) -> None:
+        question.pop("deadline", None)
+        question.pop("seconds", None)
+        if seconds:
+            question.update(deadline=now + seconds, seconds=seconds)
+
+    def ask_again(self, code: str, token: str, seconds: int | None = None) -> str:
+        """The open question again, after the class discussed it (peer instruction's second vote); returns the
+        new round's id. Round 1 takes no more answers and keeps its own; the choices keep their order.
+
+        Only before *Reveal* (the answer shown, a vote measures nothing) and at most ``peer.MAX_ROUNDS`` rounds.
+        """
+        code, record = self._teacher_record(code, token)
+        seconds = peer.countdown(seconds)
+        question = record.get("question")
+        if question is None:
+            raise AnswerRejected(L_("No question is open right now."))
+        if question.get("revealed"):
+            raise AnswerRejected(L_("The answer was revealed: ask a new question rather than again."))
+        done = int(question.get("round", 1))
+        if done >= peer.MAX_ROUNDS:
+            raise AnswerRejected(L_("A question is asked at most {n} times.", n=peer.MAX_ROUNDS))
+        self._room_for_a_question(record)
+        now = self.clock()
+        again = {**question, "id": secrets.token_hex(6), "round": done + 1, "first": question.get("first",
+                                                                                                  question["id"]),
+                 "asked": now}
+        self._set_countdown(again, seconds, now)
+        for q in record["questions"]:
+            if q["id"] == question["id"]:
+                q["closed"] = True
+        record["question"] = again
+        record["questions"].append(again)
+        self._write(code, record)
+        return str(again["id"])
 
     def reveal(self, code: str, token: str) -> None:
         """Show the open question's step, answer and class result to everyone; answers close."""
@@ -222,7 +281,7 @@ class Rooms:
         question["revealed"] = True
         record["step"] = int(question.get("step", record["step"]))
         for q in record["questions"]:
-            if q["id"] == question["id"]:
+            if q["id"] in (question["id"], question.get("first")):  # every round of the question
                 q["revealed"] = True
         self._write(code, record)
 
@@ -241,10 +300,36 @@ class Rooms:
         self._retire(code, record)
 
     def history(self, code: str, token: str) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
-        """Every question asked, with its answers (for the exit ticket), during the class and for a day after.
-        Teacher only."""
+        """Every question asked (each round of it), with its answers (for the exit ticket), during the class and
+        for a day after. Each answer carries the ``student`` id, so rounds can be compared per student. Teacher
+        only."""
         code, record = self._teacher_record(code, token, live=False)
-        return [(q, list(self.store.answers(code, q["id"]).values())) for q in record["questions"]]
+        return [(q, [{**a, "student": sid} for sid, a in self.store.answers(code, q["id"]).items()])
+                for q in record["questions"]]
+
+    def answers_by_student(self, code: str, token: str, question_id: str) -> dict[str, float]:
+        """Each student's answer to one round (student id -> value), to compare rounds per student. Teacher only."""
+        code, _record = self._teacher_record(code, token, live=False)
+        return {sid: float(a["value"]) for sid, a in self.store.answers(code, str(question_id)).items()}
+
+    NICKNAME_LOOKBACK = 5
+    """Questions (rounds) whose answers name the students for the not-yet-answered list: a nickname typed a few
+    questions ago still names them, and a refresh of the teacher's panel reads at most this many answer sets."""
+
+    def unanswered(self, code: str, token: str) -> peer.Unanswered:
+        """Who, of the students connected now, has not answered the open round (by the nickname they typed last in
+        this class, if any). Teacher only."""
+        code, record = self._teacher_record(code, token)
+        question = record.get("question")
+        if question is None or question.get("revealed"):
+            return peer.Unanswered()
+        present = self.store.members(code, self._present_since(), self.limits.max_students)
+        nicknames: dict[str, str] = {}
+        for earlier in record["questions"][-self.NICKNAME_LOOKBACK:]:  # oldest first: the latest nickname wins
+            for sid, a in self.store.answers(code, earlier["id"]).items():
+                if isinstance(a.get("nickname"), str) and a["nickname"]:
+                    nicknames[sid] = a["nickname"]
+        return peer.unanswered(present, self.store.answers(code, question["id"]), nicknames)
 
     # -- everyone ----------------------------------------------------------------------------------
     def _live(self, code: str | None) -> dict | None:
@@ -315,12 +400,15 @@ class Rooms:
             self.store.leave(clean, student)
 
     def answer(self, code: object, student: object, text: object, nickname: object = "", *,
-               locale: str | None = None) -> float:
+               locale: str | None = None, question_id: object = None, choice: object = None) -> float:
         """Take ``student``'s answer to the open question (a new one replaces theirs); returns the number.
 
-        ``locale`` reads an ambiguous ``1,000`` as the student's language writes numbers.
-        Raises ``AnswerRejected`` (no open question, revealed already, not a number, out of range, too long,
-        too many submits this minute, not in the room) or ``RoomGone``.
+        ``locale`` reads an ambiguous ``1,000`` as the student's language writes numbers. ``question_id``: the
+        round the student's page showed (an answer to a round that has since closed is refused, never counted in
+        the next). A multiple-choice question takes ``choice`` (the index of a choice), graded like its number.
+        Raises ``AnswerRejected`` (no open question, revealed already, another round now, the countdown over, not
+        a number or not a choice, out of range, too long, too many submits this minute, not in the room) or
+        ``RoomGone``.
         """
         clean = clean_code(code)
         record = self._live(clean) if clean else None
@@ -334,13 +422,28 @@ class Rooms:
             raise AnswerRejected(L_("No question is open right now."))
         if question.get("revealed"):
             raise AnswerRejected(L_("The answer was revealed: this question is closed."))
+        if question_id is not None and question_id != question["id"]:
+            raise AnswerRejected(L_("The question on the screen has changed: answer it again."))
         now = self.clock()
+        deadline = question.get("deadline")
+        if isinstance(deadline, int | float) and now > deadline + peer.GRACE_SECONDS:
+            raise AnswerRejected(L_("Time is up: answers closed when the countdown ended."))
         if self.store.hit("answer", f"{clean}:{sid}", int(now // 60), 120) > self.limits.answers_per_minute:
             raise AnswerRejected(L_("Too many answers this minute: wait a little and submit again."))
-        value = parse_answer(text, self.limits.answer_chars, locale=locale)
+        extra: dict[str, Any] = {}
+        if question.get("kind") == "choice":
+            offered = question.get("choices") or []
+            if isinstance(choice, bool) or not isinstance(choice, int) or not 0 <= choice < len(offered):
+                raise AnswerRejected(L_("Pick one of the choices."))
+            value = float(offered[choice])
+            text, extra = f"{peer.letter(choice)}: {format_number(value)}", {"choice": choice}
+        elif choice is not None:
+            raise AnswerRejected(L_("This question takes a typed number, not a choice."))
+        else:
+            value = parse_answer(text, self.limits.answer_chars, locale=locale)
         nick = nickname.strip()[: self.limits.nickname_chars] if isinstance(nickname, str) else ""
         self.store.put_answer(clean, question["id"], sid, {"value": value, "text": str(text).strip(),
-                                                            "nickname": nick, "at": now}, self._ttl)
+                                                            "nickname": nick, "at": now, **extra}, self._ttl)
         return value
 
     def answers(self, code: object, question_id: str) -> list[dict[str, Any]]:

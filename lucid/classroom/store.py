@@ -70,6 +70,9 @@ class RoomStore(Protocol):
     def size(self, code: str, since: float) -> int:
         """Members seen since ``since`` (``since=0``: everyone who ever joined)."""
 
+    def members(self, code: str, since: float, limit: int) -> list[str]:
+        """The ids of at most ``limit`` members seen since ``since`` (who has not answered is asked of them)."""
+
     def put_answer(self, code: str, question: str, student: str, answer: dict, ttl: float) -> None: ...
 
     def answers(self, code: str, question: str) -> dict[str, dict]: ...
@@ -204,6 +207,11 @@ class SQLiteStore:
 
     def size(self, code: str, since: float) -> int:
         return int(self._read("SELECT COUNT(*) FROM members WHERE code = ? AND seen >= ?", (code, since))[0][0])
+
+    def members(self, code: str, since: float, limit: int) -> list[str]:
+        rows = self._read("SELECT student FROM members WHERE code = ? AND seen >= ? ORDER BY student LIMIT ?",
+                          (code, since, int(limit)))
+        return [row[0] for row in rows]
 
     def put_answer(self, code: str, question: str, student: str, answer: dict, ttl: float) -> None:
         with self._tx() as db:
@@ -352,6 +360,9 @@ class RedisStore:
     def size(self, code: str, since: float) -> int:
         return int(self.r.zcount(self._k("room", code, "members"), since, "+inf"))
 
+    def members(self, code: str, since: float, limit: int) -> list[str]:
+        return list(self.r.zrangebyscore(self._k("room", code, "members"), since, "+inf", start=0, num=int(limit)))
+
     def put_answer(self, code: str, question: str, student: str, answer: dict, ttl: float) -> None:
         key = self._k("room", code, "a", question)
         pipe = self.r.pipeline()
@@ -397,5 +408,5 @@ def _guarded(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 for _name in ("add_room", "index", "load", "save", "touch", "last_active", "retire", "delete", "join", "leave", "size",
-              "put_answer", "answers", "hit", "secret"):
+              "members", "put_answer", "answers", "hit", "secret"):
     setattr(RedisStore, _name, _guarded(getattr(RedisStore, _name)))

@@ -1,5 +1,8 @@
-"""The exit ticket: one CSV row per question asked, for the teacher to keep after class.
+"""The exit ticket: one CSV row per round of each question asked, for the teacher to keep after class.
 
+A question asked again after discussion (peer instruction) has a row per round, under the same question number,
+and round 2's row says how many students changed to the right answer (and away from it). The columns added for
+peer instruction (round, kind, changed) come last, so a script reading the earlier columns by position still works.
 No names: a student appears only by the nickname they chose to type, if any.
 """
 from __future__ import annotations
@@ -9,6 +12,7 @@ import io
 from typing import Any
 
 from lucid.classroom.grading import class_result
+from lucid.classroom.peer import TICKET_KINDS, changes
 from lucid.i18n import DEFAULT_LANGUAGE, pgettext, use_language
 from lucid.viz.numbers import format_number
 
@@ -23,7 +27,9 @@ def headers() -> list[str]:
             pgettext("exit ticket", "correct"), pgettext("exit ticket", "correct rate"),
             pgettext("exit ticket", "distribution"), pgettext("exit ticket", "most common wrong answer"),
             pgettext("exit ticket", "diagnosis"), pgettext("exit ticket", "nicknames"),
-            pgettext("exit ticket", "diagnosis (in words)")]
+            pgettext("exit ticket", "diagnosis (in words)"),
+            pgettext("exit ticket", "round"), pgettext("exit ticket", "kind"),
+            pgettext("exit ticket", "changed to right"), pgettext("exit ticket", "changed from right")]
 
 
 def diagnosis_words(key: str | None) -> str:
@@ -58,17 +64,33 @@ def _num(v: float) -> str:
 
 
 def exit_ticket(history: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> str:
-    """CSV text of ``Rooms.history``: per question its step, correct rate and answer distribution."""
+    """CSV text of ``Rooms.history``: per round of each question its step, correct rate and answer distribution;
+    a later round's row compares each student's answer with their answer in round 1."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(headers())
-    for number, (question, answers) in enumerate(history, start=1):
+    numbers: dict[str, int] = {}
+    by_student: dict[str, dict[str, float]] = {}
+    for index, (question, answers) in enumerate(history):
+        qid, first = str(question.get("id", f"#{index}")), question.get("first")
+        number = numbers.get(first) if isinstance(first, str) else None
+        if number is None:
+            number = len(set(numbers.values())) + 1
+        numbers[qid] = number
         values = [float(a["value"]) for a in answers]
+        mine = {str(a["student"]): float(a["value"]) for a in answers if "student" in a}
+        by_student[qid] = mine
         result = class_result(values, question)
         named = safe_cell("; ".join(f"{a['nickname']}: {a.get('text', '')}" for a in answers if a.get("nickname")))
+        moved = ["", ""]
+        if isinstance(first, str) and first in by_student:
+            found = changes(by_student[first], mine, float(question["expected"]))
+            moved = [str(found.to_right), str(found.to_wrong)]
         writer.writerow([number, question["step"], question["label"], _num(question["expected"]), result.answered,
                          result.correct, f"{result.correct_rate:.0%}",
                          "; ".join(f"{_num(v)} ×{c}" for v, c, _ in result.counts),
                          "" if result.wrong is None else _num(result.wrong), result.diagnosis or "", named,
-                         diagnosis_words(result.diagnosis)])
+                         diagnosis_words(result.diagnosis),
+                         int(question.get("round", 1)), TICKET_KINDS.get(str(question.get("kind", "typed")), ""),
+                         *moved])
     return out.getvalue()

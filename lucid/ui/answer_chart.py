@@ -48,8 +48,9 @@ def caption(question: dict[str, Any], values: list[float]) -> str:
     return text
 
 
-def chart(question: dict[str, Any], values: list[float]) -> Any | None:
-    """The Altair chart of ``rows`` (None when nobody answered): fixed bar widths, whole-number count ticks."""
+def _panel(question: dict[str, Any], values: list[float], top: int, title: str | None = None) -> Any | None:
+    """One histogram (bars and their counts), not yet configured: ``chart`` draws one, ``rounds_chart`` several
+    side by side on one count axis from 0 to ``top``."""
     import altair as alt
 
     data = rows(question, values)
@@ -58,7 +59,6 @@ def chart(question: dict[str, Any], values: list[float]) -> Any | None:
     answer, students, right_word, wrong_word = _("answer"), _("students"), _("right"), _("wrong")
     for row in data:
         row["kind"] = right_word if row["right"] else wrong_word
-    top = max(row["count"] for row in data) + 1  # room above the tallest bar for its count
     base = alt.Chart(alt.Data(values=data)).encode(
         x=alt.X("answer:N", sort=None, title=answer, axis=alt.Axis(labelAngle=0, labelFontSize=16, titleFontSize=16)),
         y=alt.Y("count:Q", title=students, scale=alt.Scale(domain=[0, top]),
@@ -72,6 +72,33 @@ def chart(question: dict[str, Any], values: list[float]) -> Any | None:
         tooltip=[alt.Tooltip("answer:N", title=answer), alt.Tooltip("count:Q", title=students),
                  alt.Tooltip("kind:N", title=" ")])
     labels = base.mark_text(dy=-10, fontSize=18, fontWeight="bold").encode(text="count:Q")
-    return ((bars + labels).properties(width=alt.Step(STEP_PX), height=HEIGHT_PX)
-            .configure_axis(labelColor="#31333F", titleColor="#31333F", grid=True)
+    layered = (bars + labels).properties(width=alt.Step(STEP_PX), height=HEIGHT_PX)
+    return layered.properties(title=alt.Title(title, fontSize=18)) if title else layered
+
+
+def _configured(drawn: Any) -> Any:
+    return (drawn.configure_axis(labelColor="#31333F", titleColor="#31333F", grid=True)
             .configure_view(strokeWidth=0))
+
+
+def _top(*value_lists: list[float], question: dict[str, Any]) -> int:
+    """The count axis's top: room above the tallest bar of any of the histograms for its count."""
+    return max((row["count"] for values in value_lists for row in rows(question, values)), default=0) + 1
+
+
+def chart(question: dict[str, Any], values: list[float]) -> Any | None:
+    """The Altair chart of ``rows`` (None when nobody answered): fixed bar widths, whole-number count ticks."""
+    drawn = _panel(question, values, _top(values, question=question))
+    return None if drawn is None else _configured(drawn)
+
+
+def rounds_chart(question: dict[str, Any], rounds: list[tuple[str, list[float]]]) -> Any | None:
+    """Each round's histogram side by side (peer instruction: the vote, then the vote after discussion), titled
+    (``Round 1``…), on one count axis so the bars compare; a round nobody answered is left out."""
+    import altair as alt
+
+    top = _top(*(values for _title, values in rounds), question=question)
+    panels = [p for title, values in rounds if (p := _panel(question, values, top, title)) is not None]
+    if not panels:
+        return None
+    return _configured(alt.hconcat(*panels, spacing=48).resolve_scale(y="shared"))

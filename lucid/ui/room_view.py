@@ -20,7 +20,7 @@ from typing import Any
 
 import streamlit as st
 
-from lucid.classroom import AnswerRejected, NotTeacher, RoomGone, RoomsFull, RoomView, StoreUnavailable
+from lucid.classroom import AnswerRejected, NotTeacher, RoomGone, RoomsFull, RoomView, StoreUnavailable, peer
 from lucid.classroom.codes import clean_code
 from lucid.classroom.feed import DRAWING_WORDS, drawing_key, program_key, question_key
 from lucid.classroom.grading import (
@@ -51,6 +51,8 @@ TEACHER_REFRESH = 1.0
 """Seconds between refreshes of the teacher's answer count while a question is open (one session)."""
 COUNT_REFRESH = 2.0
 """Seconds between refreshes of the teacher's count of students connected now (one session, one small read)."""
+COUNTDOWNS = (0, 15, 30, 45, 60, 90, 120, 180, 300)
+"""The countdowns a teacher picks from (0: none), all within ``peer.COUNTDOWN_SECONDS``."""
 
 
 @dataclass(frozen=True)
@@ -335,10 +337,29 @@ def _ask(key: str, s: Seat, analysis: Analysis) -> None:
         return
     try:
         room_service.rooms().ask(s.code, s.token or "", question_at(analysis.trace, step),
-                                 show_rule=bool(st.session_state.get(f"{key}_show_rule", True)))
+                                 show_rule=bool(st.session_state.get(f"{key}_show_rule", True)),
+                                 kind="choice" if st.session_state.get(f"{key}_ask_choice") else "typed",
+                                 seconds=_countdown(key))
     except (RoomGone, NotTeacher, AnswerRejected) as err:
         st.session_state[f"{key}_room_error"] = _reason(err)
         return
+    st.session_state[f"{key}_peek"] = False  # a new question starts hidden from the projector
+    room_service.publish(s.code)
+
+
+def _countdown(key: str) -> int | None:
+    chosen = st.session_state.get(f"{key}_countdown", 0)
+    return int(chosen) if chosen in COUNTDOWNS and chosen else None
+
+
+def _ask_again(key: str, s: Seat) -> None:
+    """Peer instruction's second vote: the same question after the class discussed it (the answer still hidden)."""
+    try:
+        room_service.rooms().ask_again(s.code, s.token or "", seconds=_countdown(key))
+    except (RoomGone, NotTeacher, AnswerRejected) as err:
+        st.session_state[f"{key}_room_error"] = _reason(err)
+        return
+    st.session_state[f"{key}_peek"] = False  # round 2 starts hidden from the projector too
     room_service.publish(s.code)
 
 
@@ -417,19 +438,37 @@ def _answers_shown(key: str, q: dict[str, Any]) -> bool:
     return bool(q.get("revealed")) or bool(st.session_state.get(f"{key}_peek", False))
 
 
-def class_answers(key: str, q: dict[str, Any], values: list[float]) -> None:
+def _rounds(s: Seat, q: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, float]]]:
+    """Each round of the question ``q`` is (so far) with its answers by student: round 1 first."""
+    rooms = room_service.rooms()
+    view = _view(s)
+    first = q.get("first")
+    asked = view.questions if view is not None else []
+    chain = [x for x in asked if isinstance(first, str) and x.get("id") == first] + [q]
+    return [(x, rooms.answers_by_student(s.code, s.token or "", x["id"])) for x in chain]
+
+
+def class_answers(key: str, q: dict[str, Any], values: list[float],
+                  earlier: list[tuple[dict[str, Any], list[float]]] = ()) -> None:
     """The histogram (Altair, fixed bar widths, whole-number ticks), its counts in words, the most common
     mistake and, while peeking, the right answer: drawn in a popover, so it overlays the graph and never
-    pushes it down."""
+    pushes it down. With ``earlier`` rounds (peer instruction) each round's histogram stands beside the last
+    one's, on one count axis."""
     result = class_result(values, q)
     words = answer_chart.caption(q, values)
     if not q.get("revealed"):
         st.warning(_("Peeking: not for the projector. Right answer: {label} = {value}").format(
             label=q["label"], value=q["expected_text"]), icon=":material/visibility_lock:")
-    drawn = answer_chart.chart(q, values) if values else None
+    if earlier:
+        rounds = [(_("Round {n}").format(n=int(x.get("round", k + 1))), v) for k, (x, v) in enumerate(earlier)]
+        rounds.append((_("Round {n}").format(n=int(q.get("round", len(rounds) + 1))), values))
+        drawn = answer_chart.rounds_chart(q, rounds)
+        words = " · ".join(f"{title}: {answer_chart.caption(q, v)}" for title, v in rounds)
+    else:
+        drawn = answer_chart.chart(q, values) if values else None
     if drawn is not None:
-        st.altair_chart(drawn, width="content", height=answer_chart.HEIGHT_PX + 90, alt=words, theme=None,
-                        key=f"{key}_answers_chart")
+        st.altair_chart(drawn, width="content", height=answer_chart.HEIGHT_PX + 90 + (30 if earlier else 0),
+                        alt=words, theme=None, key=f"{key}_answers_chart")
     st.caption(words)
     if result.wrong is not None:
         why = diagnosis_text(result.diagnosis) or _("No common mistake matches it.")
@@ -441,14 +480,74 @@ def class_answers(key: str, q: dict[str, Any], values: list[float]) -> None:
 
 PANEL_CSS = """<style>
 .st-key-KEY_class_asked p { font-size: 1.3rem; line-height: 1.25; margin: 0; }
+.st-key-KEY_row_asked, *:has(> .st-key-KEY_row_asked) { flex: ASKED 1 0 !important; min-width: 0; }
+.st-key-KEY_row_count, *:has(> .st-key-KEY_row_count) { flex: COUNT 1 0 !important; min-width: 0; }
 </style>"""
 """The question large enough for the back row, in one compact row under the class's controls."""
 
 
+def _asked_line(q: dict[str, Any]) -> str:
+    """The open question as the projector shows it: its round, step, label and whether the rule is shown."""
+    line = (_("**Asked at step {step}: {label} = ?** · rule shown") if q.get("show_rule")
+            else _("**Asked at step {step}: {label} = ?** · rule hidden")).format(step=q["step"], label=q["label"])
+    if int(q.get("round", 1)) > 1:
+        line = _("Round {n} · {question}").format(n=int(q["round"]), question=line)
+    return line
+
+
+def time_left(q: dict[str, Any]) -> float | None:
+    """Seconds until the open round's countdown ends (0 once it has), or None without a countdown."""
+    deadline = q.get("deadline")
+    if not isinstance(deadline, int | float) or q.get("revealed"):
+        return None
+    return max(0.0, float(deadline) - room_service.rooms().clock())
+
+
+def _countdown_words(left: float) -> str:
+    if left <= 0:
+        return _(":material/timer_off: time is up")
+    return _(":material/timer: **{n} s** left").format(n=int(-(-left // 1)))
+
+
+def _teacher_only(key: str, s: Seat, where: Any) -> None:
+    """The teacher's own view of the open round, in one popover named by how many have not answered: who they are
+    (by nickname) and *Peek at answers*. Nothing in it is on the projector until the teacher opens it."""
+    missing = room_service.rooms().unanswered(s.code, s.token or "")
+    label = (ngettext("{n} not answered", "{n} not answered", missing.count).format(n=missing.count)
+             if missing.count else _("Everyone answered"))
+    with where.popover(label, icon=":material/visibility_lock:", key=f"{key}_unanswered",
+                       help=_("Teacher only: who has not answered this round yet (students connected now, by the "
+                              "nickname they typed last), and a peek at the answers.")):
+        st.toggle(_("Peek at answers"), value=False, key=f"{key}_peek",
+                  help=_("Teacher only, not for the projector: shows the right answer, the histogram and "
+                         "the most common mistake before the reveal."))
+        if missing.names:
+            st.markdown(_("Not answered yet: {names}").format(
+                names=", ".join(peer.plain_markdown(name) for name in missing.names)))
+        if missing.unnamed:
+            st.caption(ngettext("and {n} without a nickname", "and {n} without a nickname",
+                                missing.unnamed).format(n=missing.unnamed))
+
+
+def _compared(rounds: list[tuple[dict[str, Any], dict[str, float]]]) -> str | None:
+    """Round 1 against the last round after the reveal: the correct rates and how many changed to the right
+    answer (what the discussion did), or None for a question asked once."""
+    if len(rounds) < 2:
+        return None
+    (_q1, first), (q2, last) = rounds[0], rounds[-1]
+    rate = [class_result(list(v.values()), q).correct_rate for q, v in (rounds[0], rounds[-1])]
+    moved = peer.changes(first, last, float(q2["expected"]))
+    return ngettext("round 1: {before} right · **{n}** changed to the right answer",
+                    "round 1: {before} right · **{n}** changed to the right answer",
+                    moved.to_right).format(before=f"{rate[0]:.0%}", n=moved.to_right)
+
+
 def _teacher_question(key: str, s: Seat, analysis: Analysis) -> None:
     """The open question as the panel's one row: before *Reveal* only the question and how many of those present
-    answered (the projector shows nothing that gives the answer away); after it the answer, the rate and the
-    class's answers (a popover over the page). Refreshed every second while answers come in, every two after."""
+    answered (the projector shows nothing that gives the answer away), the countdown, who has not answered (a
+    popover) and *Ask again* (peer instruction); after it the answer, the rate, how round 2 compares with round 1
+    and the class's answers (a popover over the page). Refreshed every second while answers come in, every two
+    after."""
     if st.session_state.get(f"{key}_goto") is not None and st.session_state.get(f"{key}_goto_ran") is None:
         # Reveal ran in this fragment: the whole page runs again, so the player shows the revealed step.
         st.session_state[f"{key}_goto_ran"] = True
@@ -458,41 +557,57 @@ def _teacher_question(key: str, s: Seat, analysis: Analysis) -> None:
     if view is None or view.question is None:
         st.rerun(scope="app")  # the class ended or the question closed: the panel is drawn another way
     q = view.question
-    answers = room_service.rooms().answers(s.code, q["id"])
-    values = [float(a["value"]) for a in answers]
+    rounds = _rounds(s, q)
+    values = list(rounds[-1][1].values())
     result = class_result(values, q)
     revealed = bool(q.get("revealed"))
-    st.html(PANEL_CSS.replace("KEY", key))
+    again = not revealed and int(q.get("round", 1)) < peer.MAX_ROUNDS
+    compared = _compared(rounds) if revealed else None
+    shares = (2, 3) if compared else (3, 2)  # after round 2's reveal the count says more than the answer
+    st.html(PANEL_CSS.replace("KEY", key).replace("ASKED", str(shares[0])).replace("COUNT", str(shares[1])))
     shown = _answers_shown(key, q)
-    # The row's parts and their widths: only those this state draws, so no label is cut short.
-    parts = {"asked": 3.3 if revealed else 3.6, "count": 2.0 if revealed else 1.7}
+    # The row's parts, only those this state draws, in one flex row: every control as wide as its label (never cut
+    # short), the question and the count share what is left and wrap there.
+    parts: dict[str, Any] = {"asked": 3, "count": 2}
     if not revealed:
-        parts["peek"] = 2.3
+        parts["teacher"] = "content"
     if shown:
-        parts["answers"] = 2.1
-    parts.update(act=2.5 if revealed else 1.6, menu=1.9 if revealed else 1.6)
-    cols = dict(zip(parts, st.columns(list(parts.values()), gap="small", vertical_alignment="center"), strict=True))
+        parts["answers"] = "content"
+    if again:
+        parts["again"] = "content"
+    parts.update(act="content", menu="content")
+    row = st.container(horizontal=True, vertical_alignment="center", gap="small", wrap=False)
+    cols = {name: row.container(width="stretch" if isinstance(share, int) else share, key=f"{key}_row_{name}")
+            for name, share in parts.items()}
     asked_col, count_col, act_col, menu_col = cols["asked"], cols["count"], cols["act"], cols["menu"]
     with asked_col, st.container(key=f"{key}_class_asked"):
         if revealed:
             st.markdown(_("Revealed: {label} = {value}").format(label=q["label"], value=q["expected_text"]))
         else:
-            st.markdown((_("**Asked at step {step}: {label} = ?** · rule shown") if q.get("show_rule")
-                         else _("**Asked at step {step}: {label} = ?** · rule hidden")).format(
-                             step=q["step"], label=q["label"]))
+            st.markdown(_asked_line(q))
     answered = _("**{answered} / {students}** answered").format(answered=result.answered, students=view.students)
     if revealed:
         answered += _(" · **{correct}** right ({rate})").format(correct=result.correct,
                                                                rate=f"{result.correct_rate:.0%}")
+    if q.get("kind") == "choice" and not revealed:
+        answered += _(" · multiple choice")
+    left = time_left(q)
+    if left is not None:
+        answered += " · " + _countdown_words(left)
+    if compared:  # a second line under the count: what the discussion did
+        answered += "  \n" + compared
     count_col.markdown(answered)
     if not revealed:
-        cols["peek"].toggle(_("Peek at answers"), value=False, key=f"{key}_peek",
-                        help=_("Teacher only, not for the projector: shows the right answer, the histogram and "
-                               "the most common mistake before the reveal."))
+        _teacher_only(key, s, cols["teacher"])
     if shown:
         with cols["answers"].popover(_("Class answers"), icon=":material/bar_chart:", key=f"{key}_answers",
-                                 help=_("The histogram of the class's answers and the most common mistake.")):
-            class_answers(key, q, values)
+                                     help=_("The histogram of the class's answers and the most common mistake.")):
+            class_answers(key, q, values, [(x, list(v.values())) for x, v in rounds[:-1]])
+    if again:
+        cols["again"].button(_("Ask again"), key=f"{key}_ask_again", icon=":material/replay:",
+                             on_click=_ask_again, args=(key, s),
+                             help=_("After the class discussed it: the same question once more (round 2), the answer "
+                                    "still hidden. Round 1's answers are kept; the reveal compares both rounds."))
     if revealed:
         act_col.button(_("Back to following"), key=f"{key}_close_question", icon=":material/close:",
                        on_click=_close, args=(key, s))
@@ -532,6 +647,17 @@ def _rule_box(key: str) -> None:
                 help=_("With the question, students see the upstream gradient and the local rule."))
 
 
+def _question_options(key: str) -> None:
+    """How the next question is answered: typed or multiple choice, and an optional countdown (also for *Ask
+    again*)."""
+    st.toggle(_("Multiple choice"), value=False, key=f"{key}_ask_choice",
+              help=_("Students pick one of a few numbers: the right one and the values of the common mistakes "
+                     "(forgot +=, forgot the broadcast sum, the value for the gradient, the sign)."))
+    st.selectbox(_("Countdown"), COUNTDOWNS, key=f"{key}_countdown",
+                 format_func=lambda n: _("{n} s").format(n=n) if n else _("No countdown"),
+                 help=_("Answers close when it ends; students see the seconds left."))
+
+
 def _join_box(s: Seat) -> None:
     link = join_link(s.code)
     st.markdown(_("Code **{code}**").format(code=s.code))
@@ -558,6 +684,7 @@ def _class_menu(key: str, s: Seat, analysis: Analysis, view: RoomView) -> None:
                              view.students).format(code=s.code, n=view.students))
         _ask_button(key, s, analysis, view)
         _rule_box(key)
+        _question_options(key)
         _ticket_button(key, s)
         _end_button(key, s)
         _join_box(s)
@@ -577,14 +704,17 @@ def _teacher_panel(key: str, s: Seat, analysis: Analysis) -> None:
             live = not view.question.get("revealed")
             st.fragment(run_every=TEACHER_REFRESH if live else COUNT_REFRESH)(_teacher_question)(key, s, analysis)
         else:  # one row: the projector keeps its height for the graph
-            code_col, ask_col, rule_col, link_col, ticket_col, end_col = st.columns(
-                [2.4, 1.7, 1.7, 1.3, 1.6, 1.5], vertical_alignment="center")
+            code_col, ask_col, rule_col, options_col, link_col, ticket_col, end_col = st.columns(
+                [2.4, 1.7, 1.7, 1.4, 1.2, 1.6, 1.5], vertical_alignment="center")
             with code_col:
                 st.fragment(run_every=COUNT_REFRESH)(_teacher_count)(key, s)
             with ask_col:
                 _ask_button(key, s, analysis, view)
             with rule_col:
                 _rule_box(key)
+            with options_col.popover(_("Options"), icon=":material/tune:",
+                                     help=_("Multiple choice and a countdown for the next question.")):
+                _question_options(key)
             with link_col.popover(_("Join"), icon=":material/qr_code_2:"):
                 _join_box(s)
             with ticket_col:
@@ -595,13 +725,22 @@ def _teacher_panel(key: str, s: Seat, analysis: Analysis) -> None:
 
 
 # -- the student ---------------------------------------------------------------------------------------
-def _submit(key: str, s: Seat) -> None:
+def _submit(key: str, s: Seat, qid: str | None = None) -> None:
+    """The student's answer to the round their page showed (``qid``: a round closed since is refused, never counted
+    in the next), typed or picked."""
     typed = st.session_state.get(f"{key}_answer", "")
     nickname = st.session_state.get(f"{key}_nickname", "")
+    st.session_state[f"{key}_nickname_kept"] = nickname  # the next question's form starts with it
+    picked = st.session_state.get(f"{key}_choice_{qid}") if qid else None
     view = _view(s)
-    qid = view.question["id"] if view is not None and view.question else None
+    shown_q = view.question if view is not None and view.question else None
+    choice = isinstance(shown_q, dict) and shown_q.get("kind") == "choice"
+    if qid is None and shown_q is not None:
+        qid = shown_q["id"]
     try:
-        value = room_service.rooms().answer(s.code, s.student, typed, nickname, locale=language.current())
+        value = room_service.rooms().answer(s.code, s.student, "" if choice else typed, nickname,
+                                            locale=language.current(), question_id=qid,
+                                            choice=picked if choice else None)
     except (AnswerRejected, RoomGone) as err:
         st.session_state[f"{key}_answer_msg"] = (qid, "error", _reason(err))
         return
@@ -640,6 +779,45 @@ def _student_panel(key: str, s: Seat) -> None:
         st.fragment(run_every=room_service.rooms().limits.heartbeat_seconds)(_student_heartbeat)(key, s)
 
 
+COUNTDOWN_HTML = """<div class="lucid-countdown" data-left="LEFT" data-up="UP" role="timer" aria-live="off"
+ style="font-size:1.25rem;font-weight:600;">TEXT</div>
+<script>
+document.querySelectorAll('.lucid-countdown:not([data-ready])').forEach((el) => {
+  el.dataset.ready = '1';
+  const end = Date.now() + parseFloat(el.dataset.left) * 1000;
+  const word = el.textContent.replace(/[0-9]+/, '#');
+  const tick = () => {
+    if (!el.isConnected) { clearInterval(timer); return; }
+    const left = Math.ceil((end - Date.now()) / 1000);
+    el.textContent = left > 0 ? word.replace('#', String(left)) : el.dataset.up;
+    if (left <= 0) clearInterval(timer);
+  };
+  const timer = setInterval(tick, 250);
+  tick();
+});
+</script>"""
+"""The seconds left, counted down in the student's browser (no script run per second: the server sends the
+seconds left once, when the round's panel is drawn, and the browser counts from there, so its clock may be wrong).
+Constant, trusted text: the only values put in are a number and our own translated words, escaped."""
+
+
+def _countdown_box(left: float) -> None:
+    import html as html_text
+
+    if left <= 0:
+        st.warning(_("Time is up: answers are closed."), icon=":material/timer_off:")
+        return
+    body = (COUNTDOWN_HTML.replace("LEFT", f"{left:.2f}")
+            .replace("UP", html_text.escape(_("Time is up: answers are closed."), quote=True))
+            .replace("TEXT", html_text.escape(_("{n} s left").format(n=int(-(-left // 1))))))
+    st.html(body, unsafe_allow_javascript=True)
+
+
+def _choice_words(q: dict[str, Any]) -> Callable[[int], str]:
+    offered = q.get("choices") or []
+    return lambda i: f"{peer.letter(i)} · {format_number(float(offered[i]))}"
+
+
 def _student_question(key: str, s: Seat) -> None:
     """The question, the answer form and the reveal: a fragment, rerun alone when the question changes
     (``room_watch``) or a student submits, so neither reruns the whole page of every student."""
@@ -653,6 +831,7 @@ def _student_question(key: str, s: Seat) -> None:
     if q is None:
         return
     rooms = room_service.rooms()
+    again = int(q.get("round", 1)) > 1
     st.markdown(_("#### Next step: {label} = ?").format(label=q["label"]))
     if context := question_context(q):  # the upstream gradient and where it flows: context on a phone too
         st.markdown(context)
@@ -662,6 +841,7 @@ def _student_question(key: str, s: Seat) -> None:
     st.caption(_("Predict step {step} before it is shown · graded to {tolerance}").format(
         step=q["step"], tolerance=_(q.get("tolerance") or TOLERANCE_TEXT)))
     mine = rooms.my_answer(s.code, q["id"], s.student)
+    earlier = rooms.my_answer(s.code, q["first"], s.student) if again and isinstance(q.get("first"), str) else None
     if q.get("revealed"):
         values = [float(a["value"]) for a in rooms.answers(s.code, q["id"])]
         result = class_result(values, q)
@@ -678,12 +858,30 @@ def _student_question(key: str, s: Seat) -> None:
         st.success(_("**{label} = {value}**{verdict} · the class: {correct} of {answered} right").format(
             label=q["label"], value=q["expected_text"], verdict=verdict, correct=result.correct,
             answered=result.answered))
+        if earlier is not None:
+            st.caption(_("Your answer in round 1: {value}").format(value=format_number(float(earlier["value"]))))
         return
+    if again:
+        st.info(_("Round {n}: discuss it with your neighbours, then answer again.").format(n=int(q["round"])),
+                icon=":material/forum:")
+        if earlier is not None:
+            st.caption(_("Your answer in round 1: {value}").format(value=format_number(float(earlier["value"]))))
+    left = time_left(q)
+    if left is not None:
+        _countdown_box(left)
+    if f"{key}_nickname" not in st.session_state and st.session_state.get(f"{key}_nickname_kept"):
+        st.session_state[f"{key}_nickname"] = st.session_state[f"{key}_nickname_kept"]
     with st.form(f"{key}_answer_form", border=False):
-        a, n, b = st.columns([2, 2, 1], vertical_alignment="bottom")
-        a.text_input(_("Your answer"), key=f"{key}_answer", max_chars=32, placeholder=_("e.g. -0.25"))
+        if q.get("kind") == "choice":
+            offered = q.get("choices") or []
+            st.radio(_("Your answer"), list(range(len(offered))), index=None, key=f"{key}_choice_{q['id']}",
+                     format_func=_choice_words(q), horizontal=True)
+            n, b = st.columns([4, 1], vertical_alignment="bottom")
+        else:
+            a, n, b = st.columns([2, 2, 1], vertical_alignment="bottom")
+            a.text_input(_("Your answer"), key=f"{key}_answer", max_chars=32, placeholder=_("e.g. -0.25"))
         n.text_input(_("Nickname (optional)"), key=f"{key}_nickname", max_chars=24)
-        b.form_submit_button(_("Submit"), type="primary", on_click=_submit, args=(key, s))
+        b.form_submit_button(_("Submit"), type="primary", on_click=_submit, args=(key, s, q["id"]))
     msg = st.session_state.get(f"{key}_answer_msg")
     if msg is not None and msg[0] == q["id"]:
         (st.success if msg[1] == "ok" else st.error)(text(msg[2]))
@@ -764,3 +962,4 @@ _submit = _in_session_language(_guarded(_submit))
 _teacher_question = _in_session_language(_guarded(_teacher_question))
 _teacher_count = _in_session_language(_guarded(_teacher_count))
 _student_question = _in_session_language(_guarded(_student_question))
+_ask_again = _in_session_language(_guarded(_ask_again))
