@@ -13,7 +13,7 @@ from typing import Any
 import altair as alt
 
 CLASSROOM_ROOT_PX = 20
-"""Root font size in Classroom mode: body text (1 rem) is 20 px; Streamlit's 0.875 rem parts are raised to it (PAGE_CSS)."""
+"""Root font size in Classroom mode: body text (1 rem) is 20 px; Streamlit's 0.875 rem parts are raised to it."""
 TICK_PX = 16
 """Axis tick labels and legend labels in Classroom mode (the issue asks for at least 14 px)."""
 TITLE_PX = 18
