@@ -13,7 +13,7 @@ clicker, so one of the two owns the keys at a time. The rule:
 While the panel owns the keys this component takes them first (on the window, in the capture phase) and
 stops them there, so neither the player nor the panel's own slider (which would move a second time) sees
 them; text fields and an open list (the input picker while choosing) keep their keys. A line in the panel
-says who has the keys. Each press moves the step on screen at once in the browser's count and asks the server
+says who has the keys, and a press brings it to the top of the screen. Each press moves the step on screen at once in the browser's count and asks the server
 for that step (``on_step``): the server checks the value (``step_event``) and sets the panel's slider to it
 before the rerun draws the panel, so the slider, the graph and the explanation all show the new step. Presses
 faster than the reruns count on from the last step asked for, and a step from another input's trace (a
@@ -89,6 +89,9 @@ export default function(component) {
     s.step = k;
     s.pending = { step: k, at: Date.now() };
     show();
+    // The panel's step (this line, the slider, its graph and explanation below) comes to the top of the screen.
+    const top = box.getBoundingClientRect().top;
+    if (top < 0 || top > innerHeight / 3) box.scrollIntoView({ block: 'start', behavior: 'auto' });
     setTriggerValue('step', { step: k, panel: data.panel });
   };
   if (s.off) s.off();  // the listeners of this panel's previous drawing (one set at a time)
@@ -107,7 +110,7 @@ export default function(component) {
 """
 
 _CSS = """
-.lucid-fwd-keys { font-size: 0.8rem; color: #6B6B6B; padding: 0.1rem 0; }
+.lucid-fwd-keys { font-size: 0.8rem; color: #6B6B6B; padding: 0.1rem 0; scroll-margin-top: 5rem; }
 .lucid-fwd-keys.lucid-fwd-keys-on { color: #1A5E20; font-weight: 600; }
 """
 
