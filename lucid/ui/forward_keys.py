@@ -94,16 +94,28 @@ export default function(component) {
     if (top < 0 || top > innerHeight / 3) box.scrollIntoView({ block: 'start', behavior: 'auto' });
     setTriggerValue('step', { step: k, panel: data.panel });
   };
+  const details = panelOf(box) && panelOf(box).querySelector('details');
+  const onToggle = () => {
+    // Opening the panel is using it (a click on its header that came before this script was listening too).
+    if (details.open) document.body.dataset.lucidKeys = 'forward';
+    requestAnimationFrame(show);
+  };
   if (s.off) s.off();  // the listeners of this panel's previous drawing (one set at a time)
   document.addEventListener('pointerdown', onUse, true);
   document.addEventListener('focusin', onUse, true);
   window.addEventListener('keydown', onKey, true);
+  if (details) details.addEventListener('toggle', onToggle);
   s.off = () => {
     document.removeEventListener('pointerdown', onUse, true);
     document.removeEventListener('focusin', onUse, true);
     window.removeEventListener('keydown', onKey, true);
+    if (details) details.removeEventListener('toggle', onToggle);
     s.off = null;
   };
+  const focused = document.activeElement;
+  if (details && details.open && focused && focused !== document.body && panelOf(box).contains(focused)) {
+    document.body.dataset.lucidKeys = 'forward';  // the focus is in the panel as it is drawn
+  }
   show();
   return s.off;
 }
