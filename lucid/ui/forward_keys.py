@@ -10,14 +10,14 @@ clicker, so one of the two owns the keys at a time. The rule:
 - Folding the panel gives the keys back at once: a closed panel never takes a key.
 - A page that has never touched the panel behaves as before: the player has every key.
 
-While the panel owns the keys this component takes them first (on the window, in the capture phase) and
-stops them there, so neither the player nor the panel's own slider (which would move a second time) sees
-them; text fields and an open list (the input picker while choosing) keep their keys. A line in the panel
-says who has the keys, and a press brings it to the top of the screen. Each press moves the step on screen at once in the browser's count and asks the server
-for that step (``on_step``): the server checks the value (``step_event``) and sets the panel's slider to it
-before the rerun draws the panel, so the slider, the graph and the explanation all show the new step. Presses
-faster than the reruns count on from the last step asked for, and a step from another input's trace (a
-press still in flight when the input changed) is dropped by its ``panel`` id.
+While the panel owns the keys this component takes them first (on the window, in the capture phase) and stops
+them there, so neither the player nor the panel's own slider (which would move a second time) sees them; text
+fields and an open list (the input picker while choosing) keep their keys. A line in the panel says who has
+the keys, and a press brings it to the top of the screen. Each press counts the step in the browser at once
+and asks the server for that step (``on_step``): the server checks the value (``step_event``) and sets the
+panel's slider to it before the rerun draws the panel, so the slider, the graph and the explanation all show
+the new step. Presses faster than the reruns count on from the last step asked for, and a step from another
+input's trace (a press still in flight when the input changed) is dropped by its ``panel`` id.
 """
 from __future__ import annotations
 

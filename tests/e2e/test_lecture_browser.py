@@ -7,11 +7,11 @@ pressed. It mixes the three kinds of link a lecturer writes:
 2. an ``example=`` link (the gallery's CS231n sigmoid neuron), drawn the standard way,
 3. a tensor program (the gallery's MLP) as ``code``.
 
-At every step of every link: the link's view as written (the circuit style really drawn: no ``val``
-rows, wires with no box but the current node's frame; the standard boxes otherwise), the whole graph on screen below the player's
-bar, the node receiving gradient readable (its text ≥ 18 px in the graph, or in the lens), and the
-explanation's arithmetic line inside the viewport. Each boundary is crossed with → after the link's
-last step, and the next link opens at its step 0 with its title in the bar.
+At every step of every link: the link's view as written (the circuit style really drawn: no ``val`` rows,
+wires with no box but the current node's frame; the standard boxes otherwise), the whole graph on screen below
+the player's bar, the node receiving gradient readable (its text ≥ 18 px in the graph, or in the lens), and
+the explanation's arithmetic line inside the viewport. Each boundary is crossed with → after the link's last
+step, and the next link opens at its step 0 with its title in the bar.
 """
 from __future__ import annotations
 
@@ -60,7 +60,8 @@ DRAWN = """(sel) => {
     const quiet = tensors.filter((g) => !g.classList.contains('current') && !g.classList.contains('source'));
     const borderless = quiet.filter((g) => [...g.querySelectorAll('path, polygon')]
         .every((s) => ['transparent', 'none'].includes(s.getAttribute('stroke')))).length;
-    return {tensors: tensors.length, quiet: quiet.length, val_rows: texts.filter((t) => /^val\\b/.test(t)).length, borderless,
+    return {tensors: tensors.length, quiet: quiet.length, borderless,
+            val_rows: texts.filter((t) => /^val\\b/.test(t)).length,
             heading: root.querySelector('.lucid-lesson-title').textContent,
             lesson: root.querySelector('.lucid-lesson').textContent,
             style: new URL(location.href).searchParams.get('style')};
