@@ -3,6 +3,7 @@
 Reverse mode (the player above) sends one output's gradient back to every input; this panel
 pushes one input's direction forward to every node, with the same kind of explanation (the
 arithmetic line first), and says how many passes each mode needs for the program's whole Jacobian.
+A presenter's clicker steps it too while it is open and was the last thing used (``lucid.ui.forward_keys``).
 The numbers come from ``lucid.autograd.forward_trace``; the words from ``lucid.viz.forward_explain``.
 """
 from __future__ import annotations
@@ -18,6 +19,7 @@ from lucid.i18n import N_, _, ngettext
 from lucid.lessons.forward_reverse import MAX_ENTRIES, passes_sentence
 from lucid.ui.analysis import Analysis
 from lucid.ui.cancel import session_should_stop
+from lucid.ui.forward_keys import forward_keys
 from lucid.ui.jacobian_build import JACOBIANS, jacobian_key, shared_comparison
 from lucid.ui.memo import WaitCancelled
 from lucid.viz.errors import GraphTooLarge
@@ -78,7 +80,15 @@ def forward_mode_panel(key: str, analysis: Analysis) -> None:
         if steps == 0:
             st.info(_("The output does not depend on this input: its tangent is 0."))
             return
-        step = st.slider(_("Forward step"), 0, steps, steps, key=f"{key}_forward_step_{label}")
+        slider_key = f"{key}_forward_step_{label}"
+        shown = st.session_state.get(slider_key, steps)
+        if not isinstance(shown, int) or not 0 <= shown <= steps:  # kept from another program of the same input
+            st.session_state.pop(slider_key, None)
+            shown = steps
+        forward_keys(key, slider_key=slider_key, step=shown, steps=steps)
+        # the default only for a new slider: a step the keys set (in their callback) is the slider's value
+        default = {} if slider_key in st.session_state else {"value": steps}
+        step = st.slider(_("Forward step"), 0, steps, key=slider_key, **default)
         try:  # drawn by the browser's Graphviz: no layout work on the server
             st.graphviz_chart(forward_dot(trace, step, direction="TB"), width="content")
         except GraphTooLarge:

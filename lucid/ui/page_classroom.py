@@ -13,18 +13,38 @@ from typing import Any
 import altair as alt
 
 CLASSROOM_ROOT_PX = 20
-"""Root font size in Classroom mode: body text (1 rem) is 20 px, small captions (0.875 rem) 17.5 px."""
+"""Root font size in Classroom mode: body text (1 rem) is 20 px; Streamlit's 0.875 rem parts are raised to it."""
 TICK_PX = 16
 """Axis tick labels and legend labels in Classroom mode (the issue asks for at least 14 px)."""
 TITLE_PX = 18
 """Axis, legend and chart titles in Classroom mode."""
 
+TITLE_BAND_PX = 66
+"""Top padding of the page in Classroom mode: the title starts right under the app's top bar, as the Playground's
+first row does (Streamlit's own padding is 6 rem, 120 px at 20 px type, which with the title made a ~300 px band)."""
+PAGE_TITLE_REM = 2.0
+"""The page title in Classroom mode (40 px): still the largest line on the page, no longer a band of its own."""
+SMALL_TEXT = ", ".join(f'[data-testid="{testid}"]' for testid in (
+    "stWidgetLabel", "stRadioOption", "stCheckbox", "stSliderThumbValue", "stSliderTickBar", "stMetricLabel",
+    "stMetricDelta", "stProgress", "stExpander", "stTooltipHoverTarget", "stTab"))
+"""Streamlit's parts that set their text at 0.875 rem (17.5 px at 20 px type): labels, options, slider numbers,
+metric labels, buttons, the progress line, expanders, tabs. In Classroom mode they read at body size."""
+
 PAGE_CSS = f"""
 <style>
 html {{ font-size: {CLASSROOM_ROOT_PX}px; }}
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {{ font-size: 18px; }}
+[data-testid="stMainBlockContainer"] {{ padding-top: {TITLE_BAND_PX}px; }}
+[data-testid="stMain"] h1 {{ font-size: {PAGE_TITLE_REM}rem; padding: 0.2rem 0 0.3rem 0; }}
+[data-testid="stMain"] :is({SMALL_TEXT}) [data-testid="stMarkdownContainer"] p,
+[data-testid="stMain"] button p, [data-testid="stMain"] [data-testid="stCode"] :is(code, span),
+[data-testid="stMain"] textarea, [data-testid="stMain"] input,
+[data-testid="stMain"] [data-testid="stMultiSelectTagsContainer"] span {{ font-size: 1rem; }}
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] :not(pre) > code {{ font-size: 0.9em; }}
 </style>
 """
+"""Classroom mode's page type: 20 px body text everywhere (captions 18 px, inline code 18 px: a monospace face
+reads larger at the same size) and a compact title band."""
 
 
 KOREAN_LINE_BREAKS = """
