@@ -24,13 +24,15 @@ def wait_step(tab, step: int) -> None:
                           arg=[PLAYER, str(step)], timeout=SLOW)
 
 
-def teacher_starts_a_class(browser, app_url: str, contexts: list, example: str = "cs231n-circuit"):
-    """A teacher's tab opens ``example`` and starts a class (``contexts`` collects its context to close)."""
+def teacher_starts_a_class(browser, app_url: str, contexts: list, example: str = "cs231n-circuit",
+                           extra: str = ""):
+    """A teacher's tab opens ``example`` (``extra``: more link words, e.g. ``&classroom=1``) and starts a class
+    (``contexts`` collects its context to close)."""
     from tests.e2e.waits import wait_until_idle
 
     context, teacher = new_tab(browser)
     contexts.append(context)
-    teacher.goto(f"{app_url}/playground?example={example}")
+    teacher.goto(f"{app_url}/playground?example={example}{extra}")
     teacher.locator(PLAYER).wait_for(timeout=SLOW)
     wait_until_idle(teacher)
     teacher.get_by_text("Teach a live class").click()
@@ -38,3 +40,19 @@ def teacher_starts_a_class(browser, app_url: str, contexts: list, example: str =
     teacher.get_by_text("0 students").wait_for(timeout=SLOW)
     wait_until_idle(teacher)
     return teacher
+
+
+def students_join(browser, app_url: str, code: str, n: int, contexts: list) -> list:
+    """``n`` students' tabs open the join link and follow the teacher (each its own context)."""
+    from tests.e2e.waits import wait_until_idle
+
+    students = []
+    for _ in range(n):
+        context, student = new_tab(browser)
+        contexts.append(context)
+        student.goto(f"{app_url}/playground?room={code}")
+        student.get_by_text("following the teacher").wait_for(timeout=SLOW)
+        student.locator(PLAYER).wait_for(timeout=SLOW)
+        wait_until_idle(student)
+        students.append(student)
+    return students

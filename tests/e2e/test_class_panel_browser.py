@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.e2e.class_tabs import PLAYER, new_tab, wait_step
+from tests.e2e.class_tabs import students_join, teacher_starts_a_class, wait_step
 from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.waits import SLOW, wait_until_idle
 
@@ -42,26 +42,11 @@ def _on_screen(tab) -> dict:
 def test_the_projected_panel_keeps_the_graph_on_screen_and_the_answers_hidden_until_reveal(browser, app_url):
     contexts = []
     try:
-        context, teacher = new_tab(browser)
-        contexts.append(context)
-        teacher.goto(f"{app_url}/playground?example=cs231n-circuit&classroom=1")
-        teacher.locator(PLAYER).wait_for(timeout=SLOW)
-        wait_until_idle(teacher)
-        teacher.get_by_text("Teach a live class").click()
-        teacher.get_by_role("button", name="Start a class").click()
-        teacher.get_by_text("0 students").wait_for(timeout=SLOW)
-        wait_until_idle(teacher)
+        teacher = teacher_starts_a_class(browser, app_url, contexts, extra="&classroom=1")
         code = parse_qs(urlparse(teacher.url).query)["room"][0]
 
-        students = []
-        for _ in range(2):
-            context, student = new_tab(browser)
-            contexts.append(context)
-            student.goto(f"{app_url}/playground?room={code}")
-            student.get_by_text("following the teacher").wait_for(timeout=SLOW)
-            student.locator(PLAYER).wait_for(timeout=SLOW)
-            wait_until_idle(student)
-            students.append((context, student))
+        tabs = students_join(browser, app_url, code, 2, contexts)
+        students = list(zip(contexts[1:], tabs, strict=True))
         teacher.get_by_text("2 students").wait_for(timeout=SOON)  # no rerun of the teacher's page needed
 
         for step in (1, 2, 3):

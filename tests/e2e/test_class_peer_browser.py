@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.e2e.class_tabs import PLAYER, new_tab, wait_step
+from tests.e2e.class_tabs import students_join, teacher_starts_a_class, wait_step
 from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.test_class_panel_browser import _on_screen
 from tests.e2e.waits import SLOW, wait_until_idle
@@ -34,24 +34,9 @@ def _vote(student, choice: str, *, round_two: bool = False) -> None:
 def test_two_rounds_of_peer_instruction_with_multiple_choice_and_a_countdown(browser, app_url):
     contexts = []
     try:
-        context, teacher = new_tab(browser)
-        contexts.append(context)
-        teacher.goto(f"{app_url}/playground?example=cs231n-circuit&classroom=1")
-        teacher.locator(PLAYER).wait_for(timeout=SLOW)
-        wait_until_idle(teacher)
-        teacher.get_by_text("Teach a live class").click()
-        teacher.get_by_role("button", name="Start a class").click()
-        teacher.get_by_text("0 students").wait_for(timeout=SLOW)
-        wait_until_idle(teacher)
+        teacher = teacher_starts_a_class(browser, app_url, contexts, extra="&classroom=1")
         code = parse_qs(urlparse(teacher.url).query)["room"][0]
-        students = []
-        for _ in range(2):
-            context, student = new_tab(browser)
-            contexts.append(context)
-            student.goto(f"{app_url}/playground?room={code}")
-            student.get_by_text("following the teacher").wait_for(timeout=SLOW)
-            wait_until_idle(student)
-            students.append(student)
+        students = students_join(browser, app_url, code, 2, contexts)
         teacher.get_by_text("2 students").wait_for(timeout=SLOW)
         for step in (1, 2, 3):
             teacher.keyboard.press("ArrowRight")
