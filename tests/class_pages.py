@@ -24,3 +24,8 @@ def player(at: AppTest) -> dict:
     """The data the page's last run gave the player."""
     found = [c for c in at.get("bidi_component") if c.proto.component_name == "lucid_animation_player"]
     return json.loads(found[-1].proto.json)
+
+
+def players(at: AppTest) -> list:
+    """The page's player components (the page draws other, invisible components too: keys, watchers)."""
+    return [c for c in at.get("bidi_component") if c.proto.component_name == "lucid_animation_player"]

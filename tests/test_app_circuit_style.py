@@ -4,6 +4,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from tests.class_pages import players
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "pages" / "playground.py")
 
@@ -11,7 +13,7 @@ PAGE = str(ROOT / "pages" / "playground.py")
 def graph_text(at: AppTest) -> str:
     """SVG of the clickable graph (``dot`` installed) or the DOT of the fallback chart; Graphviz writes the
     graph class's hyphens as ``&#45;`` in SVG, read back as ``-``."""
-    clickable = at.get("bidi_component")
+    clickable = players(at)
     if clickable:
         return json.loads(clickable[0].proto.json)["anim"]["svg"].replace("&#45;", "-")
     return at.get("graphviz_chart")[0].proto.spec

@@ -17,6 +17,7 @@ from lucid.ui import analysis as shared
 from lucid.ui import share
 from lucid.ui.options import DrawOptions
 from lucid.viz.animation import Animation
+from tests.class_pages import players
 from tests.large_programs import scalar_mlp_source
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "playground.py")
@@ -31,7 +32,7 @@ def start(source: str = SOURCE, step: int | None = None) -> AppTest:
 
 
 def player(at: AppTest) -> dict:
-    (component,) = at.get("bidi_component")
+    (component,) = players(at)
     return json.loads(component.proto.json)
 
 
@@ -41,7 +42,7 @@ def animation(at: AppTest) -> Animation:
 
 def click(at: AppTest, node: str, step: int) -> AppTest:
     """What the browser sends when a node of the player is clicked at trace step ``step``."""
-    (component,) = at.get("bidi_component")
+    (component,) = players(at)
     states: WidgetStates = at._tree.get_widget_states()
     trigger = states.widgets.add()
     trigger.id = _make_trigger_id(component.proto.id, "events")

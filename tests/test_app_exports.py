@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 from lucid.ui import graph_view, share
 from lucid.ui.analysis import analyze
 from lucid.viz import slide
+from tests.class_pages import players
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "playground.py")
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed")
@@ -70,7 +71,7 @@ def test_a_graph_over_the_node_cap_is_drawn_collapsed_instead_of_refused():
     at = start(source)
     assert not at.exception
     assert not at.warning  # large graphs are drawn collapsed into boxes (lucid.viz.collapse), not refused
-    drawn = [b for b in at.get("bidi_component")] or at.get("graphviz_chart")
+    drawn = [b for b in players(at)] or at.get("graphviz_chart")
     assert drawn and "collapsed" in (drawn[0].proto.json if hasattr(drawn[0].proto, "json") else drawn[0].proto.spec)
 
 

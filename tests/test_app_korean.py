@@ -5,6 +5,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from lucid.ui import share
+from tests.class_pages import players
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "pages" / "playground.py")
@@ -22,8 +23,8 @@ def start(**query) -> AppTest:
 
 
 def drawn(at: AppTest) -> str:
-    if at.get("bidi_component"):
-        return json.loads(at.get("bidi_component")[0].proto.json)["anim"]["svg"]
+    if players(at):
+        return json.loads(players(at)[0].proto.json)["anim"]["svg"]
     return at.get("graphviz_chart")[0].proto.spec
 
 

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from tests.class_pages import players
+
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
@@ -20,7 +22,7 @@ def open_app(**query) -> AppTest:
 
 
 def player_words(at: AppTest) -> dict:
-    (component,) = at.get("bidi_component")
+    (component,) = players(at)
     return json.loads(component.proto.json)["words"]
 
 

@@ -5,6 +5,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from lucid.ui import lesson
+from tests.class_pages import players
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "playground.py")
 
@@ -31,7 +32,7 @@ def open_lesson(at_link: int = 0) -> AppTest:
 
 
 def player(at: AppTest) -> dict:
-    (component,) = at.get("bidi_component")
+    (component,) = players(at)
     return json.loads(component.proto.json)
 
 

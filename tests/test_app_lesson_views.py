@@ -6,6 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 from lucid import gallery
 from lucid.ui import lesson, lesson_view
+from tests.class_pages import players
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "playground.py")
 
@@ -35,7 +36,7 @@ def started(plan: str = PLAN) -> AppTest:
 
 
 def player(at: AppTest) -> dict:
-    (component,) = at.get("bidi_component")
+    (component,) = players(at)
     return json.loads(component.proto.json)
 
 

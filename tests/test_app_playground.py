@@ -9,6 +9,7 @@ from lucid import gallery
 from lucid.ui import analysis as shared
 from lucid.ui import share
 from lucid.viz.animation import Animation
+from tests.class_pages import players
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "pages" / "playground.py")
@@ -29,7 +30,7 @@ def start(**query) -> AppTest:
 
 def player(at: AppTest) -> dict:
     """What the page hands the in-browser player (the animation payload and its settings)."""
-    (component,) = at.get("bidi_component")
+    (component,) = players(at)
     return json.loads(component.proto.json)
 
 
@@ -45,7 +46,7 @@ def explanation(at: AppTest) -> str:
 
 def graph_dot(at: AppTest) -> str:
     """The drawn picture: the player's laid-out SVG (``dot`` installed) or the DOT of the fallback chart."""
-    if at.get("bidi_component"):
+    if players(at):
         return player(at)["anim"]["svg"]
     charts = at.get("graphviz_chart")
     assert charts, "no graph on the page"
@@ -198,7 +199,7 @@ def test_without_dot_the_graph_is_drawn_in_the_browser_and_exports_explain_why(m
     monkeypatch.setattr(graph_view, "has_dot", lambda: False)
     at = start()
     assert not at.exception
-    assert not at.get("bidi_component")
+    assert not players(at)
     assert "tanh" in at.get("graphviz_chart")[0].proto.spec
     assert any("need Graphviz's `dot`" in c.value for c in at.caption)
 

@@ -4,6 +4,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from tests.class_pages import players
+
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "playground.py")
 
 
@@ -16,7 +18,7 @@ def open_link(**query) -> AppTest:
 
 def player_speed(at: AppTest) -> tuple[str, float]:
     """The speed the player's bar shows (its label, the link's ``speed=`` word) and the seconds it plays at."""
-    (component,) = at.get("bidi_component")
+    (component,) = players(at)
     data = json.loads(component.proto.json)
     assert [label for label, _ in data["speeds"]] == ["fast", "normal", "slow", "slower", "very slow", "slowest"]
     return data["speed"], data["seconds"]
