@@ -213,6 +213,9 @@ def after_program(key: str, s: Seat | None, analysis: Analysis) -> None:
         view_words = {k: v for k, v in st.query_params.to_dict().items() if k in share.VIEW_DEFAULTS}
         try:
             before = _view(s)
+            if before is not None and before.source != analysis.source:
+                # a reveal's jump belongs to the question of the program before: never to this one
+                st.session_state.pop(f"{key}_goto", None)
             room_service.rooms().set_program(s.code, s.token or "", analysis.source, analysis.seed, view_words,
                                              step=int(st.session_state.get(f"{key}_step", 0)))
             if before is None or before.source != analysis.source or before.view != view_words:

@@ -97,9 +97,12 @@ def test_students_follow_the_teacher_answer_and_see_the_reveal(browser, app_url)
         wait_until_idle(teacher)
         teacher.locator("textarea").first.fill("a = 2.0\nb = a * a\n")  # the teacher runs another program
         teacher.get_by_role("button", name="Run").click()
-        teacher.locator(".lucid-step-label", has_text="step 0 of 2").wait_for(timeout=SLOW)
-        for student in students:  # the students' pages run it too
-            student.locator(".lucid-step-label", has_text="step 0 of 2").wait_for(timeout=SLOW)
+        for who, tab in (("teacher", teacher), *((f"student {k}", t) for k, t in enumerate(students))):
+            try:  # the teacher's page, then the students' pages, run the new program at its step 0
+                tab.locator(".lucid-step-label", has_text="step 0 of 2").wait_for(timeout=SLOW)
+            except Exception as err:  # say what the page showed instead
+                labels = tab.eval_on_selector_all(".lucid-step-label", "els => els.map((e) => e.textContent)")
+                raise AssertionError(f"{who}: the step label reads {labels}, not 'step 0 of 2'") from err
 
         wait_until_idle(teacher)
         teacher.get_by_role("button", name="Drawing").click()  # the teacher hides the gradients in the drawing
