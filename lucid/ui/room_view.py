@@ -430,9 +430,15 @@ def _teacher_heartbeat(key: str, s: Seat) -> None:
 
 
 def _student_heartbeat(key: str, s: Seat) -> None:
-    """The student's page is open: said once a minute, so the room counts the students connected now."""
+    """The student's page is open: said once a minute, so the room counts the students connected now. A following
+    page that shows another program than the room's (its player's word of the change was lost: a reload of the
+    page at that moment, a dropped message) runs the whole page again, so it catches up within a minute."""
     if s.student is not None and room_service.rooms().join(s.code, s.student):
         session_presence.seated(_session_id(), s.code, s.student)
+    view = _view(s)
+    shown = st.session_state.get(f"{key}_good")
+    if view is not None and following(key) and shown is not None and shown != view.source:
+        st.rerun(scope="app")
 
 
 def _answers_shown(key: str, q: dict[str, Any]) -> bool:
