@@ -109,6 +109,7 @@ class SQLiteStore:
         self._db = sqlite3.connect(self.path, timeout=5.0, isolation_level=None, check_same_thread=False)
         self._lock = threading.Lock()
         self._purged = 0.0
+        self._secret: str | None = None
         with self._lock:
             if self.path != ":memory:":
                 self._db.execute("PRAGMA journal_mode=WAL")
@@ -232,9 +233,12 @@ class SQLiteStore:
             return count
 
     def secret(self) -> str:
-        with self._tx() as db:
-            db.execute("INSERT OR IGNORE INTO meta VALUES ('secret', ?)", (secrets.token_hex(32),))
-            return str(db.execute("SELECT value FROM meta WHERE key = 'secret'").fetchone()[0])
+        """Made once per file, then read from memory: every student's page run checks an id against it."""
+        if self._secret is None:
+            with self._tx() as db:
+                db.execute("INSERT OR IGNORE INTO meta VALUES ('secret', ?)", (secrets.token_hex(32),))
+                self._secret = str(db.execute("SELECT value FROM meta WHERE key = 'secret'").fetchone()[0])
+        return self._secret
 
 
 class MemoryStore(SQLiteStore):
