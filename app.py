@@ -2,7 +2,8 @@
 import streamlit as st
 
 from lucid.i18n import _
-from lucid.ui import classroom_state, language, shutdown
+from lucid.ui.projector import mode as classroom_state
+from lucid.ui.runtime import language, shutdown
 
 shutdown.install()  # once per process: SIGTERM ends the server within seconds, even mid-computation
 st.set_page_config(page_title="Lucid Graph Lab", page_icon=":material/hub:", layout="wide")

@@ -39,8 +39,8 @@ from typing import Any
 
 from bench import attack_lesson_plan
 from bench.streamlit_client import Run, Session
-from lucid.classroom.codes import STUDENT_RANDOM_CHARS, STUDENT_SIGNATURE_CHARS, address_key
-from lucid.ui import room_feed, room_view
+from lucid.live_class.codes import STUDENT_RANDOM_CHARS, STUDENT_SIGNATURE_CHARS, address_key
+from lucid.ui.live_class import room_feed, room_view
 
 ATTACKER_HOST = "127.0.0.66"
 """The attacking script's address (any 127.x address reaches a server listening on 127.0.0.1)."""
@@ -63,7 +63,7 @@ class Target:
 
     def store(self) -> Any:
         """The server's rooms file, opened here too (SQLite in WAL mode: readers never block the server)."""
-        from lucid.classroom import SQLiteStore
+        from lucid.live_class import SQLiteStore
 
         assert self.data_dir is not None, "this server keeps its rooms in Redis"
         return SQLiteStore(self.data_dir / "rooms.sqlite3")
@@ -422,7 +422,7 @@ LESSON_BOMBS = {
     "headers 10,000 deep": attack_lesson_plan.deep_nesting_plan(10_000, "header"),
 }
 """Plans ``lesson_bomb`` pastes. ``bench.attack_lesson_plan``'s 100 KB key is 100,006 characters, over what
-``lucid.ui.browser_gate`` lets a text widget hold (100,000): that value is dropped before the page sees it, and
+``lucid.ui.runtime.browser_gate`` lets a text widget hold (100,000): that value is dropped before the page sees it, and
 the box keeps what it held; the one just under reaches the plan's bounds."""
 
 

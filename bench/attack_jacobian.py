@@ -31,7 +31,7 @@ from bench.hostile_class import Seen, link, victim  # noqa: E402
 from bench.streamlit_client import cpu_seconds, run_sync, server, session  # noqa: E402
 
 TOGGLE = "Build the whole Jacobian both ways"
-"""The Forward mode panel's toggle (``lucid.ui.forward_mode_view``), in English: the sessions open English pages."""
+"""The Forward mode panel's toggle (``forward_mode_view``), in English: the sessions open English pages."""
 
 
 def large_input_program(n_inputs: int = 4096, ops: int = 360, constant: int = 0) -> str:

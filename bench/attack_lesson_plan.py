@@ -3,7 +3,7 @@
 ``dotted_key_plan(n)`` is ``a.a.a…= 1`` of about ``n`` characters: Python's ``tomllib`` spends time and
 memory quadratic in its number of parts (40 KB of it: about 1.5 GB and seconds of CPU).
 ``deep_nesting_plan(depth, kind)`` opens ``depth`` inline arrays, inline tables or table-header brackets:
-the parser recurses once per level and ends in ``RecursionError``. ``lucid.ui.plan_bounds`` refuses both
+the parser recurses once per level and ends in ``RecursionError``. ``lucid.session.plan_bounds`` refuses both
 before the parser sees them.
 
 Run ``python bench/attack_lesson_plan.py``: for each attack it times the guarded ``parse_plan`` on the full
@@ -58,7 +58,7 @@ def measure(fn: Callable[[], object]) -> tuple[float, int, str]:
 
 
 def main() -> None:
-    from lucid.ui import lesson
+    from lucid.session import lesson_plan as lesson
 
     rows = [
         ("dotted key", dotted_key_plan(100_000), dotted_key_plan(4_000), "4 KB"),

@@ -30,7 +30,7 @@ if str(ROOT) not in sys.path:
 
 from bench.hostile_class import Victim, victim, victim_program  # noqa: E402
 from bench.streamlit_client import PLAYER, run_sync, server, session  # noqa: E402
-from lucid.ui import room_feed  # noqa: E402
+from lucid.ui.live_class import room_feed  # noqa: E402
 
 FEED_CODE = "XRTNWY"
 """The room whose feed the poller reads (written on disk before the server starts)."""

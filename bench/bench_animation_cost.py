@@ -1,7 +1,7 @@
 """The animation budget's prediction against the measured build: work units vs CPU seconds, side by side.
 
 For each program (the gallery, ``stack`` of one scalar repeated k times, the scalar MLP collapsed and
-with boxes opened) it predicts the build's work units (``lucid.viz.animation_cost``), builds the
+with boxes opened) it predicts the build's work units (``lucid.viz.player.animation_cost``), builds the
 animation the way the Playground does (``shared_animation``, past the budget: collapsed or refused) and
 prints the measured CPU time per predicted unit. The budget's docstring states the factor this ratio
 stays within; a refused program prints how long the refused build would have taken at the budget's rate.
@@ -22,9 +22,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from large_programs import scalar_mlp_source  # noqa: E402
 
 from lucid.gallery import EXAMPLES  # noqa: E402
-from lucid.ui import analysis as shared  # noqa: E402
-from lucid.ui.options import DrawOptions  # noqa: E402
-from lucid.viz.animation_cost import AnimationTooCostly  # noqa: E402
+from lucid.session import analysis as shared  # noqa: E402
+from lucid.session.options import DrawOptions  # noqa: E402
+from lucid.viz.player.animation_cost import AnimationTooCostly  # noqa: E402
 
 UNIT_SECONDS = 16e-6  # the rate the budget's docstring assumes
 

@@ -22,12 +22,12 @@ sys.path.insert(0, str(ROOT))
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from lucid import viz  # noqa: E402
-from lucid.ui import analysis as shared  # noqa: E402
-from lucid.ui import share  # noqa: E402
-from lucid.ui.analysis import analyze  # noqa: E402
-from lucid.ui.inputs_table import input_rows  # noqa: E402
-from lucid.ui.options import DrawOptions  # noqa: E402
-from lucid.viz.animation import build_animation  # noqa: E402
+from lucid.session import analysis as shared  # noqa: E402
+from lucid.session import share  # noqa: E402
+from lucid.session.analysis import analyze  # noqa: E402
+from lucid.session.inputs_table import input_rows  # noqa: E402
+from lucid.session.options import DrawOptions  # noqa: E402
+from lucid.viz.player.animation import build_animation  # noqa: E402
 
 PAGE = str(ROOT / "pages" / "playground.py")
 

@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.streamlit_client import cpu_seconds, rss_mb, run_sync, server, session  # noqa: E402
-from lucid.ui import room_feed, room_view  # noqa: E402
+from lucid.ui.live_class import room_feed, room_view  # noqa: E402
 
 LESSON = "scalar"
 STEPS = [*range(1, 18), 16, 15, 14]
@@ -141,7 +141,7 @@ async def student(port: int, code: str, index: int, stop: asyncio.Event, submitt
                 if q and q != asked and q.endswith(":0"):
                     asked = q
                     # The player tells the class panel's watcher, whose event reruns the panel's fragment; a new
-                    # question then runs the whole page once (``lucid.ui.room_hold``: the player gets the pass
+                    # question then runs the whole page once (``ui.live_class.room_hold``: the player gets the pass
                     # held back from the asked step), so the answer form arrives in that page run.
                     watch = _component(s, WATCHER)
                     events = s.events(json.dumps([{"event": "question", "value": q}]), component_id=watch)

@@ -26,8 +26,8 @@ sys.path.insert(0, str(ROOT))
 from lucid.autograd import backward_trace  # noqa: E402
 from lucid.expr import run  # noqa: E402
 from lucid.viz import large_view, to_dot  # noqa: E402
-from lucid.viz.animation import build_animation  # noqa: E402
-from lucid.viz.collapse import collapsed_dot  # noqa: E402
+from lucid.viz.graph.collapse import collapsed_dot  # noqa: E402
+from lucid.viz.player.animation import build_animation  # noqa: E402
 from tests.large_programs import scalar_mlp_source  # noqa: E402
 
 

@@ -30,8 +30,8 @@ BASELINE = """
 def export(out, trace):  # the old way: every frame decoded, padded and quantized, all held at once
     import io
     from PIL import Image
-    from lucid.viz import export as ex
-    from lucid.viz.dot import to_dot
+    from lucid.viz.export import pictures as ex
+    from lucid.viz.graph.dot import to_dot
     pngs = [ex.to_png(to_dot(out, trace, s).source) for s in range(len(trace.steps))]
     images = [Image.open(io.BytesIO(p)).convert("RGB") for p in pngs]
     w, h = max(i.width for i in images), max(i.height for i in images) + ex.caption_band(images[0].width)

@@ -22,10 +22,10 @@ sys.path.insert(0, str(ROOT))
 from lucid import viz  # noqa: E402
 from lucid.autograd import backward_trace  # noqa: E402
 from lucid.expr import run  # noqa: E402
-from lucid.viz.labels import number_columns  # noqa: E402
+from lucid.viz.graph.labels import number_columns  # noqa: E402
+from lucid.viz.graph.state import grads_over_trace  # noqa: E402
+from lucid.viz.graph.structure import build_model  # noqa: E402
 from lucid.viz.numbers import format_number  # noqa: E402
-from lucid.viz.state import grads_over_trace  # noqa: E402
-from lucid.viz.structure import build_model  # noqa: E402
 
 PROGRAMS = {
     "rand(1000, 1000) + reductions": (

@@ -32,7 +32,7 @@ from lucid.expr import run  # noqa: E402
 from lucid.lessons.graph_sizes import SEED_HIDDEN, SEED_SAMPLES, step_graphs  # noqa: E402
 from lucid.lessons.training import make_model, prepare  # noqa: E402
 from lucid.viz import large_frame, large_view, to_dot, toggle  # noqa: E402
-from lucid.viz.export import to_svg  # noqa: E402
+from lucid.viz.export.pictures import to_svg  # noqa: E402
 
 
 def best(fn: Callable[[], object], repeats: int) -> tuple[float, object]:
@@ -56,7 +56,7 @@ def cluster_program() -> str:
 
 def with_prefix_clusters(source: str) -> tuple[str, int]:
     """The same DOT with the name-prefix clusters put back (what was drawn before the cost check)."""
-    from lucid.viz.hierarchy import _PREFIX
+    from lucid.viz.graph.hierarchy import _PREFIX
 
     nodes = re.findall(r'^\t(t\d+) \[label=<<TABLE[^\n]*?<B>([^<]*)</B>', source, flags=re.M)
     groups: dict[str, list[str]] = {}

@@ -3,7 +3,7 @@
 A lecturer on link 1 of a lesson presses → after its last step; the player sends a ``lesson`` event
 (``{"move": "next", "at": 0, "program": …}``, as its JavaScript does) and the server answers with the
 page at link 2. Without help that run builds link 2's program and its whole animation (seconds for a
-lecture-sized program); ``lucid.ui.lesson_view.prefetch_next`` builds both on a background thread while
+lecture-sized program); ``lucid.ui.lesson_plan.view.prefetch_next`` builds both on a background thread while
 link 1 is on screen, so the crossing only reads the shared caches.
 
 For each mode (prefetch on, then off through ``LUCID_LESSON_PREFETCH=0``) this starts its own
@@ -32,8 +32,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.streamlit_client import run_sync, server, session  # noqa: E402
-from lucid.ui import lesson, share  # noqa: E402
-from lucid.ui.lesson_view import PREFETCH_ENV  # noqa: E402
+from lucid.session import lesson_plan as lesson
+from lucid.session import share  # noqa: E402
+from lucid.ui.lesson_plan.view import PREFETCH_ENV  # noqa: E402
 
 
 def lecture_program(neurons: int, samples: int, tag: str) -> str:

@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.streamlit_client import cpu_seconds, rss_mb, run_sync, server, session  # noqa: E402
 from lucid import gallery  # noqa: E402
-from lucid.ui import share  # noqa: E402
+from lucid.session import share  # noqa: E402
 
 LESSON = gallery.by_slug("mlp").source
 """The teacher's link: the 2-layer MLP lesson."""

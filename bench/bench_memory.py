@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lucid.ui import analysis as shared  # noqa: E402
+from lucid.session import analysis as shared  # noqa: E402
 
 MB = 1 << 20
 

@@ -28,7 +28,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from bench.streamlit_client import Run, session
-from lucid.ui import browser_events, share
+from lucid.session import browser_events, share
 
 MEMORY_CAP = 4 * 2**30
 """The server's address space under attack (``RLIMIT_AS``): a healthy server uses a fraction of it."""

@@ -42,7 +42,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAYER = "lucid_animation_player"
-"""The player component's name (``lucid.ui.clickable_graph``)."""
+"""The player component's name (``lucid.ui.playground.clickable_graph``)."""
 
 
 def run_sync(coroutine: Any) -> Any:

@@ -16,9 +16,9 @@ from lucid.lessons.broadcasting import (
     shape_cases,
     summed_axes_text,
 )
-from lucid.ui import page_classroom
-from lucid.ui.entry import ensure_navigation
-from lucid.ui.playground_link import broadcast_program, open_in_playground
+from lucid.ui.playground.playground_link import broadcast_program, open_in_playground
+from lucid.ui.projector import lesson_pages as page_classroom
+from lucid.ui.runtime.entry import ensure_navigation
 from lucid.viz import format_array
 
 ensure_navigation()

@@ -1,7 +1,7 @@
 """Gradient check page: autodiff against central finite differences for any program.
 
 Thin over ``lucid.lessons.gradient_check``; the editor and gallery are the
-Playground's (``lucid.ui.editor.program_editor``).
+Playground's (``lucid.ui.playground.editor.program_editor``).
 """
 import altair as alt
 import numpy as np
@@ -11,11 +11,11 @@ import streamlit as st
 from lucid.autograd.gradcheck import GradcheckCancelled
 from lucid.i18n import _, ngettext
 from lucid.lessons.gradient_check import as_grid, check_program, eps_sweep, sweep_affordable
-from lucid.ui import page_classroom
-from lucid.ui.cancel import session_should_stop
-from lucid.ui.editor import program_editor, session_memo
-from lucid.ui.entry import ensure_navigation
-from lucid.ui.playground_link import use_playground_program
+from lucid.ui.playground.editor import program_editor, session_memo
+from lucid.ui.playground.playground_link import use_playground_program
+from lucid.ui.projector import lesson_pages as page_classroom
+from lucid.ui.runtime.cancel import session_should_stop
+from lucid.ui.runtime.entry import ensure_navigation
 
 ensure_navigation()
 page_classroom.apply_page_style()  # Classroom mode: 20 px type (charts: see page_classroom.chart)

@@ -7,9 +7,9 @@ import streamlit as st
 
 from lucid.i18n import _
 from lucid.lessons.op_reference import check_all, translated_rows
-from lucid.ui import page_classroom
-from lucid.ui.entry import ensure_navigation
-from lucid.ui.process_cache import process_cache
+from lucid.ui.projector import lesson_pages as page_classroom
+from lucid.ui.runtime.entry import ensure_navigation
+from lucid.ui.runtime.process_cache import process_cache
 
 ensure_navigation()
 page_classroom.apply_page_style()  # Classroom mode: 20 px type (charts: see page_classroom.chart)

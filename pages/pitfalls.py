@@ -16,11 +16,11 @@ from lucid.lessons.pitfalls import (
     try_lucid_backward,
     try_recursive_sort,
 )
-from lucid.ui import page_classroom
-from lucid.ui.entry import ensure_navigation
-from lucid.ui.large_graph_view import graph_image
-from lucid.ui.playground_link import open_in_playground, square_program
-from lucid.ui.process_cache import process_cache
+from lucid.ui.lesson_pages.large_graph_view import graph_image
+from lucid.ui.playground.playground_link import open_in_playground, square_program
+from lucid.ui.projector import lesson_pages as page_classroom
+from lucid.ui.runtime.entry import ensure_navigation
+from lucid.ui.runtime.process_cache import process_cache
 from lucid.viz import to_dot
 
 ensure_navigation()

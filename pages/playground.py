@@ -2,14 +2,17 @@
 import streamlit as st
 
 from lucid.i18n import _
-from lucid.ui import classroom, controls, lesson_view, room_hold, room_view, view_link
-from lucid.ui.analysis import INPUT_ROWS, shared_analysis
-from lucid.ui.editor import editor
-from lucid.ui.entry import ensure_navigation
-from lucid.ui.forward_mode_view import forward_mode_panel
-from lucid.ui.inputs_view import inputs_table
-from lucid.ui.stepper_view import backward_stepper
-from lucid.ui.url_state import on_program_shown
+from lucid.session.analysis import INPUT_ROWS, shared_analysis
+from lucid.ui.lesson_plan import view as lesson_view
+from lucid.ui.live_class import room_hold, room_view
+from lucid.ui.playground import controls, view_link
+from lucid.ui.playground.editor import editor
+from lucid.ui.playground.forward_mode_view import forward_mode_panel
+from lucid.ui.playground.inputs_view import inputs_table
+from lucid.ui.playground.player_view import backward_stepper
+from lucid.ui.playground.url_state import on_program_shown
+from lucid.ui.projector import layout as classroom
+from lucid.ui.runtime.entry import ensure_navigation
 
 KEY = "pg"
 

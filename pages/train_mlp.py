@@ -27,11 +27,11 @@ from lucid.lessons.training import (
     training_step_graph,
 )
 from lucid.nn import MLP
-from lucid.ui import page_classroom
-from lucid.ui.entry import ensure_navigation
-from lucid.ui.large_graph_view import graph_image, scalar_step_section
-from lucid.ui.playground_link import open_in_playground, training_step_program
-from lucid.ui.process_cache import holds, process_cache
+from lucid.ui.lesson_pages.large_graph_view import graph_image, scalar_step_section
+from lucid.ui.playground.playground_link import open_in_playground, training_step_program
+from lucid.ui.projector import lesson_pages as page_classroom
+from lucid.ui.runtime.entry import ensure_navigation
+from lucid.ui.runtime.process_cache import holds, process_cache
 from lucid.viz import to_dot
 
 ensure_navigation()
@@ -41,7 +41,7 @@ LEARNING_RATES = [0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0]
 COLORS = alt.Scale(domain=[0, 1], range=["#2b6cb0", "#c53030"])
 
 
-# Shared work lives in process-wide caches no client can clear (lucid.ui.process_cache says why).
+# Shared work lives in process-wide caches no client can clear (lucid.ui.runtime.process_cache says why).
 @process_cache(max_entries=8, spinner=_("Building the dataset…"))
 def dataset(name: str) -> Dataset:
     """The dataset, loaded once per server (read-only: ``prepare`` makes new arrays)."""

@@ -1,6 +1,6 @@
 """Shared test setup: make the project root importable, and keep the tests' class rooms out of the real data folder.
 
-Rooms persist in an SQLite file (``lucid.ui.room_service``); the tests (and every server they start, which inherit
+Rooms persist in an SQLite file (``ui.live_class.room_service``); the tests (and every server they start, which inherit
 the environment) keep theirs in a folder of their own, made anew for each run.
 """
 import os

@@ -26,7 +26,7 @@ COUNTED = {
     "lucid.data": "load",
     "lucid.lessons.training": "compare_tensor_scalar",
     "lucid.lessons.graph_sizes": "step_graphs",
-    "lucid.ui.jacobian_build": "shared_comparison",
+    "lucid.session.jacobian_build": "shared_comparison",
 }
 """module -> function: the pages import these by name, so replacing the module attribute before the
 app's first run is enough."""

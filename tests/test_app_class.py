@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lucid import gallery
-from lucid.ui import room_service
+from lucid.ui.live_class import room_service
 from tests.class_pages import page, player
 
 CIRCUIT = gallery.by_slug("cs231n-circuit").source

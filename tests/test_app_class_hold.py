@@ -13,9 +13,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lucid.autograd import backward_trace
-from lucid.classroom.grading import question_at
 from lucid.expr import run
-from lucid.ui import room_service
+from lucid.live_class.grading import question_at
+from lucid.ui.live_class import room_service
 from tests.class_pages import page, player
 
 SOURCE = "x = 1.5\ny = -2.5\nz = 0.75\nq = x * y\nf = q * z + x"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from lucid import gallery
-from lucid.ui import answer_chart, room_service
+from lucid.ui.live_class import answer_chart, room_service
 from tests.class_pages import page
 
 CIRCUIT = gallery.by_slug("cs231n-circuit").source

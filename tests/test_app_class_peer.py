@@ -12,7 +12,7 @@ import time
 import pytest
 
 from lucid import gallery
-from lucid.ui import room_service
+from lucid.ui.live_class import room_service
 from tests.class_pages import page
 from tests.test_app_class_panel import _said
 
@@ -91,7 +91,7 @@ def test_ask_again_then_reveal_shows_both_rounds_side_by_side_and_who_changed(te
 
 
 def _ticket(code: str, token: str) -> str:
-    from lucid.classroom.ticket import exit_ticket
+    from lucid.live_class.ticket import exit_ticket
 
     return exit_ticket(room_service.rooms().history(code, token))
 

@@ -13,10 +13,10 @@ from streamlit.components.v2.bidi_component.main import _make_trigger_id
 from streamlit.proto.WidgetStates_pb2 import WidgetStates
 from streamlit.testing.v1 import AppTest
 
-from lucid.ui import analysis as shared
-from lucid.ui import share
-from lucid.ui.options import DrawOptions
-from lucid.viz.animation import Animation
+from lucid.session import analysis as shared
+from lucid.session import share
+from lucid.session.options import DrawOptions
+from lucid.viz.player.animation import Animation
 from tests.class_pages import players
 from tests.large_programs import scalar_mlp_source
 
@@ -144,7 +144,7 @@ def test_picking_a_node_in_the_list_after_a_box_click_inspects_the_node():
 
 
 def test_a_boxs_details_count_its_members_and_the_gradients_they_have_at_the_step():
-    from lucid.ui import inspector
+    from lucid.session import inspector
 
     a = shared.shared_analysis(SOURCE, 0)
     h = shared.hierarchy_of(a)
@@ -162,7 +162,7 @@ def test_a_boxs_details_count_its_members_and_the_gradients_they_have_at_the_ste
 
 
 def test_open_one_level_opens_every_drawn_box_until_the_drawing_would_get_too_big():
-    from lucid.ui.stepper_view import OPEN_LEVEL_MAX_DRAWN
+    from lucid.ui.playground.player_view import OPEN_LEVEL_MAX_DRAWN
 
     at = start()
     closed = animation(at)
@@ -191,7 +191,7 @@ def test_inspect_single_nodes_again_leaves_the_box_for_the_node_receiving_gradie
 
 
 def test_exports_draw_the_boxes_the_student_opened():
-    from lucid.ui.graph_view import frame
+    from lucid.ui.playground.graph_view import frame
 
     analysis = shared.analyze(SOURCE)
     options = DrawOptions()

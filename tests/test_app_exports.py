@@ -7,9 +7,10 @@ import pytest
 from PIL import Image
 from streamlit.testing.v1 import AppTest
 
-from lucid.ui import graph_view, share
-from lucid.ui.analysis import analyze
-from lucid.viz import slide
+from lucid.session import share
+from lucid.session.analysis import analyze
+from lucid.ui.playground import graph_view
+from lucid.viz.export import slide
 from tests.class_pages import players
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "playground.py")
@@ -70,7 +71,7 @@ def test_a_graph_over_the_node_cap_is_drawn_collapsed_instead_of_refused():
     source = "x = randn(2, 2)\n" + "x = tanh(x @ randn(2, 2))\n" * 80 + "out = sum(x)\n"
     at = start(source)
     assert not at.exception
-    assert not at.warning  # large graphs are drawn collapsed into boxes (lucid.viz.collapse), not refused
+    assert not at.warning  # large graphs are drawn collapsed into boxes (lucid.viz.graph.collapse), not refused
     drawn = [b for b in players(at)] or at.get("graphviz_chart")
     assert drawn and "collapsed" in (drawn[0].proto.json if hasattr(drawn[0].proto, "json") else drawn[0].proto.spec)
 

@@ -1,7 +1,7 @@
 """The inputs table: autodiff next to finite differences, within a work budget."""
 import numpy as np
 
-from lucid.ui.inputs_table import FD_WORK_LIMIT, input_rows
+from lucid.session.inputs_table import FD_WORK_LIMIT, input_rows
 
 
 def test_each_input_shows_its_gradient_and_the_finite_difference_one():

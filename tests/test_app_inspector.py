@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 from lucid import gallery
-from lucid.ui import inspector
-from lucid.ui.analysis import analyze
+from lucid.session import inspector
+from lucid.session.analysis import analyze
 
 
 def test_nodes_are_listed_in_topological_order_with_names_and_shapes():

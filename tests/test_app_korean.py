@@ -4,7 +4,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from lucid.ui import share
+from lucid.session import share
 from tests.class_pages import players
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,7 +63,7 @@ def test_a_refused_character_shows_its_code_and_a_caret_under_it():
 
 def test_the_caret_under_a_hangul_name_is_laid_out_in_fixed_columns():
     from lucid.expr import ExprError, run
-    from lucid.ui.editor import caret_html
+    from lucid.ui.playground.editor import caret_html
 
     try:
         run("가중치 = 2.0\n출력 = 가중치 * 입력")

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from lucid.ui import lesson
+from lucid.session import lesson_plan as lesson
 from tests.class_pages import players
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "playground.py")

@@ -5,7 +5,8 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from lucid import gallery
-from lucid.ui import lesson, lesson_view
+from lucid.session import lesson_plan as lesson
+from lucid.ui.lesson_plan import view as lesson_view
 from tests.class_pages import players
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "playground.py")
@@ -112,7 +113,7 @@ def test_the_next_links_drawing_is_built_while_the_current_one_is_on_screen():
     following = plan.links[1]
     lesson_view._PREFETCHING.acquire()  # the prefetch started by the page's last run has finished
     lesson_view._PREFETCHING.release()
-    from lucid.ui.analysis import ANALYSES, ANIMATIONS, animation_key, shared_analysis
+    from lucid.session.analysis import ANALYSES, ANIMATIONS, animation_key, shared_analysis
 
     assert ("analysis", following.source, 0) in ANALYSES
     assert animation_key(shared_analysis(following.source), lesson_view.link_options(following)) in ANIMATIONS

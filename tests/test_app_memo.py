@@ -1,5 +1,5 @@
 """The per-session memo: computes once per key, forgets the least recently used."""
-from lucid.ui.memo import LRUMemo
+from lucid.session.memo import LRUMemo
 
 
 def test_second_get_does_not_recompute():

@@ -6,9 +6,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lucid import gallery
-from lucid.ui import analysis as shared
-from lucid.ui import share
-from lucid.viz.animation import Animation
+from lucid.session import analysis as shared
+from lucid.session import share
+from lucid.viz.player.animation import Animation
 from tests.class_pages import players
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -194,7 +194,7 @@ def test_classroom_mode_folds_the_editor_and_keeps_working():
 
 
 def test_without_dot_the_graph_is_drawn_in_the_browser_and_exports_explain_why(monkeypatch):
-    from lucid.ui import graph_view
+    from lucid.ui.playground import graph_view
 
     monkeypatch.setattr(graph_view, "has_dot", lambda: False)
     at = start()

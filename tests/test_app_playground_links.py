@@ -6,9 +6,9 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from lucid.lessons.broadcasting import broadcast_demo
-from lucid.ui import share
-from lucid.ui.analysis import analyze
-from lucid.ui.playground_link import array_literal, number, program_link, square_program
+from lucid.session import share
+from lucid.session.analysis import analyze
+from lucid.ui.playground.playground_link import array_literal, number, program_link, square_program
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -3,7 +3,7 @@ import base64
 import zlib
 
 from lucid.gallery import EXAMPLES
-from lucid.ui import share
+from lucid.session import share
 
 
 def test_short_program_travels_as_readable_text():

@@ -7,9 +7,9 @@ import time
 import numpy as np
 import pytest
 
-from lucid.ui import analysis as an
-from lucid.ui.memo import SharedCache
-from lucid.ui.options import DrawOptions
+from lucid.session import analysis as an
+from lucid.session.memo import SharedCache
+from lucid.session.options import DrawOptions
 
 
 def test_thirty_sessions_asking_at_once_compute_once():
@@ -139,9 +139,9 @@ def test_at_most_max_concurrent_different_programs_compute_at_once():
 
 
 def test_the_caption_names_the_colours_the_drawing_uses():
-    from lucid.ui.analysis import analyze
-    from lucid.ui.stepper_view import caption_text, colour_word
-    from lucid.viz.style import EDGE_STYLE, PROGRESS_STYLE, VERMILLION
+    from lucid.session.analysis import analyze
+    from lucid.ui.playground.player_view import caption_text, colour_word
+    from lucid.viz.graph.style import EDGE_STYLE, PROGRESS_STYLE, VERMILLION
 
     assert PROGRESS_STYLE["current"]["color"] == EDGE_STYLE["flowing"]["color"] == VERMILLION
     text = caption_text(analyze("x = 3.0\ny = x * x"))

@@ -1,7 +1,7 @@
 """The stepper's rules: where First/Prev/Next/Last go and how autoplay ticks and stops."""
 import pytest
 
-from lucid.ui import stepper
+from lucid.session import stepping as stepper
 
 
 @pytest.mark.parametrize(("move", "step", "expected"), [

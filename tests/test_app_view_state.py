@@ -23,9 +23,12 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from streamlit.testing.v1 import AppTest
 
 from lucid import gallery
-from lucid.ui import share, stepper, stepper_view, view_link
-from lucid.ui.analysis import analyze
-from lucid.ui.options import DIRECTIONS, LARGE_MODES, PRESETS, ZOOMS, DrawOptions
+from lucid.session import share
+from lucid.session import stepping as stepper
+from lucid.session.analysis import analyze
+from lucid.session.options import DIRECTIONS, LARGE_MODES, PRESETS, ZOOMS, DrawOptions
+from lucid.ui.playground import player_view as stepper_view
+from lucid.ui.playground import view_link
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PLAYGROUND, PITFALLS = "pages/playground.py", "pages/op_reference.py"

@@ -9,7 +9,7 @@ from lucid import gallery
 from lucid.autograd import jvp
 from lucid.autograd.forward_trace import forward_trace
 from lucid.expr import run
-from lucid.viz.forward_explain import ForwardExplainer, dotted
+from lucid.viz.explanation.forward_explain import ForwardExplainer, dotted
 from lucid.viz.numbers import format_array
 
 SOURCE = "x = [0.5, -1.0, 2.0]\nw = 1.5\ny = tanh(x * w)\nout = sum(y * y)"
@@ -98,7 +98,7 @@ def test_the_playground_panel_steps_a_tangent_forward():
 
 def test_every_op_that_is_not_elementwise_has_its_forward_rule_in_words():
     import lucid
-    from lucid.viz.forward_explain import ELEMENTWISE_GROUPS, FORWARD_RULES
+    from lucid.viz.explanation.forward_explain import ELEMENTWISE_GROUPS, FORWARD_RULES
 
     other = {n for n, spec in lucid.REGISTRY.items()
              if spec.samples is not None and spec.group not in ELEMENTWISE_GROUPS}

@@ -12,12 +12,12 @@ from streamlit.testing.v1 import AppTest
 
 from lucid import gallery
 from lucid.autograd import backward_trace
-from lucid.classroom.grading import diagnosis_text, question_at, rule_text
-from lucid.classroom.texts import shown
-from lucid.classroom.ticket import COLUMNS, exit_ticket
 from lucid.expr import run
 from lucid.i18n import use_language
-from lucid.ui import room_service
+from lucid.live_class.grading import diagnosis_text, question_at, rule_text
+from lucid.live_class.texts import shown
+from lucid.live_class.ticket import COLUMNS, exit_ticket
+from lucid.ui.live_class import room_service
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "pages" / "playground.py")
@@ -29,7 +29,7 @@ def run_page(path: str) -> None:
     """The Playground as ``app.py`` runs it: the link's ``lang=`` first, then the page."""
     import runpy
 
-    from lucid.ui import language
+    from lucid.ui.runtime import language
 
     language.follow_link()
     runpy.run_path(path, run_name="__main__")
@@ -179,8 +179,8 @@ def test_the_exit_ticket_has_korean_headers_for_a_korean_teacher_and_the_same_ma
                                              ("forgot to sum", "브로드캐스팅한 축의 합을 빠뜨림"),
                                              ("value, not gradient", "기울기 대신 값을 씀"), ("sign", "부호가 반대")])
 def test_every_diagnosis_of_the_korean_exit_ticket_is_in_korean_beside_its_key(key, words):
-    from lucid.classroom.grading import DIAGNOSES
-    from lucid.classroom.ticket import diagnosis_words
+    from lucid.live_class.grading import DIAGNOSES
+    from lucid.live_class.ticket import diagnosis_words
 
     assert key in DIAGNOSES
     assert diagnosis_words(key) == key  # English: the key reads as words already
@@ -193,7 +193,8 @@ def question_fragment(code: str, student: str) -> None:
     import streamlit as st
 
     from lucid import i18n
-    from lucid.ui import language, room_view
+    from lucid.ui.live_class import room_view
+    from lucid.ui.runtime import language
 
     st.session_state[language.SESSION_KEY] = "ko"  # the session chose 한국어 on an earlier full run
     i18n.set_language("en")  # a fragment's rerun starts in the default context

@@ -1,8 +1,8 @@
 """A typed answer is read as the number the student meant, in their locale, or refused with what to type."""
 import pytest
 
-from lucid.classroom.answer_text import SANE_LIMIT, AnswerRejected, parse_answer
 from lucid.i18n import english, use_language
+from lucid.live_class.answer_text import SANE_LIMIT, AnswerRejected, parse_answer
 
 MAX = 32
 

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from lucid.classroom import MemoryStore, Rooms
-from lucid.classroom.feed import FeedWriter, RedisFeedRelay, feed_of, program_key, question_key
-from lucid.ui.clickable_graph import program_key as player_program_key
+from lucid.live_class import MemoryStore, Rooms
+from lucid.live_class.feed import FeedWriter, RedisFeedRelay, feed_of, program_key, question_key
+from lucid.ui.playground.clickable_graph import program_key as player_program_key
 from tests import redis_server
 
 

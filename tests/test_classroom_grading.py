@@ -11,10 +11,10 @@ import io
 import numpy as np
 import pytest
 
-from lucid.classroom.grading import DIAGNOSES, MAX_CANDIDATES, class_result, diagnose, is_correct, question_at
-from lucid.classroom.ticket import exit_ticket, safe_cell
 from lucid.gallery import by_slug
-from lucid.ui.analysis import analyze
+from lucid.live_class.grading import DIAGNOSES, MAX_CANDIDATES, class_result, diagnose, is_correct, question_at
+from lucid.live_class.ticket import exit_ticket, safe_cell
+from lucid.session.analysis import analyze
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,9 @@ import io
 
 import pytest
 
-from lucid.classroom import AnswerRejected, RoomLimits, peer
-from lucid.classroom.grading import diagnose
-from lucid.classroom.ticket import COLUMNS, exit_ticket
+from lucid.live_class import AnswerRejected, RoomLimits, peer
+from lucid.live_class.grading import diagnose
+from lucid.live_class.ticket import COLUMNS, exit_ticket
 from tests.test_classroom_rooms import make_rooms, redis_url  # noqa: F401 - the fixtures, over every store
 
 PROGRAM = "x = 3.0\ny = x * x\n"

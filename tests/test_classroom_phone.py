@@ -13,11 +13,12 @@ import pytest
 
 from lucid import gallery
 from lucid.autograd import backward_trace
-from lucid.classroom.grading import question_at
-from lucid.classroom.texts import question_context
 from lucid.expr import run
 from lucid.i18n import use_language
-from lucid.ui import classroom, room_service
+from lucid.live_class.grading import question_at
+from lucid.live_class.texts import question_context
+from lucid.ui.live_class import room_service
+from lucid.ui.projector import layout as classroom
 from tests.class_pages import page
 
 CIRCUIT = gallery.by_slug("cs231n-circuit").source

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from lucid.classroom import (
+from lucid.live_class import (
     AnswerRejected,
     MemoryStore,
     NotTeacher,
@@ -14,7 +14,7 @@ from lucid.classroom import (
     RoomsFull,
     SQLiteStore,
 )
-from lucid.classroom.codes import ALPHABET, CODE_LENGTH, clean_code, token_hash
+from lucid.live_class.codes import ALPHABET, CODE_LENGTH, clean_code, token_hash
 from tests import redis_server
 
 
@@ -272,7 +272,7 @@ def test_a_student_id_cannot_answer_for_a_full_room(make_rooms):
 
 def test_an_unreachable_redis_is_a_clear_error_not_a_redis_traceback():
     from bench.streamlit_client import free_port
-    from lucid.classroom import StoreUnavailable
+    from lucid.live_class import StoreUnavailable
 
     rooms = Rooms(RedisStore.from_url(f"redis://127.0.0.1:{free_port()}/0"))  # nothing listens there
     with pytest.raises(StoreUnavailable, match="cannot be reached"):
@@ -287,7 +287,7 @@ def test_a_hung_redis_is_said_at_once_after_one_short_timeout():
     import signal
     import subprocess
 
-    from lucid.classroom import StoreUnavailable
+    from lucid.live_class import StoreUnavailable
 
     redis_server.require()
     with redis_server.redis_server() as url:
@@ -328,7 +328,7 @@ def test_rooms_survive_a_restart_on_the_same_data_file(tmp_path):
 
 
 def test_a_data_folder_that_cannot_be_written_keeps_rooms_in_memory(tmp_path, monkeypatch):
-    from lucid.ui import room_service
+    from lucid.ui.live_class import room_service
 
     blocked = tmp_path / "file-not-folder"
     blocked.write_text("x")

@@ -6,8 +6,8 @@ import lucid
 from lucid import gallery
 from lucid.autograd import backward_trace, gradcheck
 from lucid.expr import ExprError, run
-from lucid.viz.dot import to_dot
-from lucid.viz.style import DERIVATIVE_CLUSTER
+from lucid.viz.graph.dot import to_dot
+from lucid.viz.graph.style import DERIVATIVE_CLUSTER
 
 PENALTY = ("w = [0.5, -1.0]\n"
            "x = [1.0, 2.0]\n"
@@ -103,7 +103,7 @@ def test_finite_differences_of_an_input_used_after_grad_are_right():
     program = run(PENALTY + "c = 1.5\nout = penalty * c\n")
     c = program.variables["c"]
     assert program.batched_function(next(i for i, t in enumerate(program.inputs) if t is c)) is None
-    from lucid.ui.inputs_table import input_rows
+    from lucid.session.inputs_table import input_rows
     rows = {r.name: r for r in input_rows(PENALTY + "c = 1.5\nout = penalty * c\n", 0)}
     np.testing.assert_allclose(rows["c"].numerical, program.variables["penalty"].data, rtol=1e-8)
     assert all(r.max_rel_error < 1e-6 for r in rows.values())

@@ -14,7 +14,7 @@ from lucid.autograd.gradcheck import GradcheckCancelled, GradcheckTimeLimit, gra
 from lucid.expr import run
 from lucid.expr.limits import OP_OVERHEAD_ELEMENTS
 from lucid.lessons.gradient_check import check_program, eps_sweep
-from lucid.ui.inputs_table import input_rows
+from lucid.session.inputs_table import input_rows
 
 
 def nested(depth: int) -> str:

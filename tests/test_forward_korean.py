@@ -16,11 +16,11 @@ from lucid.autograd import backward_trace
 from lucid.autograd.forward_trace import forward_trace
 from lucid.expr import ExprError, run
 from lucid.i18n import _, use_language
-from lucid.ui.forward_mode_view import ALL_INPUTS
-from lucid.viz.dot import to_dot
-from lucid.viz.explain import explain
-from lucid.viz.forward_explain import ForwardExplainer
-from lucid.viz.style import DERIVATIVE_CLUSTER
+from lucid.ui.playground.forward_mode_view import ALL_INPUTS
+from lucid.viz.explanation.explain import explain
+from lucid.viz.explanation.forward_explain import ForwardExplainer
+from lucid.viz.graph.dot import to_dot
+from lucid.viz.graph.style import DERIVATIVE_CLUSTER
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "playground.py")
 NUMBER = re.compile(r"[-−]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?")
@@ -33,7 +33,7 @@ NOTATION = re.compile(r"\\?\([A-Za-z][A-Za-z ,.\\-]*\\?\)|tangent\\?\(\w+\\?\)")
 def run_page(path: str) -> None:
     import runpy
 
-    from lucid.ui import language
+    from lucid.ui.runtime import language
 
     language.follow_link()
     runpy.run_path(path, run_name="__main__")

@@ -18,7 +18,7 @@ import pytest
 
 from bench import hostile_class as hostile
 from bench.streamlit_client import healthy, rss_mb, run_sync, server
-from lucid.viz.animation_cost import MAX_ANIMATION_WORK
+from lucid.viz.player.animation_cost import MAX_ANIMATION_WORK
 
 pytestmark = pytest.mark.skipif(shutil.which("dot") is None, reason="the player needs Graphviz's dot")
 

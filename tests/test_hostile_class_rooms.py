@@ -20,7 +20,7 @@ import pytest
 
 from bench import attack_class
 from bench.streamlit_client import run_sync, server
-from lucid.classroom import RoomLimits
+from lucid.live_class import RoomLimits
 from tests import redis_server
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"

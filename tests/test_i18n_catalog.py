@@ -20,18 +20,20 @@ from lucid.autograd import backward_trace
 from lucid.expr import run
 from lucid.i18n import KEYWORDS, LN_, _, ngettext, use_language
 from lucid.i18n_catalog import extract, untranslated
-from lucid.viz.explain import explain
+from lucid.viz.explanation.explain import explain
 
 ROOT = Path(__file__).resolve().parents[1]
 
 #: The Playground and what it shows: modules whose every visible word must come from the catalog.
 PLAYGROUND_MODULES = [
-    "app.py", "pages/playground.py", "lucid/ui/controls.py", "lucid/ui/editor.py", "lucid/ui/stepper_view.py",
-    "lucid/ui/graph_view.py", "lucid/ui/inspector_view.py", "lucid/ui/inputs_view.py", "lucid/ui/lesson_view.py",
-    "lucid/ui/copy_link.py", "lucid/ui/language.py", "lucid/ui/clickable_graph.py", "lucid/ui/classroom_state.py",
-    "lucid/ui/forward_mode_view.py", "lucid/ui/room_view.py", "lucid/ui/room_watch.py",
-    "pages/gradient_check.py", "lucid/ui/playground_link.py", "pages/op_reference.py",
-    "pages/broadcasting.py", "pages/pitfalls.py", "pages/train_mlp.py", "lucid/ui/large_graph_view.py",
+    "app.py", "pages/playground.py", "lucid/ui/playground/controls.py", "lucid/ui/playground/editor.py",
+    "lucid/ui/playground/player_view.py", "lucid/ui/playground/graph_view.py",
+    "lucid/ui/playground/inspector_view.py", "lucid/ui/playground/inputs_view.py", "lucid/ui/lesson_plan/view.py",
+    "lucid/ui/playground/copy_link.py", "lucid/ui/runtime/language.py", "lucid/ui/playground/clickable_graph.py",
+    "lucid/ui/projector/mode.py", "lucid/ui/playground/forward_mode_view.py", "lucid/ui/live_class/room_view.py",
+    "lucid/ui/live_class/room_watch.py", "pages/gradient_check.py", "lucid/ui/playground/playground_link.py",
+    "pages/op_reference.py", "pages/broadcasting.py", "pages/pitfalls.py", "pages/train_mlp.py",
+    "lucid/ui/lesson_pages/large_graph_view.py",
 ]
 #: Streamlit calls that put their first argument (and ``help=``, ``placeholder=``) on the screen.
 DISPLAY_CALLS = {"title", "header", "subheader", "caption", "markdown", "info", "warning", "error", "success",

@@ -19,8 +19,8 @@ from lucid import gallery, i18n
 from lucid.autograd import backward_trace
 from lucid.expr import run
 from lucid.i18n import use_language
-from lucid.viz.dot import to_dot
-from lucid.viz.explain import explain, step_title
+from lucid.viz.explanation.explain import explain, step_title
+from lucid.viz.graph.dot import to_dot
 
 ROLE_NAMED = "입력 = [1.5, -2.0]\n가중치 = [0.5, 0.25]\n편향 = 0.1\n출력 = sum(입력 * 가중치) + 편향\n"
 """A program whose names are the templates' role words: the worst case for a collision."""

@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LESSON_FILES = ["pages/pitfalls.py", "pages/broadcasting.py", "pages/gradient_check.py", "pages/train_mlp.py",
                 "pages/op_reference.py", "lucid/lessons/pitfalls.py", "lucid/lessons/broadcasting.py",
                 "lucid/lessons/gradient_check.py", "lucid/lessons/training.py", "lucid/lessons/op_reference.py",
-                "lucid/ui/playground_link.py", "lucid/ui/large_graph_view.py",
+                "lucid/ui/playground/playground_link.py", "lucid/ui/lesson_pages/large_graph_view.py",
                 "lucid/data/__init__.py", "lucid/data/synthetic.py", "lucid/data/file_chunks.py"]
 
 

@@ -13,10 +13,10 @@ import pytest
 
 from lucid.expr import ExprError, run
 from lucid.i18n import use_language
-from lucid.ui.analysis import ANALYSES, analyze, animation_key, shared_analysis
-from lucid.ui.inputs_table import input_rows
-from lucid.ui.options import DrawOptions
-from lucid.ui.process_cache import cache_of, process_cache
+from lucid.session.analysis import ANALYSES, analyze, animation_key, shared_analysis
+from lucid.session.inputs_table import input_rows
+from lucid.session.options import DrawOptions
+from lucid.ui.runtime.process_cache import cache_of, process_cache
 
 
 def test_a_process_cache_computes_text_once_per_language():

@@ -16,8 +16,8 @@ from lucid.expr import run
 from lucid.lessons import forward_reverse
 from lucid.lessons.forward_reverse import JacobianTooCostly, compare_modes
 from lucid.lessons.jacobian_cost import CHEAP_JACOBIAN_WORK, MAX_JACOBIAN_WORK, jacobian_cost
-from lucid.ui import analysis as shared
-from lucid.ui import jacobian_build, share
+from lucid.session import analysis as shared
+from lucid.session import jacobian_build, share
 
 OPS_PREDICTION_FACTOR = 2
 """Predicted op applications are at least the real ones and at most this many times more (an op that only

@@ -6,8 +6,9 @@ import pytest
 
 from bench.attack_lesson_plan import deep_nesting_plan, dotted_key_plan
 from lucid.i18n import english, use_language
-from lucid.ui import lesson, plan_bounds, share
-from lucid.ui.lesson_view import EXAMPLE_PLAN
+from lucid.session import lesson_plan as lesson
+from lucid.session import plan_bounds, share
+from lucid.ui.lesson_plan.view import EXAMPLE_PLAN
 from tests.test_app_lesson import PLAN as APP_PLAN
 from tests.test_ui_lesson import PLAN as UI_PLAN
 
@@ -71,7 +72,7 @@ def test_each_limit_is_a_documented_constant():
     names = [name for name in vars(plan_bounds) if name.startswith("MAX_")]
     assert set(names) == {"MAX_PLAN_CHARS", "MAX_LINKS", "MAX_LINES", "MAX_LINE_CHARS", "MAX_KEY_CHARS",
                           "MAX_BARE_CHARS", "MAX_KEY_PARTS", "MAX_NESTING"}
-    source = (ROOT / "lucid" / "ui" / "plan_bounds.py").read_text(encoding="utf-8")
+    source = (ROOT / "lucid" / "session" / "plan_bounds.py").read_text(encoding="utf-8")
     for name in names:
         assert f'{name} = ' in source and source.split(f"{name} = ", 1)[1].split("\n", 2)[1].startswith('"""')
     assert lesson.MAX_LINKS is plan_bounds.MAX_LINKS and lesson.LessonError is plan_bounds.LessonError

@@ -72,7 +72,7 @@ def test_the_stepper_cells_show_widgets_whose_state_the_notebook_keeps(executed)
     assert len(views) == 2
     state = executed.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
     first = state[views[0]]["state"]
-    assert first["_anywidget_id"] == "lucid.viz.widget.Stepper"
+    assert first["_anywidget_id"] == "lucid.notebook.widget.Stepper"
     assert first["step"] == 2  # set from Python in the next cell
     assert len(first["data"]["anim"]["titles"]) == 5
     assert first["_esm"].startswith("// The backward-pass player")

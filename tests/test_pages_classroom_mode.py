@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lucid.ui import page_classroom
+from lucid.ui.projector import lesson_pages as page_classroom
 
 PAGES = Path(__file__).resolve().parents[1] / "pages"
 LESSON_PAGES = ["gradient_check", "train_mlp", "pitfalls", "broadcasting", "op_reference"]

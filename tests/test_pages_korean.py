@@ -21,7 +21,7 @@ NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?%?")
 def run_page(path: str) -> None:
     import runpy
 
-    from lucid.ui import language
+    from lucid.ui.runtime import language
 
     language.follow_link()
     runpy.run_path(path, run_name="__main__")

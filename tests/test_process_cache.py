@@ -1,5 +1,5 @@
 """``process_cache``: one cache per function for the whole server, found again when a page reruns."""
-from lucid.ui.process_cache import cache_of, process_cache
+from lucid.ui.runtime.process_cache import cache_of, process_cache
 
 
 def test_a_function_defined_again_by_a_rerun_of_its_page_finds_its_values():

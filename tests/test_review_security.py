@@ -22,8 +22,9 @@ from lucid.autograd import backward_trace
 from lucid.expr import ExprError, run
 from lucid.gallery import EXAMPLES
 from lucid.lessons.broadcasting import parse_shape
-from lucid.ui import share
-from lucid.viz import export, structure
+from lucid.session import share
+from lucid.viz.export import pictures as export
+from lucid.viz.graph import structure
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 XLINK_NS = "{http://www.w3.org/1999/xlink}"

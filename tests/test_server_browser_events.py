@@ -16,7 +16,7 @@ import pytest
 
 from bench.hostile_class import CRAFTED as HOSTILE_CRAFTED
 from bench.streamlit_client import Session, run_sync, server, session
-from lucid.ui import browser_events, share
+from lucid.session import browser_events, share
 from tests.large_programs import scalar_mlp_source
 
 pytestmark = pytest.mark.skipif(shutil.which("dot") is None, reason="the player needs Graphviz's dot")

@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 from lucid.autograd import backward_trace
 from lucid.autograd.trace import TraceTooLarge
 from lucid.expr import ExprError, Limits, run
-from lucid.ui import analysis as shared
-from lucid.ui.options import DrawOptions
-from lucid.viz.animation_cost import MAX_ANIMATION_WORK, AnimationTooCostly
+from lucid.session import analysis as shared
+from lucid.session.options import DrawOptions
+from lucid.viz.player.animation_cost import MAX_ANIMATION_WORK, AnimationTooCostly
 
 TRACE_PREDICTION_FACTOR = 5
 """The shape-only prediction of the backward record is at least what it keeps and at most this many times

@@ -13,7 +13,7 @@ import urllib.parse
 import pytest
 
 from bench.streamlit_client import Run, run_sync, server, session
-from lucid.classroom import Rooms, SQLiteStore
+from lucid.live_class import Rooms, SQLiteStore
 
 pytestmark = pytest.mark.skipif(shutil.which("dot") is None, reason="the player needs Graphviz's dot")
 TIMEOUT = 90.0

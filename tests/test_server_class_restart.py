@@ -4,7 +4,7 @@ A teacher (a raw websocket client speaking the browser's protocol) starts a clas
 answers; the server stops (SIGTERM). A new server process on the same data folder (the default SQLite store), or
 on the same Redis, resumes the class: the student's link (``room=`` and their ``me=``) shows the same program and
 the open question with their answer, and the teacher's tab, handing back the token its session storage keeps
-(``lucid.ui.teacher_key``), is the teacher again, with the answer counted.
+(``lucid.ui.live_class.teacher_key``), is the teacher again, with the answer counted.
 """
 from __future__ import annotations
 

@@ -13,7 +13,8 @@ import time
 
 from bench.attack_rerun_storm import FEED_CODE, class_during
 from bench.streamlit_client import healthy, run_sync, server
-from lucid.ui import rerun_gate, room_feed
+from lucid.ui.live_class import room_feed
+from lucid.ui.runtime import rerun_gate
 from tests.serve_runs_counted import launcher, runs_per_session
 
 TABS, RATE, SECONDS = 6, 20, 15.0

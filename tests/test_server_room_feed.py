@@ -10,7 +10,7 @@ import urllib.error
 import urllib.request
 
 from bench.streamlit_client import server
-from lucid.ui import room_feed
+from lucid.ui.live_class import room_feed
 
 CODE = "XQXQXQ"
 

@@ -4,7 +4,7 @@ Streamlit interrupts a script only at its ``st`` calls and Python waits for ever
 exits, so a thread busy in a long computation kept a stopped server alive until SIGKILL. And Streamlit stops
 its runtime only after its web server has closed every connection, which a tab that stopped reading keeps
 open: a watchdog that waited for the runtime never started its clock. The app's watchdog
-(``lucid.ui.shutdown``, installed by ``app.py``) starts it at the signal and ends the process
+(``lucid.ui.runtime.shutdown``, installed by ``app.py``) starts it at the signal and ends the process
 ``GRACE_SECONDS`` later. Timed bounds here are generous (6 s for a 2 s grace): the machine is shared.
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ import pytest
 from bench.attack_jacobian import large_input_program, toggle_state
 from bench.hostile_class import link
 from bench.streamlit_client import run_sync, server, session
-from lucid.ui import shutdown
+from lucid.ui.runtime import shutdown
 from tests.serve_counted import BUSY_SECONDS, launcher
 
 EXIT_BOUND = 6.0

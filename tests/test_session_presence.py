@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lucid.classroom.presence import FORGET_SECONDS, Presence
-from lucid.ui import session_presence
+from lucid.live_class.presence import FORGET_SECONDS, Presence
+from lucid.ui.live_class import session_presence
 
 
 def test_a_disconnected_session_leaves_its_seat_once_and_a_reconnect_takes_it_again():

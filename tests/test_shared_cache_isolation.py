@@ -15,8 +15,8 @@ from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
 from lucid.autograd.gradcheck import GradcheckCancelled
 from lucid.expr import ExprError
-from lucid.ui.inputs_table import input_rows
-from lucid.ui.memo import SharedCache, WaitCancelled
+from lucid.session.inputs_table import input_rows
+from lucid.session.memo import SharedCache, WaitCancelled
 
 WAIT = 30.0  # seconds a test waits for an event that must come; reaching it is a failure, not a timing
 

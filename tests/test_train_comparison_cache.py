@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from lucid.data import load
 from lucid.lessons.training import compare_tensor_scalar, prepare
-from lucid.ui.memo import SharedCache
+from lucid.session.memo import SharedCache
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "train_mlp.py")
 

@@ -11,8 +11,8 @@ from streamlit.testing.v1 import AppTest
 
 from lucid.data import load
 from lucid.lessons.training import TrainingRun, bce_loss, fit, make_model, make_optimizer, prepare, train
-from lucid.ui import large_graph_view
-from lucid.ui.process_cache import cache_of
+from lucid.ui.lesson_pages import large_graph_view
+from lucid.ui.runtime.process_cache import cache_of
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "train_mlp.py")
 

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from lucid.ui import browser_events
-from lucid.ui.browser_events import BadBrowserValue, NodeClick, node_click, node_id, whole_number
+from lucid.session import browser_events
+from lucid.session.browser_events import BadBrowserValue, NodeClick, node_click, node_id, whole_number
 
 KEY = "3f2a9c0d1b2e4f56"
 

@@ -5,8 +5,8 @@ import math
 import pytest
 from streamlit.proto.WidgetStates_pb2 import WidgetState, WidgetStates
 
-from lucid.ui import browser_gate
-from lucid.ui.browser_gate import MAX_LIST_ITEMS, MAX_TEXT_CHARS, admitted, filtered
+from lucid.ui.runtime import browser_gate
+from lucid.ui.runtime.browser_gate import MAX_LIST_ITEMS, MAX_TEXT_CHARS, admitted, filtered
 
 
 def state(kind: str, value, widget_id: str = "$$ID-1-w") -> WidgetState:

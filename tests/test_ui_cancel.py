@@ -1,7 +1,7 @@
 """``session_should_stop`` turns true exactly when Streamlit will end the current script run."""
 from streamlit.runtime.scriptrunner_utils.script_requests import RerunData, ScriptRequests
 
-from lucid.ui.cancel import requests_want_stop, session_should_stop
+from lucid.ui.runtime.cancel import requests_want_stop, session_should_stop
 
 
 def test_nothing_pending_means_keep_going():

@@ -5,7 +5,7 @@ from streamlit.testing.v1 import AppTest
 def page_with_a_toggle():
     import streamlit as st
 
-    from lucid.ui import classroom_state
+    from lucid.ui.projector import mode as classroom_state
 
     on = classroom_state.toggle("other")
     st.write(f"classroom is {'on' if on else 'off'}")
@@ -14,7 +14,7 @@ def page_with_a_toggle():
 def page_that_only_reads():
     import streamlit as st
 
-    from lucid.ui import classroom_state
+    from lucid.ui.projector import mode as classroom_state
 
     st.write(f"classroom is {'on' if classroom_state.follow_link() else 'off'}")
 

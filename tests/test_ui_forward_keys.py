@@ -1,7 +1,7 @@
 """The Forward-mode panel's key presses, as the server reads them: only a step of this panel's trace, in range."""
 import pytest
 
-from lucid.ui.forward_keys import step_event
+from lucid.ui.playground.forward_keys import step_event
 
 PANEL = "pg_forward_step_x"
 

@@ -1,8 +1,9 @@
 """A lesson is an ordered list of Playground links: written once as a plan, carried in the URL, stepped by a clicker."""
 import pytest
 
-from lucid.ui import lesson, share
-from lucid.ui.browser_events import BadBrowserValue, lesson_move
+from lucid.session import lesson_plan as lesson
+from lucid.session import share
+from lucid.session.browser_events import BadBrowserValue, lesson_move
 
 PLAN = '''
 title = "Backprop in 50 minutes"

@@ -4,8 +4,10 @@ import json
 import pytest
 
 from lucid import gallery
-from lucid.ui import lesson, lesson_view, share
-from lucid.ui.options import DrawOptions
+from lucid.session import lesson_plan as lesson
+from lucid.session import share
+from lucid.session.options import DrawOptions
+from lucid.ui.lesson_plan import view as lesson_view
 
 SIGMOID = gallery.by_slug("cs231n-sigmoid").source
 EVERY_WORD = ("style=circuit&dir=LR&hide=gc&large=compact&zoom=150&classroom=1&speed=slow&lang=ko")

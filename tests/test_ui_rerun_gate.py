@@ -13,9 +13,9 @@ import time
 from streamlit.proto.ClientState_pb2 import ClientState
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from lucid.ui import rerun_gate
-from lucid.ui.rerun_gate import Gate, TokenBucket, merged_client_state
-from lucid.ui.script_slots import FairSlots
+from lucid.session.script_slots import FairSlots
+from lucid.ui.runtime import rerun_gate
+from lucid.ui.runtime.rerun_gate import Gate, TokenBucket, merged_client_state
 
 
 class Clock:

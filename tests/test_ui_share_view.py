@@ -1,5 +1,5 @@
 """A link carries the view (Classroom mode, layout, drawing options, speed, size), not only the program."""
-from lucid.ui import share
+from lucid.session import share
 
 
 def test_a_default_view_adds_nothing_to_the_link():
@@ -18,7 +18,7 @@ def test_a_view_survives_the_round_trip_through_the_link():
 
 
 def test_every_speed_word_travels_in_a_link_and_old_words_still_open():
-    from lucid.ui import stepper
+    from lucid.session import stepping as stepper
 
     for word in stepper.SPEEDS:
         assert share.decode_view(share.encode_view(dict(share.VIEW_DEFAULTS, speed=word)))["speed"] == word
@@ -41,7 +41,7 @@ def test_an_old_link_without_view_keys_opens_the_default_view():
 
 
 def test_every_link_view_maps_to_widget_values_and_back():
-    from lucid.ui import view_link
+    from lucid.ui.playground import view_link
 
     views = [share.VIEW_DEFAULTS,
              {"classroom": "1", "dir": "LR", "hide": "vgsc", "large": "full", "speed": "slow", "zoom": "75",
@@ -54,8 +54,8 @@ def test_every_link_view_maps_to_widget_values_and_back():
 
 
 def test_widget_values_use_the_labels_the_controls_show():
-    from lucid.ui import view_link
-    from lucid.ui.options import DIRECTIONS, LARGE_MODES, ZOOMS
+    from lucid.session.options import DIRECTIONS, LARGE_MODES, ZOOMS
+    from lucid.ui.playground import view_link
 
     widgets = view_link.widget_values(share.decode_view({"dir": "LR", "large": "compact", "zoom": "150",
                                                          "hide": "g", "classroom": "1"}))

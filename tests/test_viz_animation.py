@@ -1,4 +1,4 @@
-"""lucid.viz.animation: one layout per program, per-step changes that rebuild every frame exactly."""
+"""lucid.viz.player.animation: one layout per program, per-step changes that rebuild every frame exactly."""
 from __future__ import annotations
 
 import json
@@ -11,7 +11,7 @@ import pytest
 from lucid import gallery, viz
 from lucid.autograd import backward_trace
 from lucid.expr import run
-from lucid.viz.animation import SVG_NS, Animation, build_animation, step_html
+from lucid.viz.player.animation import SVG_NS, Animation, build_animation, step_html
 
 pytestmark = pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
 

@@ -14,10 +14,10 @@ import lucid
 from lucid import Tensor, gallery
 from lucid.autograd import backward_trace
 from lucid.expr import run
-from lucid.ui.options import PRESETS, DrawOptions
-from lucid.viz import dot as viz_dot
+from lucid.session.options import PRESETS, DrawOptions
 from lucid.viz import to_dot
-from lucid.viz.circuit import WIRE, op_width
+from lucid.viz.graph import dot as viz_dot
+from lucid.viz.graph.circuit import WIRE, op_width
 from tests.dot_layout import geometry
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -32,7 +32,7 @@ from lucid.viz import (
     to_dot,
     toggle,
 )
-from lucid.viz.layout_cost import LAYOUT_BUDGET, MAX_CLUSTER_COST, cluster_cost, view_cost
+from lucid.viz.graph.layout_cost import LAYOUT_BUDGET, MAX_CLUSTER_COST, cluster_cost, view_cost
 from lucid.viz.numbers import format_number
 from tests.dot_layout import node_boxes
 
@@ -269,7 +269,7 @@ def test_tag_subgraph_nests_groups_and_stops_at_inputs_and_tagged_tensors():
 
 
 def test_tags_die_with_their_tensors():
-    from lucid.viz import groups
+    from lucid.viz.graph import groups
 
     t = Tensor(1.0)
     tag(t, ("gone",))
@@ -339,8 +339,8 @@ def test_every_collapsed_frame_has_the_same_layout(sizes, view):
 
 
 def test_a_drawing_predicted_to_cost_more_than_the_budget_is_collapsed_before_dot_runs(monkeypatch):
-    from lucid.viz import dot as dot_module
-    from lucid.viz.structure import build_model, model_cost
+    from lucid.viz.graph import dot as dot_module
+    from lucid.viz.graph.structure import build_model, model_cost
 
     source = "x = randn(3)\n" + "\n".join(f"a{i} = tanh(x)" for i in range(20)) + \
         "\nout = " + " + ".join(f"a{i}" for i in range(20))

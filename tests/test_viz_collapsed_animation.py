@@ -1,4 +1,4 @@
-"""lucid.viz.animation for graphs drawn collapsed: one layout, one animation step per collapsed step.
+"""lucid.viz.player.animation for graphs drawn collapsed: one layout, one animation step per collapsed step.
 
 The program is a 3 → 4 tanh → 1 network on 10 points written out one scalar at a time
 (552 tensors, 600 gradient steps): past ``to_dot``'s 400-node cap, so drawn in boxes.
@@ -12,8 +12,8 @@ import pytest
 from lucid.autograd import backward_trace
 from lucid.expr import run
 from lucid.viz import explain, large_view, to_dot, to_svg, toggle
-from lucid.viz.animation import build_animation, build_collapsed_animation, step_html
-from lucid.viz.collapse import collapsed_dot
+from lucid.viz.graph.collapse import collapsed_dot
+from lucid.viz.player.animation import build_animation, build_collapsed_animation, step_html
 from tests.large_programs import scalar_mlp_source
 from tests.test_viz_animation import looks
 

@@ -1,4 +1,4 @@
-"""lucid.viz.explain: each backward step as the chain rule in symbols and in numbers.
+"""lucid.viz.explanation.explain: each backward step as the chain rule in symbols and in numbers.
 
 Worked example (scalars a = 2, b = -3): c = a × b, out = c + a, so
 grad a = 1 + b = -2 (two paths) and grad b = a = 2. ``grad x`` is a total gradient,

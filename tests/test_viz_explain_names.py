@@ -25,7 +25,7 @@ from lucid import Tensor
 from lucid.autograd import backward_trace
 from lucid.expr import run
 from lucid.viz import explain, format_number, to_dot
-from lucid.viz.naming import display_names
+from lucid.viz.graph.naming import display_names
 
 PROGRAMS = {
     "b-minus-a": "a = 2.0\nb = -3.0\nout = b - a\n",

@@ -10,7 +10,7 @@ import lucid
 from lucid import Tensor
 from lucid.autograd import backward_trace
 from lucid.viz import GraphvizNotInstalled, animation_gif, frames_zip, to_dot, to_png, to_svg
-from lucid.viz.export import caption_band
+from lucid.viz.export.pictures import caption_band
 
 
 def example():

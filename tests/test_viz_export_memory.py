@@ -17,7 +17,7 @@ from PIL import Image, ImageSequence
 from lucid import gallery, viz
 from lucid.autograd import backward_trace
 from lucid.expr import run
-from lucid.viz import export
+from lucid.viz.export import pictures as export
 
 ROOT = Path(__file__).resolve().parents[1]
 FIVE_FACTORS = "\n".join(f"x{i} = randn(2, 6) * 1234.5678" for i in range(5)) + "\nout = (x0*x1*x2*x3*x4).sum()"

@@ -15,8 +15,9 @@ from PIL import Image, ImageSequence
 from lucid import gallery, viz
 from lucid.autograd import backward_trace
 from lucid.expr import run
-from lucid.viz import export, slide
-from lucid.viz.dot import to_dot
+from lucid.viz.export import pictures as export
+from lucid.viz.export import slide
+from lucid.viz.graph.dot import to_dot
 
 pytestmark = pytest.mark.skipif(not export.shutil.which("dot"), reason="needs Graphviz's dot")
 

@@ -12,8 +12,8 @@ import pytest
 
 import lucid
 from lucid import Tensor
-from lucid.viz.formulas import forward_rule, local_rule
-from lucid.viz.naming import expression_of
+from lucid.viz.explanation.formulas import forward_rule, local_rule
+from lucid.viz.graph.naming import expression_of
 
 GENERIC = re.compile(r"(?<![A-Za-z])(a|b|p|y|z|t|cond|out|N)(?![A-Za-z])|ā|∂L|∂out")
 DIFFERENTIABLE = sorted(name for name, spec in lucid.REGISTRY.items() if spec.samples is not None)

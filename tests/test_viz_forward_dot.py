@@ -5,8 +5,8 @@ import pytest
 from lucid.autograd.forward_trace import forward_trace
 from lucid.expr import run
 from lucid.viz.errors import GraphTooLarge
-from lucid.viz.forward_dot import forward_dot, forward_state
-from lucid.viz.structure import build_model
+from lucid.viz.graph.forward_dot import forward_dot, forward_state
+from lucid.viz.graph.structure import build_model
 
 SOURCE = "x = [0.5, -1.0, 2.0]\nw = 1.5\ny = tanh(x * w)\nout = sum(y * y)"
 

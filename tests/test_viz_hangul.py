@@ -17,7 +17,7 @@ from PIL import Image
 from lucid.autograd import backward_trace
 from lucid.expr import run
 from lucid.viz import to_dot, to_png, to_svg
-from lucid.viz.export import _font
+from lucid.viz.export.pictures import _font
 
 pytestmark = pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
 

@@ -11,7 +11,7 @@ from lucid import viz
 from lucid.autograd import backward_trace
 from lucid.expr import run
 from lucid.viz import numbers
-from lucid.viz.labels import number_columns
+from lucid.viz.graph.labels import number_columns
 
 BIG = [
     "x = rand(1000, 1000)\ns = x.sum(axis=0)\nm = x.mean(axis=1)\nout = sum(s) + sum(m) + x.max()\n",

@@ -1,4 +1,4 @@
-"""lucid.viz.lens_card: the lens's card shows the node receiving gradient whole, or says what it leaves out."""
+"""explanation.lens_card: the lens's card shows the node receiving gradient whole, or says what it leaves out."""
 import re
 
 import numpy as np
@@ -7,7 +7,7 @@ from lucid import Tensor
 from lucid.autograd import backward_trace
 from lucid.i18n import use_language
 from lucid.viz import explain
-from lucid.viz.lens_card import node_card
+from lucid.viz.explanation.lens_card import node_card
 from lucid.viz.numbers import format_number
 
 

@@ -127,7 +127,7 @@ def test_a_failed_drawing_falls_back_to_text(monkeypatch):
     def broken(graph, fmt, **kwargs):
         raise RenderError("Graphviz failed: syntax error")
 
-    monkeypatch.setattr("lucid.viz.export.render", broken)
+    monkeypatch.setattr("lucid.viz.export.pictures.render", broken)
     assert out._repr_mimebundle_() == {"text/plain": repr(out)}
 
 

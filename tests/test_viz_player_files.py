@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from lucid.viz import player
-from lucid.viz.document import EXPLANATION_CSS
+from lucid.viz.explanation.document import EXPLANATION_CSS
 
 PLAYER_DIR = Path(player.__file__).parent
 
@@ -50,7 +50,7 @@ def test_the_stylesheet_is_the_explanation_look_then_the_player_look():
 
 
 def test_no_python_string_holds_the_player_any_more():
-    source = (PLAYER_DIR.parents[1] / "ui" / "clickable_graph.py").read_text(encoding="utf-8")
+    source = (PLAYER_DIR.parents[1] / "ui" / "playground" / "clickable_graph.py").read_text(encoding="utf-8")
     assert "function build(" not in source
     assert ".lucid-player .lucid-bar" not in source
     assert "script()" in source and "stylesheet()" in source

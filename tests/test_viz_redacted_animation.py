@@ -1,4 +1,4 @@
-"""lucid.viz.redact: while the class predicts step ``upto``, a student's player holds nothing of it or later.
+"""lucid.viz.player.redact: while the class predicts step ``upto``, a student's player holds nothing of it or later.
 
 The program's gradients are chosen so that the asked ones print as numbers no earlier step shows:
 step 5 asks ``grad x`` after its second contribution (−0.8750), step 6 asks ``grad y`` (1.125).
@@ -13,10 +13,10 @@ import shutil
 import pytest
 
 from lucid.autograd import backward_trace
-from lucid.classroom.grading import question_at
 from lucid.expr import run
-from lucid.viz import redact
-from lucid.viz.animation import build_animation
+from lucid.live_class.grading import question_at
+from lucid.viz.player import redact
+from lucid.viz.player.animation import build_animation
 
 pytestmark = pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
 

@@ -14,9 +14,9 @@ import pytest
 
 from lucid import Tensor
 from lucid.expr import run
+from lucid.notebook.widget import KEYS_HELP
 from lucid.viz import StepperError, stepper
 from lucid.viz import player as player_files
-from lucid.viz.widget import KEYS_HELP
 
 pytest.importorskip("anywidget")
 traitlets = pytest.importorskip("traitlets")
@@ -221,7 +221,7 @@ def test_import_lucid_works_without_anywidget_and_stepper_says_what_to_install()
 
 @needs_dot
 def test_a_pass_too_costly_to_animate_even_collapsed_is_refused_with_the_limit(monkeypatch):
-    from lucid.viz import animation_cost
+    from lucid.viz.player import animation_cost
 
     too_much = animation_cost.AnimationWork(4_000, 900, 10 * animation_cost.MAX_ANIMATION_WORK)
     monkeypatch.setattr(animation_cost, "full_work", lambda root, trace: too_much)

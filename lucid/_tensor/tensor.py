@@ -150,13 +150,13 @@ class Tensor:
     # ----- notebook display (Jupyter, VS Code, Colab, marimo) ----------------
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         """The graph that made this tensor as SVG (values, gradients), plus the text; text only without ``dot``."""
-        from lucid.viz.notebook import tensor_mimebundle  # lucid.viz is loaded only when a notebook asks
+        from lucid.notebook.display import tensor_mimebundle  # lucid.viz is loaded only when a notebook asks
 
         return tensor_mimebundle(self, include, exclude)
 
     def _repr_svg_(self) -> str | None:
         """The graph as SVG, or None (no ``dot``, or a plain constant) so the notebook shows the text."""
-        from lucid.viz.notebook import tensor_svg
+        from lucid.notebook.display import tensor_svg
 
         return tensor_svg(self)
 

@@ -2,16 +2,16 @@
 
 Budgets beside these limits, each predicted before the work it bounds is started:
 
-- ``lucid.viz.animation_cost.MAX_ANIMATION_WORK``: the work of building one program's animation
+- ``lucid.viz.player.animation_cost.MAX_ANIMATION_WORK``: the work of building one program's animation
   (steps × drawn elements + the inputs each step explains); past it the graph is drawn collapsed, then
-  refused. ``CHEAP_ANIMATION_WORK`` splits builds into two lanes (``lucid.ui.analysis.BUILD_LANES``: two
+  refused. ``CHEAP_ANIMATION_WORK`` splits builds into two lanes (``lucid.session.analysis.BUILD_LANES``: two
   cheap slots, one expensive slot), so a heavy program never makes a light one wait.
-- ``lucid.autograd.gradcheck`` / ``lucid.ui.inputs_table``: the finite-difference work of the inputs table
+- ``lucid.autograd.gradcheck`` / ``lucid.session.inputs_table``: the finite-difference work of the inputs table
   (``OP_OVERHEAD_ELEMENTS`` and ``BATCH_ELEMENTS`` below).
-- ``lucid.ui.analysis``: concurrent work in total: two programs analysed at once, two input tables, two
+- ``lucid.session.analysis``: concurrent work in total: two programs analysed at once, two input tables, two
   cheap and one expensive animation build; one session runs one script at a time (Streamlit), so a
   session's own concurrent work is one of these.
-- ``lucid.ui.browser_events``: what the browser may send back: the event batch (only the last click of a
+- ``lucid.session.browser_events``: what the browser may send back: the event batch (only the last click of a
   batch counts, batches over 64 KB are dropped), node ids, steps, JSON depth and number length.
 
 The defaults suit a classroom server shared by dozens of people at once: a

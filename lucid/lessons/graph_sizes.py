@@ -18,7 +18,7 @@ division reuses the last sample's one), adding no node. One node differs: the no
 of two constants without recording an op (no gradient can flow there), so the graph has
 4,658 nodes where the notes count 4,659.
 
-The nodes are tagged (``lucid.viz.groups``) with their sample and neuron, so the drawing
+The nodes are tagged (``lucid.viz.graph.groups``) with their sample and neuron, so the drawing
 collapses them into ``sample n`` boxes (blocks of them at the top level), each holding its
 ``hidden neuron j`` and ``output neuron`` boxes, beside one ``parameters`` box.
 """
@@ -34,7 +34,7 @@ from lucid._func import binary_cross_entropy, exp, log, tanh
 from lucid._tensor.tensor import Tensor
 from lucid.autograd import Trace, backward_trace, topological_order
 from lucid.nn import MLP
-from lucid.viz.groups import group, tag, tag_subgraph
+from lucid.viz.graph.groups import group, tag, tag_subgraph
 
 #: The notes' experiment: 80 samples, 2 hidden units, 5 features.
 SEED_SAMPLES = 80

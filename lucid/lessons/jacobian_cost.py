@@ -32,7 +32,7 @@ of 150 ``tanh`` 0.22 G units and 0.30 s; 4,096 inputs through a chain of 100 ``t
 8.5 s (refused)."""
 CHEAP_JACOBIAN_WORK = 20_000_000
 """Builds predicted under this (a few hundredths of a second: every lesson-sized program) take a cheap build
-slot; above it the single expensive slot (``lucid.ui.analysis.BUILD_LANES``)."""
+slot; above it the single expensive slot (``lucid.session.analysis.BUILD_LANES``)."""
 
 
 @dataclass(frozen=True)

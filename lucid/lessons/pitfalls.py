@@ -21,7 +21,7 @@ from lucid._tensor.tensor import Tensor
 from lucid.autograd.backward import backward, topological_order
 from lucid.autograd.trace import Trace, backward_trace
 from lucid.i18n import L_, Message, format_integer
-from lucid.viz.explain import explain
+from lucid.viz.explanation.explain import explain
 
 
 # ----- (a) assign instead of accumulate ----------------------------------------

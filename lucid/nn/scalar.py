@@ -17,7 +17,7 @@ from lucid._func import log
 from lucid._tensor.tensor import Tensor
 from lucid.nn.layers import activation_fn
 from lucid.nn.module import Module
-from lucid.viz.groups import group, tag, tag_subgraph
+from lucid.viz.graph.groups import group, tag, tag_subgraph
 
 
 class ScalarNeuron(Module):

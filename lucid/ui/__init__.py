@@ -1,11 +1,12 @@
-"""Streamlit pieces shared by the app's pages, and the plain logic behind them.
+"""The Streamlit app layer: the pages' pieces, one folder per feature.
 
-Plain modules (no Streamlit import, tested directly): ``analysis``, ``stepper``,
-``share``, ``inputs_table``, ``inspector``, ``options``, ``memo`` (per-session LRU and the
-process-wide ``SharedCache``), ``memory``, ``browser_events`` (every value the browser sends back, checked).
-Streamlit components: ``editor`` (``program_editor(key)``), ``stepper_view``,
-``graph_view``, ``clickable_graph`` (the in-browser animation player), ``inspector_view``,
-``inputs_view``, ``controls``, ``classroom``, ``url_state``, ``entry`` (``ensure_navigation()``, the first call of
-every page), ``browser_gate`` (checks widget values before Streamlit reads them).
-Importing this package imports neither.
+- ``playground``: editor, view controls, the player, inspector, inputs table, forward mode, links.
+- ``projector``: Projector (Classroom) mode, ``classroom=1`` in a link.
+- ``live_class``: the live class: teacher's panel, students' banner and question, room feeds and watchers.
+- ``lesson_plan``: a teacher's plan of links stepped by the clicker.
+- ``lesson_pages``: sections of the lesson pages beyond one call.
+- ``runtime``: navigation entry, browser and rerun gates, cancelling, shutdown, process cache, language.
+
+What these show is computed by the Streamlit-free model in ``lucid.session``, ``lucid.viz`` and the engine;
+nothing below this package imports it. Importing this package imports no Streamlit.
 """

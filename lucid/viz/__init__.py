@@ -10,17 +10,17 @@
 - ``stepper(x)``: the backward pass as a notebook widget (anywidget, imported only when one is made).
 - ``to_svg``/``to_png``/``animation_gif``/``frames_zip``: exports (need Graphviz's ``dot``).
 """
-from lucid.viz.collapse import MAX_DRAWN, CollapsedStep, CollapsedView, collapsed_dot, describe_step, toggle
-from lucid.viz.dot import DIRECTIONS, contribution_note, draw, to_dot
+from lucid.notebook.widget import StepperError, stepper
 from lucid.viz.errors import GraphTooLarge, GraphvizNotInstalled, RenderError
-from lucid.viz.explain import StepExplanation, explain
-from lucid.viz.export import animation_gif, frames, frames_zip, to_png, to_svg
-from lucid.viz.groups import group, group_of, tag, tag_subgraph
-from lucid.viz.large import LargeFrame, large_frame, large_view
+from lucid.viz.explanation.explain import StepExplanation, explain
+from lucid.viz.export.pictures import animation_gif, frames, frames_zip, to_png, to_svg
+from lucid.viz.graph.collapse import MAX_DRAWN, CollapsedStep, CollapsedView, collapsed_dot, describe_step, toggle
+from lucid.viz.graph.dot import DIRECTIONS, contribution_note, draw, to_dot
+from lucid.viz.graph.groups import group, group_of, tag, tag_subgraph
+from lucid.viz.graph.large import LargeFrame, large_frame, large_view
+from lucid.viz.graph.structure import LARGE_AUTO_NODES, node_label
+from lucid.viz.graph.style import legend
 from lucid.viz.numbers import format_array, format_number
-from lucid.viz.structure import LARGE_AUTO_NODES, node_label
-from lucid.viz.style import legend
-from lucid.viz.widget import StepperError, stepper
 
 __all__ = [
     "MAX_DRAWN", "CollapsedStep", "CollapsedView", "LargeFrame", "collapsed_dot", "describe_step", "group", "group_of",

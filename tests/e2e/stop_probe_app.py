@@ -10,7 +10,7 @@ import time
 import streamlit as st
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
-from lucid.ui.cancel import session_should_stop
+from lucid.ui.runtime.cancel import session_should_stop
 
 LOG = os.environ["LUCID_STOP_PROBE_LOG"]
 SESSION = get_script_run_ctx().session_id

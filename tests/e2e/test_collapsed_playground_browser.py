@@ -9,7 +9,7 @@ import pytest
 
 from lucid.autograd import backward_trace
 from lucid.expr import run
-from lucid.ui import share
+from lucid.session import share
 from lucid.viz import large_view
 from tests.e2e.waits import SLOW, after_paint, wait_for_new_frame, wait_until_idle
 from tests.large_programs import scalar_mlp_source

@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 from lucid import gallery
-from lucid.ui import share
-from lucid.ui.analysis import analyze
+from lucid.session import share
+from lucid.session.analysis import analyze
 from tests.e2e.waits import SLOW, after_paint, retry_idempotent, wait_until_idle
 
 pytestmark = pytest.mark.e2e

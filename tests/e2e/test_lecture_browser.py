@@ -21,8 +21,8 @@ import urllib.parse
 import pytest
 
 from lucid import gallery
-from lucid.ui import share
-from lucid.ui.analysis import analyze
+from lucid.session import share
+from lucid.session.analysis import analyze
 from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.test_projector_browser import MEASURE, PLAYER, PROJECTOR, READABLE_PX, inside, wait_for_whole_graph
 from tests.e2e.waits import SLOW, after_paint, wait_until_idle

@@ -11,7 +11,8 @@ import urllib.parse
 
 import pytest
 
-from lucid.ui import lesson, share
+from lucid.session import lesson_plan as lesson
+from lucid.session import share
 from tests.e2e.waits import SLOW, after_paint, wait_until_idle
 
 pytestmark = pytest.mark.e2e

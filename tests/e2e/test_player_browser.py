@@ -12,8 +12,8 @@ import urllib.parse
 import pytest
 
 from lucid import gallery
-from lucid.ui import share
-from lucid.ui.analysis import analyze
+from lucid.session import share
+from lucid.session.analysis import analyze
 from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.waits import SLOW, after_paint, wait_until_idle
 

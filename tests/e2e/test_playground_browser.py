@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from lucid import gallery
-from lucid.ui.analysis import analyze
+from lucid.session.analysis import analyze
 from tests.e2e.waits import SLOW, after_paint, frame_id, retry_idempotent, wait_for_new_frame, wait_until_idle
 
 pytestmark = pytest.mark.e2e
@@ -93,7 +93,7 @@ def test_typing_a_new_expression_and_running_it_redraws(page, app_url):
     """Type a program and run it with Ctrl+Enter: the graph is redrawn with its nodes and the URL carries it."""
     from urllib.parse import parse_qsl, urlsplit
 
-    from lucid.ui import share
+    from lucid.session import share
 
     open_playground(page, app_url)
     source = "p = 2.0\nq = p * p * p\n"
@@ -188,7 +188,7 @@ def test_clicking_a_node_in_the_graph_opens_it_in_the_inspector(page, app_url):
 def test_a_shared_deep_link_restores_program_and_step_on_a_fresh_server(tab, fresh_app_url):
     import urllib.parse
 
-    from lucid.ui import share
+    from lucid.session import share
 
     source = "w = 2.0\nv = w * w * w\n"
     tab.goto(f"{fresh_app_url}/playground?{urllib.parse.urlencode(share.encode(source, step=2))}")

@@ -1,9 +1,9 @@
 """The backward-pass player as files of its own: one ES module and one stylesheet, two hosts.
 
-``player.js`` plays a ``lucid.viz.animation.Animation`` in the browser (stepping, slider, keys,
+``player.js`` plays a ``lucid.viz.player.animation.Animation`` in the browser (stepping, slider, keys,
 autoplay, the lens, the explanation) and ``player.css`` is its look. They ship inside the package,
 so the player works offline, and the same two files serve both hosts: the Streamlit component
-(``lucid.ui.clickable_graph``) and the notebook widget (``lucid.viz.stepper``), so a fix to the
+(``lucid.ui.playground.clickable_graph``) and the notebook widget (``lucid.viz.stepper``), so a fix to the
 player lands in both. The module's default export tells the hosts apart: Streamlit calls it with
 its component object, anywidget calls it with nothing and gets the widget's ``render``.
 
@@ -17,8 +17,8 @@ from functools import cache
 from importlib import resources
 
 from lucid.i18n import N_, _
-from lucid.viz.animation import Animation
-from lucid.viz.document import EXPLANATION_CSS
+from lucid.viz.explanation.document import EXPLANATION_CSS
+from lucid.viz.player.animation import Animation
 
 KEYS_HELP = N_("Keys: → or Page Down: next step · ← or Page Up: previous · Home / End: first / last · "
               "Space: play / pause (not while typing in the editor)")
@@ -75,7 +75,7 @@ def sizing(classroom: bool) -> dict[str, float | bool]:
     on screen, a lens above the explanation shows the step's node whole (with its edge when that fits too)
     with text ``lens_text_px`` to ``lens_max_px`` high, in the height the step's title and whole arithmetic
     line leave on screen (measured in the browser); a node too big for that (a gradient grid) is shown as
-    its card (``lucid.viz.lens_card``). ``lens_height`` and ``lens_keep`` are no longer read. Beside the
+    its card (``lucid.viz.explanation.lens_card``). ``lens_height`` and ``lens_keep`` are no longer read. Beside the
     explanation the graph takes up to ``graph_share`` of the row, and no more than it needs (down to
     ``min_graph_share``): the explanation and its lens get the rest. A wide graph that leaves at least
     ``lens_under_px`` px of its column empty below it gets the lens there instead.

@@ -1,4 +1,4 @@
-// The backward-pass player: plays one lucid.viz.animation.Animation in the browser, with no server round trip.
+// The backward-pass player: plays one lucid.viz.player.animation.Animation in the browser, with no server round trip.
 //
 // One module, two hosts. Streamlit's v2 component calls the default export with its component object
 // ({ data, setTriggerValue, parentElement }); anywidget calls the default export with nothing and gets back
@@ -228,7 +228,7 @@ function lens(ui, p) {
   // the explanation shows the step's node WHOLE, with text at least lens_text_px high: a magnified live copy
   // of the graph (an SVG <use>: every step's looks, no copy to keep in step) with the edge the gradient
   // takes when that fits too; a node too big for that at readable size (a gradient grid) is shown as its
-  // card instead (``lucid.viz.lens_card``: the grid in the page's font, the headline's entry highlighted).
+  // card instead (``lucid.viz.explanation.lens_card``: the grid in the page's font, the headline's entry highlighted).
   const data = p.data;
   const step = p.step;
   const cur = p.current && p.current[step] && p.els[p.current[step]];
@@ -479,7 +479,7 @@ function show(ui, p, k, opts) {
 }
 
 function reportStep(p) {
-  // A teacher's player in a class reports each step it shows: the room's feed follows (lucid.classroom.feed).
+  // A teacher's player in a class reports each step it shows: the room's feed follows (lucid.live_class.feed).
   const room = p.data && p.data.room;
   if (!room || room.role !== 'teacher' || !p.n) return;
   const t = traceOf(p, p.step);
@@ -518,7 +518,7 @@ function followRoom(ui, p, root) {
       root.dataset.teacherStep = String(f.step);
       const now = p.data.room;
       if (f.q !== now.question) {
-        // A question opened, was revealed or closed: the class panel's watcher (``lucid.ui.room_watch``)
+        // A question opened, was revealed or closed: the class panel's watcher (``lucid.ui.live_class.room_watch``)
         // reruns that panel alone; without one on the page, the whole page runs again.
         window.__lucidRoomQ = f.q;
         if (window.__lucidRoomWatch) {

@@ -1,0 +1,165 @@
+"""The room feed: a tiny JSON file per room that students' browsers poll, so following costs no script run.
+
+Measured on this 2-core machine (``bench/bench_class.py``): a script run per student per tick (fragment
+polling) or per step (the server rerunning every student's session) grows with the class; a file read
+from disk by the web server's static route does not run the page at all. The feed says only what
+every student may see: the room's version, the teacher's step, which program (its key, not its text),
+and which question is open (its id and whether it is revealed). Never the token, never answers.
+
+A browser follows the step from the feed by itself; it asks the server for a rerun only when the
+program or the question changed (a few times per class, not per step).
+
+``FeedWriter`` writes a feed atomically (a reader never sees half a file). With several server
+processes sharing rooms through Redis, ``RedisFeedRelay`` publishes each feed on a channel and every
+process writes it into its own static folder, so a student polls whichever process serves them.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from lucid.i18n import L_
+from lucid.live_class.codes import clean_code
+from lucid.live_class.rooms import RoomView
+from lucid.live_class.store import StoreUnavailable
+
+
+def program_key(seed: object, source: str) -> str:
+    """The key the player gives a program (``clickable_graph.program_key``), so the feed can name it."""
+    return hashlib.blake2b(f"{seed}\n{source}".encode(), digest_size=8).hexdigest()
+
+
+def question_key(question: dict[str, Any] | None) -> str:
+    """What changes when a question opens, is revealed or closes: a student's page reruns on it."""
+    if not question:
+        return ""
+    return f"{question.get('id', '')}:{1 if question.get('revealed') else 0}"
+
+
+DRAWING_WORDS = ("dir", "hide", "large", "style")
+"""The parts of the teacher's view (link words) a student takes: how the graph is drawn. Classroom mode, the
+graph size and the speed are each student's own (a laptop is not a projector)."""
+
+
+def drawing_key(view_words: dict[str, Any]) -> str:
+    """What changes when the teacher draws the graph another way (direction, style, what nodes show)."""
+    words = sorted((k, str(v)) for k, v in view_words.items() if k in DRAWING_WORDS)
+    return hashlib.blake2b(json.dumps(words).encode(), digest_size=4).hexdigest()
+
+
+def feed_of(view: RoomView) -> dict[str, Any]:
+    """The feed of a room: everything a student's browser polls, and nothing more."""
+    return {"v": view.version, "step": view.step, "program": program_key(view.seed, view.source),
+            "q": question_key(view.question), "d": drawing_key(view.view)}
+
+
+class FeedWriter:
+    """Writes ``<code>.json`` feeds into ``directory`` (the static folder's ``rooms/``)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
+
+    def path(self, code: str) -> Path:
+        clean = clean_code(code)
+        if clean is None:
+            raise ValueError("not a room code")
+        return self.directory / f"{clean}.json"
+
+    def write(self, code: str, feed: dict[str, Any]) -> None:
+        target = self.path(code)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".feed-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w") as f:
+                json.dump(feed, f, separators=(",", ":"))
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+    def remove(self, code: str) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self.path(code).unlink()
+
+    def sweep(self, older_than: float) -> int:
+        """Remove feeds not written for ``older_than`` seconds (rooms that expired idle); returns how many."""
+        removed = 0
+        limit = time.time() - older_than
+        for path in self.directory.glob("*.json"):
+            with contextlib.suppress(OSError):
+                if path.stat().st_mtime < limit:
+                    path.unlink()
+                    removed += 1
+        return removed
+
+
+class LocalFeed:
+    """Feeds written straight into this process's folder (one server process, or several on one disk)."""
+
+    def __init__(self, writer: FeedWriter) -> None:
+        self.writer = writer
+
+    def publish(self, code: str, feed: dict[str, Any] | None) -> None:
+        if feed is None:
+            self.writer.remove(code)
+        else:
+            self.writer.write(code, feed)
+
+
+class RedisFeedRelay:
+    """Feeds published on a Redis channel; a thread in every process writes them into its own folder."""
+
+    def __init__(self, client: Any, writer: FeedWriter, channel: str = "lucid:feeds") -> None:
+        self.client = client
+        self.writer = writer
+        self.channel = channel
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def publish(self, code: str, feed: dict[str, Any] | None) -> None:
+        self.start()
+        local = LocalFeed(self.writer)
+        local.publish(code, feed)  # this process at once; the others through the channel
+        import redis
+
+        try:
+            self.client.publish(self.channel, json.dumps({"code": code, "feed": feed}))
+        except redis.RedisError as err:
+            raise StoreUnavailable(L_("The class server's store (Redis) cannot be reached: {error}",
+                                      error=type(err).__name__)) from err
+
+    def start(self) -> None:
+        with self._lock:
+            if self._thread is not None and self._thread.is_alive():
+                return
+            self._thread = threading.Thread(target=self._listen, name="lucid-feed-relay", daemon=True)
+            self._thread.start()
+
+    def _listen(self) -> None:
+        while True:
+            try:
+                pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+                pubsub.subscribe(self.channel)
+                for message in pubsub.listen():
+                    self._apply(message.get("data"))
+            except Exception:  # noqa: BLE001 - Redis restarting: listen again shortly
+                time.sleep(1.0)
+
+    def _apply(self, data: object) -> None:
+        try:
+            item = json.loads(data) if isinstance(data, str | bytes) and len(data) < 4096 else None
+        except ValueError:
+            return
+        if not isinstance(item, dict) or clean_code(item.get("code")) is None:
+            return
+        feed = item.get("feed")
+        LocalFeed(self.writer).publish(item["code"], feed if isinstance(feed, dict) else None)

@@ -1,0 +1,328 @@
+"""``lucid.viz.stepper``: the backward-pass player as a notebook widget (Jupyter, VS Code, Colab, marimo).
+
+The widget is an anywidget whose script and stylesheet are the player's own package files
+(``lucid.viz.player``), the same ones the Streamlit app hosts: the whole ``Animation`` travels to
+the browser once, and stepping, the slider, Play and the keys (while the player has the focus)
+change the picture there, with no kernel round trip. ``widget.step`` is synced both ways: set it
+in Python and the picture moves; step in the browser and it is written back once the person stops
+on a step. A click on a node asks the kernel for that node's facts (its value, gradient, op and
+local derivatives), the one thing that needs Python.
+
+anywidget is imported only when a widget is made, so ``import lucid`` works without it.
+"""
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from lucid._tensor.tensor import Tensor
+from lucid.i18n import N_, _
+
+if TYPE_CHECKING:
+    from lucid.autograd import Trace
+    from lucid.expr import Program
+    from lucid.viz.player.animation import Animation
+
+STYLES = {"standard": "default", "default": "default", "circuit": "circuit"}
+"""Drawing styles: labelled boxes, or CS231n-style wires with the value above and the gradient below."""
+DIRECTIONS = ("TB", "LR")
+ZOOMS = ("screen", "width")
+KEYS_HELP = N_("Keys, once the player has the focus (click it): → or Page Down: next step · ← or Page Up: "
+              "previous · Home / End: first / last · Space: play / pause")
+#: Node ids the player reports for a click: a tensor (t<k>), the op that made it (op<k>) or a box (g<k>).
+_NODE_ID = re.compile(r"(t|op|g)[0-9]{1,7}")
+
+
+class StepperError(ValueError):
+    """What ``stepper`` refuses, with a message that says what to pass instead."""
+
+
+@dataclass
+class Recording:
+    """A backward pass recorded step by step: its root, trace, nodes in topological order and program (if any)."""
+
+    root: Tensor
+    trace: Trace
+    order: list[Tensor]
+    program: Any  # a lucid.expr.Program, or a stand-in holding ``output`` for a bare Tensor
+
+
+def record(x: Tensor | str | Program, *, seed: int = 0) -> Recording:
+    """The step-by-step backward pass that produces ``x``'s gradients; refuses anything else with a message.
+
+    A ``Tensor`` is replayed from its own graph: the gradients its tensors hold (after ``x.backward()``) are
+    put back afterwards, so showing a pass never changes the numbers a notebook already printed. A
+    ``lucid.expr`` program source string is run (with ``seed`` for its random leaves), and so is nothing
+    else: no ``eval``.
+    """
+    from lucid.autograd import backward_trace
+    from lucid.autograd.trace import TraceTooLarge
+    from lucid.expr import ExprError, Limits, Program, run
+
+    if isinstance(x, str):
+        try:
+            program = run(x, seed=seed)
+        except ExprError as err:
+            raise StepperError(f"the program does not run:\n{err}") from None
+        return _record_program(program)
+    if isinstance(x, Program):
+        return _record_program(x)
+    if not isinstance(x, Tensor):
+        raise StepperError(f"stepper() takes a Tensor (after backward()), a lucid.expr program source string or a "
+                           f"Program, not {type(x).__name__}")
+    if not x.requires_grad:
+        raise StepperError("this tensor does not require a gradient, so no gradient flows back through it: make "
+                           "its inputs with requires_grad=True")
+    from lucid.autograd import topological_order
+
+    order = topological_order(x)
+    kept = [(t, t.grad) for t in order]
+    for t in order:
+        t.grad = None  # replay the pass from zero: gradients already there would be counted twice
+    try:
+        with np.errstate(all="ignore"):
+            trace = backward_trace(x, max_elements=Limits().max_trace_elements)
+    except TraceTooLarge as err:
+        raise StepperError(f"this backward pass is too large to show step by step: {err}") from None
+    finally:
+        for t, grad in kept:
+            t.grad = grad
+    return Recording(x, trace, list(trace.order), SimpleNamespace(output=x))
+
+
+def _record_program(program: Program) -> Recording:
+    from lucid.autograd import backward_trace
+    from lucid.autograd.trace import TraceTooLarge
+
+    root = program.output
+    if not root.requires_grad:
+        raise StepperError("nothing in this program requires a gradient (every value is a constant), so there is "
+                           "no backward pass to show")
+    try:
+        with np.errstate(all="ignore"):
+            trace = backward_trace(root, max_elements=program.limits.max_trace_elements)
+    except TraceTooLarge as err:
+        raise StepperError(f"this backward pass is too large to show step by step: {err}") from None
+    return Recording(root, trace, list(trace.order), program)
+
+
+def animate(rec: Recording, *, style: str = "standard", direction: str = "TB") -> Animation:
+    """The animation of ``rec``, drawn collapsed when the full drawing would cost more than the app allows."""
+    from lucid.viz.graph.collapse import CollapsedView
+    from lucid.viz.player.animation import build_animation, build_collapsed_animation
+    from lucid.viz.player.animation_cost import MAX_ANIMATION_WORK, AnimationTooCostly, collapsed_work, full_work
+
+    options = drawing_options(style, direction)
+    with np.errstate(all="ignore"):
+        if full_work(rec.root, rec.trace).fits:
+            return build_animation(rec.root, rec.trace, **options)
+        view = CollapsedView(rec.root, rec.trace, ())
+        work = collapsed_work(view)
+        if not work.fits:  # the app's budget: past it, building would keep the kernel busy for minutes
+            raise StepperError(str(AnimationTooCostly(work.work, MAX_ANIMATION_WORK, work.steps)))
+        return build_collapsed_animation(view, direction=options["direction"])
+
+
+def drawing_options(style: str, direction: str) -> dict[str, str]:
+    """``to_dot``'s options for a style and direction (circuits always run left to right)."""
+    preset = STYLES[style]
+    return {"direction": "LR" if preset == "circuit" else direction, "preset": preset}
+
+
+def _check_options(style: str, direction: str, zoom: str | float, seconds: float) -> None:
+    if style not in STYLES:
+        raise StepperError(f"style must be one of {', '.join(sorted(set(STYLES) - {'default'}))}, not {style!r}")
+    if direction not in DIRECTIONS:
+        raise StepperError(f"direction must be 'TB' (top to bottom) or 'LR' (left to right), not {direction!r}")
+    if isinstance(zoom, bool) or not (zoom in ZOOMS or (isinstance(zoom, int | float) and 0.1 <= zoom <= 4)):
+        raise StepperError(f"zoom must be 'screen', 'width' or a scale from 0.1 to 4, not {zoom!r}")
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0.2 <= seconds <= 10:
+        raise StepperError(f"seconds (per step of Play) must be a number from 0.2 to 10, not {seconds!r}")
+
+
+def _check_step(step: object, n_steps: int) -> int:
+    if isinstance(step, bool) or not isinstance(step, int | np.integer):
+        raise StepperError(f"step must be a whole number from 0 to {n_steps - 1}, not {step!r}")
+    if not 0 <= int(step) < n_steps:
+        raise StepperError(f"step {step} is outside this backward pass: its steps go from 0 to {n_steps - 1}")
+    return int(step)
+
+
+def player_data(anim: Animation, *, seconds: float, classroom: bool, zoom: str | float, beside: bool) -> dict:
+    """What the player module is given in a notebook: the animation and the view, as in the app."""
+    from lucid.viz.player import animation_id, player_words, sizing
+
+    anim_id = animation_id(anim)
+    return {"anim": anim.to_json(), "anim_id": anim_id, "step": 0, "program_id": anim_id,
+            "seconds": float(seconds), "classroom": bool(classroom), "zoom": zoom, "beside": bool(beside),
+            "follow_first": False, "share_url": False, "top": 0, "resume": False, "keys_help": _(KEYS_HELP),
+            "words": player_words(),
+            **sizing(classroom), "speeds": [], "speed": None, "lesson": None, "inspector_key": None,
+            "embedded": True}
+
+
+def facts_html(details: Any) -> str:
+    """The node inspector's facts (``lucid.session.inspector.NodeDetails``) as HTML, every value escaped."""
+    e = html.escape
+    shape = "scalar" if not details.shape else "shape " + "×".join(str(n) for n in details.shape)
+    parts = [f'<div class="lucid-facts-head"><b>{e(details.node_id)} · {e(details.title)}</b> — '
+             f"{e(details.kind)}, {e(shape)}</div>",
+             f'<div class="lucid-facts-row"><div><div>Value</div><pre>{e(details.value)}</pre></div>']
+    if details.gradient is None:
+        parts.append("<div><div>Gradient</div><pre>not reached yet at this step</pre></div></div>")
+    else:
+        state = "final" if details.gradient_is_final else "partial: more contributions still to come"
+        parts.append(f"<div><div>Gradient ({e(state)})</div><pre>{e(details.gradient)}</pre></div></div>")
+    if details.op:
+        formula = f": <code>{e(details.formula)}</code>" if details.formula else ""
+        parts.append(f"<div>Made by <b>{e(details.op)}</b>{formula}</div>")
+        if details.derivatives:
+            parts.append("<div>Local derivatives: " + ", ".join(f"<code>{e(d)}</code>" for d in details.derivatives)
+                         + "</div>")
+    if details.parents:
+        parts.append("<div>Inputs (parents): " + e(", ".join(details.parents)) + "</div>")
+    if details.children:
+        parts.append("<div>Used by: " + e(", ".join(details.children)) + "</div>")
+    return "".join(parts)
+
+
+@cache
+def widget_class() -> type:
+    """The anywidget class, made on first use (anywidget is imported here and nowhere else)."""
+    try:
+        import anywidget
+        import traitlets
+    except ImportError:
+        raise StepperError("the notebook player needs anywidget: pip install \"lucid-graph-lab[notebook]\" "
+                           "(or pip install anywidget)") from None
+    from lucid.viz import player
+
+    class Stepper(anywidget.AnyWidget):
+        """The backward pass of one program, played in the notebook's browser (see ``lucid.viz.stepper``)."""
+
+        _esm = player.script()
+        _css = player.stylesheet()
+        data = traitlets.Dict().tag(sync=True)
+        step = traitlets.Int(0).tag(sync=True)
+        inspection = traitlets.Unicode("").tag(sync=True)
+
+        def __init__(self, rec: Recording, anim: Animation, data: dict, step: int, options: dict) -> None:
+            self._rec = rec  # before the traits: validating ``step`` needs the number of steps
+            self._anim = anim
+            self._options = options
+            super().__init__(data=data, step=step)
+            self.on_msg(self._on_message)
+
+        @traitlets.validate("step")
+        def _valid_step(self, proposal: Any) -> int:
+            return _check_step(proposal["value"], self.n_steps)
+
+        @property
+        def n_steps(self) -> int:
+            """Steps of the backward pass (``step`` goes from 0 to ``n_steps - 1``)."""
+            return len(self._rec.trace.steps)
+
+        @property
+        def animation(self) -> Animation:
+            return self._anim
+
+        def title(self, step: int | None = None) -> str:
+            """The title of ``step`` (the step on screen when None), as the player shows it."""
+            at = self.step if step is None else _check_step(step, self.n_steps)
+            return self._anim.titles[self._anim.step_for_trace(at)]
+
+        def inspect(self, node: str, step: int | None = None) -> Any:
+            """The facts of node ``node`` (``"t3"``: tensor 3; ``"op3"``: the op that made it) at ``step``.
+
+            Also shows them under the player (what a click on the node does). Returns
+            ``lucid.session.inspector.NodeDetails``; refuses an id the graph does not have.
+            """
+            from lucid.session.analysis import Analysis
+            from lucid.session.inspector import node_details, node_from_click
+
+            at = self.step if step is None else _check_step(step, self.n_steps)
+            k = node_from_click(node, len(self._rec.order)) if isinstance(node, str) else None
+            if k is None:
+                raise StepperError(f"no node {node!r} in this graph: nodes are t0 to t{len(self._rec.order) - 1}")
+            analysis = Analysis("", 0, self._rec.program, self._rec.trace, None, self._rec.order)
+            details = node_details(analysis, k, at)
+            self.inspection = facts_html(details)
+            return details
+
+        def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
+            # From the browser: checked like any value a page sends; anything odd is ignored without a word.
+            if not isinstance(content, dict) or content.get("kind") != "inspect":
+                return
+            node, step = content.get("node"), content.get("step")
+            if not isinstance(node, str) or not _NODE_ID.fullmatch(node):
+                return
+            if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step < self.n_steps:
+                return
+            if node.startswith("g"):
+                self.inspection = ('<div class="lucid-facts-head">A box of the collapsed drawing: its nodes are '
+                                   "listed in the app's node inspector.</div>")
+                return
+            try:
+                self.inspect(node, step)
+            except StepperError:
+                return
+
+        def save_svg(self, path: str | Path, step: int | None = None) -> Path:
+            """Write the picture of ``step`` (the step on screen when None) as an SVG file; returns the path."""
+            at = self.step if step is None else _check_step(step, self.n_steps)
+            target = Path(path)
+            target.write_text(self._anim.frame_svg(self._anim.step_for_trace(at)), encoding="utf-8")
+            return target
+
+        def save_gif(self, path: str | Path, *, frame_ms: int = 1200, slide: bool = False) -> Path:
+            """Write the whole backward pass as a looping GIF (one frame per step, captioned); returns the path.
+
+            Needs Pillow and Graphviz's ``dot``; ``slide=True`` draws 1280×720 frames for slides.
+            """
+            try:
+                import PIL  # noqa: F401
+            except ImportError:
+                raise StepperError("save_gif needs Pillow: pip install pillow") from None
+            from lucid.viz.export.pictures import animation_gif
+
+            with np.errstate(all="ignore"):
+                gif = animation_gif(self._rec.root, self._rec.trace, frame_ms=frame_ms, slide=slide,
+                                    **self._options)
+            target = Path(path)
+            target.write_bytes(gif)
+            return target
+
+    return Stepper
+
+
+def stepper(x: Tensor | str | Program, step: int | None = None, *, style: str = "standard",
+            direction: str = "TB", classroom: bool = False, zoom: str | float = "screen", beside: bool = True,
+            seconds: float = 1.5, seed: int = 0) -> Any:
+    """An interactive widget of the backward pass that produced ``x``, one gradient at a time.
+
+    ``x``: a ``Tensor`` after ``backward()`` (its pass is replayed, its gradients left as they are), a
+    ``lucid.expr`` program source string (run with ``seed``) or a ``lucid.expr.Program``. ``step``: where
+    it opens (0, the seed gradient, when None). ``style``: ``"standard"`` or ``"circuit"`` (CS231n wires);
+    ``direction``: ``"TB"`` or ``"LR"``; ``classroom``: fit the whole graph into the screen, with a lens
+    on the step's node when the text gets small; ``zoom``: ``"screen"``, ``"width"`` or a scale; ``beside``:
+    the explanation beside the graph (else below); ``seconds`` per step of Play.
+
+    The widget's ``step`` is synced both ways; ``save_svg(path)``, ``save_gif(path)`` and ``inspect(node)``
+    export a frame, the whole pass, or one node's facts. Refuses bad arguments with ``StepperError``.
+    """
+    _check_options(style, direction, zoom, seconds)
+    cls = widget_class()
+    rec = record(x, seed=seed)
+    n = len(rec.trace.steps)
+    start = 0 if step is None else _check_step(step, n)
+    anim = animate(rec, style=style, direction=direction)
+    options = drawing_options(style, direction)
+    data = player_data(anim, seconds=seconds, classroom=classroom, zoom=zoom, beside=beside)
+    return cls(rec, anim, data, start, options)

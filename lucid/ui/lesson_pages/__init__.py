@@ -1,0 +1,2 @@
+"""Sections of the lesson pages (Gradient check, Train an MLP, Pitfalls, ...) beyond one call.
+"""

@@ -1,0 +1,54 @@
+"""The teacher's secret kept out of the address bar: the browser tab holds it in its session storage.
+
+A projected address bar is read by the whole class, so ``teach=`` leaves the URL as soon as the page has read
+it (``lucid.ui.live_class.room_view.seat``). This invisible component keeps the token in the tab's ``sessionStorage``
+(per tab, gone when the tab closes, never sent anywhere by the browser on its own) and, when the tab is
+reloaded or the server restarted, hands it back to the new session with one event: the teacher stays the
+teacher. A student's tab has nothing stored, so it sends nothing.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+_JS = r"""
+export default function(component) {
+  const { data, setTriggerValue } = component;
+  const name = 'lucid-teach-' + data.code;
+  try {
+    if (data.token) {
+      window.sessionStorage.setItem(name, data.token);
+    } else if (data.ask) {
+      const token = window.sessionStorage.getItem(name);
+      if (token && token.length < 100) setTriggerValue('token', token);
+    }
+  } catch (err) { /* storage off (private mode): the teacher keeps the tab open, as before */ }
+}
+"""
+
+_CSS = """
+/* Nothing to show: the keeper takes no room on the page. */
+.stElementContainer[class*="_teacher_key"] { display: none; }
+"""
+
+_component: list = []
+
+
+def _ignore() -> None:
+    """The event only asks for a rerun; the page reads the token with ``teacher_key_event``."""
+
+
+def teacher_key_event(key: str) -> object:
+    """The token the tab handed back in this run's event, if any (unchecked: the caller checks it)."""
+    try:
+        state = st.session_state.get(f"{key}_teacher_key")
+    except (RecursionError, ValueError, TypeError):  # a crafted component state Streamlit cannot read
+        return None
+    return state.get("token") if isinstance(state, dict) else None
+
+
+def teacher_key(key: str, code: str, *, token: str | None, ask: bool) -> None:
+    """Keep ``token`` for room ``code`` in this tab (when given), or ask the tab for one it keeps (``ask``)."""
+    if not _component:
+        _component.append(st.components.v2.component("lucid_teacher_key", js=_JS, css=_CSS, isolate_styles=False))
+    _component[0](key=f"{key}_teacher_key", data={"code": code, "token": token or "", "ask": bool(ask)},
+                  on_token_change=_ignore)

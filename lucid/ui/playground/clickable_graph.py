@@ -1,0 +1,160 @@
+"""The backward-pass player: the laid-out graph, its controls and the explanation, played in the browser.
+
+A Streamlit v2 component (trusted JavaScript, no build step, no network) hosts the player
+whose script and stylesheet are files of their own (``lucid.viz.player``: the notebook widget
+hosts the same files). It receives one ``lucid.viz.player.animation.Animation`` payload per program and plays it
+with no server round trip: First/Prev/Next/Last, the slider, the keys a
+presenter's clicker sends (→/PageDown, ←/PageUp, Home/End, Space) and Play/Pause
+(scheduled against a start time, so steps are evenly spaced) only swap the
+looks of the few nodes and edges a step changes. The step is mirrored into the
+page's URL (``?step=``) with ``history.replaceState``. A click on a node is the
+one thing that goes back to the server: it reports ``{node, step, program}`` for the
+node inspector, and the page reads it with ``take_click`` before it draws anything.
+
+What comes back is treated as untrusted (``lucid.session.browser_events`` checks every
+field): one websocket message can carry thousands of click events and Streamlit calls
+the component's event callback once per event, so ``lucid.ui.runtime.browser_gate`` cuts a
+batch to its last event before Streamlit sees it, the callback does nothing, and the
+script run reads the click once (a click is idempotent), acting on it only if it was
+made on the program now on screen (the program key it carries).
+
+Everything placed in the page is SVG that went through an XML serializer on the
+server and explanation HTML that escapes user text (see ``lucid.viz.player.animation``).
+The node receiving gradient (and the edge it flows along) is kept inside the
+screen, below the sticky control bar. In Classroom mode *Fit screen* fits the
+whole graph into the screen below the bar; when that draws node text (names,
+values, gradients: the size most node text is set in) under ``min_text_px``
+pixels high, a lens (an SVG ``<use>`` of the same graph, so it shows every
+step's looks with no copy to keep in step) magnifies the node receiving gradient
+and its edge above the explanation, or under a wide graph. The autoplay speed is
+chosen in the player's bar and reported to the server (``on_speed``). In a lesson (``lucid.session.lesson_plan``) the
+bar shows the place in it, and Next after the last step (Prev at step 0) sends a lesson move instead of
+stopping; on a phone-wide screen the explanation goes below the graph.
+"""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from lucid.i18n import _
+from lucid.session.browser_events import BadBrowserValue, NodeClick, lesson_move, node_click
+from lucid.viz.player import KEYS_HELP, animation_id, player_words, script, sizing, stylesheet
+from lucid.viz.player.animation import Animation
+
+_component: list = []
+
+
+def _player_component():  # registered on first use, from inside a script run
+    if not _component:
+        _component.append(st.components.v2.component("lucid_animation_player", js=script(), css=stylesheet(),
+                                                      isolate_styles=False))
+    return _component[0]
+
+
+def program_key(seed: object, source: str) -> str:
+    """The key of a program on screen: the player sends it back with a click, so clicks made on another
+    program's drawing (still in flight when a new program ran) are told apart and dropped."""
+    return hashlib.blake2b(f"{seed}\n{source}".encode(), digest_size=8).hexdigest()
+
+
+def _ignore_event() -> None:
+    """The player's event callback. Streamlit calls it once per event of a message, and a crafted message
+    can hold tens of thousands: it does nothing, and ``take_click`` reads the batch once per run."""
+
+
+def take_click(key: str, *, program_id: str, n_steps: int) -> NodeClick | None:
+    """The node click that started this run, checked, or None (no click, or one the app will not act on).
+
+    Call it in the script body before the page uses the step or the inspector, and before the player
+    ``key`` is drawn. Streamlit keeps only the last event of each name in a batch, which is the one that
+    counts (a click is idempotent). A click on another program's drawing, or with a step, node id or
+    shape the player never sends (``lucid.session.browser_events``), is dropped without a word: the person who
+    sent it sees the page as it was.
+    """
+    try:
+        state = st.session_state.get(key)
+    except (RecursionError, ValueError, TypeError):  # a crafted component state Streamlit cannot read
+        return None
+    if not isinstance(state, dict):
+        return None
+    try:
+        return node_click(state.get("node"), program_key=program_id, n_steps=n_steps)
+    except BadBrowserValue:
+        return None
+
+
+def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
+                     seconds: float, classroom: bool = False, zoom: str | float = "screen",
+                     beside: bool = True, follow_first: bool = False, share_url: bool = True,
+                     top: int = 60, speeds: dict[str, float] | None = None, speed: str | None = None,
+                     on_speed: Callable[[str], None] | None = None, resume: bool = False,
+                     lesson: dict[str, Any] | None = None, on_lesson: Callable[[str], None] | None = None,
+                     inspector_key: str | None = None, room: dict[str, Any] | None = None,
+                     on_step: Callable[[object], None] | None = None) -> None:
+    """Play ``anim`` in the browser, starting at ``step``; a click on a node is read back with ``take_click``.
+
+    Steps in and out (``step``, the ``step`` of a click, the URL's ``step=``) are steps of the backward
+    trace; a collapsed animation (``anim.trace_steps``) plays one box step at a time and maps them.
+    A click on a box or an open group's header (``g<n>``) of a collapsed drawing is reported too.
+
+    ``seconds`` per step for Play; ``beside`` puts the explanation beside the graph (else below);
+    ``follow_first`` scrolls to the current node on the first picture too (a link that opens at a later step);
+    ``top`` is the height of the page's top bar, under which the control bar sticks;
+    ``program_id`` names the program (``program_key``): a new drawing of the same program keeps the step on
+    screen, and clicks carry it back; ``resume`` (the page was entered again through the menu) starts at
+    the step this tab last showed for it.
+    ``speeds`` (label -> seconds), when given with ``on_speed``, puts the autoplay speed choice in the
+    player's bar, showing ``speed``; ``on_speed(label)`` runs when another speed is chosen.
+    ``lesson`` (``at``: the link's index, ``where``: "2 / 5", ``title``, ``has_prev``, ``has_next``) shows the
+    place in a lesson in the bar; Next after the last step (Prev at step 0) then asks for the neighbouring
+    link, and ``on_lesson("next" | "prev")`` runs with the move once ``browser_events.lesson_move`` accepts it.
+    ``inspector_key``: the key of the node inspector's container, which a button in the bar scrolls to.
+    ``room`` (class mode, ``lucid.ui.live_class.room_view``): ``role`` "teacher" reports every step shown, and
+    ``on_step(value)`` gets the event's raw value (``{step, program}``, unchecked: the caller checks it);
+    ``role`` "student" polls ``feed`` every ``poll_ms`` and shows the teacher's step while ``follow``, and
+    asks for a rerun when the feed's program or question (``question``: the key this run shows) changed.
+    """
+    def step_reported() -> None:
+        try:
+            state = st.session_state.get(key)
+        except (RecursionError, ValueError, TypeError):  # a crafted component state Streamlit cannot read
+            return
+        if on_step is not None and isinstance(state, dict):
+            on_step(state.get("step"))
+
+    def speed_chosen() -> None:
+        try:
+            state = st.session_state.get(key)
+        except (RecursionError, ValueError, TypeError):  # a crafted component state Streamlit cannot read
+            return
+        value = state.get("speed") if isinstance(state, dict) else None
+        if on_speed is not None and speeds and isinstance(value, str) and value in speeds:
+            on_speed(value)
+
+    def lesson_asked() -> None:
+        try:
+            state = st.session_state.get(key)
+        except (RecursionError, ValueError, TypeError):  # a crafted component state Streamlit cannot read
+            return
+        if on_lesson is None or lesson is None or not isinstance(state, dict):
+            return
+        try:
+            move = lesson_move(state.get("lesson"), program_key=program_id, at=int(lesson["at"]))
+        except BadBrowserValue:
+            return
+        on_lesson(move)
+
+    data: dict[str, Any] = {"anim": anim.to_json(), "anim_id": animation_id(anim), "step": int(step),
+                            "program_id": program_id,
+                            "seconds": float(seconds), "classroom": classroom, "zoom": zoom, "beside": beside,
+                            "follow_first": follow_first, "share_url": share_url, "top": top, "resume": resume,
+                            "keys_help": _(KEYS_HELP), "words": player_words(), **sizing(classroom),
+                            "speeds": [[k, v] for k, v in (speeds or {}).items()] if on_speed else [],
+                            "speed": speed, "lesson": lesson if on_lesson else None,
+                            "inspector_key": inspector_key, "room": room}
+    _player_component()(key=key, data=data, on_node_change=_ignore_event, on_speed_change=speed_chosen,
+                        on_lesson_change=lesson_asked, on_step_change=step_reported,
+                        on_room_change=_ignore_event)

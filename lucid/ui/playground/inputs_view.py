@@ -1,0 +1,53 @@
+"""The inputs table (Streamlit side): autodiff next to finite differences, so the class sees it is right."""
+from __future__ import annotations
+
+import streamlit as st
+
+from lucid import viz
+from lucid.autograd.gradcheck import GradcheckCancelled
+from lucid.i18n import _, text
+from lucid.session.analysis import Analysis
+from lucid.session.inputs_table import input_rows
+from lucid.session.memo import SharedCache, WaitCancelled
+from lucid.ui.runtime.cancel import session_should_stop
+from lucid.viz.numbers import shape_text
+
+
+def _cell(arr) -> str:
+    """One line of the graph's number format; the shape has its own column, so summaries drop it."""
+    return viz.format_array(arr, shape=False).replace("\n", " ")
+
+
+def inputs_table(analysis: Analysis, memo: SharedCache) -> None:
+    """One row per input: name, shape, value, gradient, finite-difference gradient, max relative error.
+
+    ``memo`` is shared by every session: the finite differences stop early only when every session
+    waiting for this table wants to stop (a click here while classmates wait does not cancel theirs).
+    """
+    st.subheader(_("Inputs: autodiff vs finite differences"))
+    should_stop = session_should_stop()  # a click or a closed tab ends this session's wait at once
+    try:
+        rows = memo.get_cancellable(("inputs", analysis.source, analysis.seed),
+                                    lambda everyone_left: input_rows(analysis.source, analysis.seed,
+                                                                     should_stop=everyone_left),
+                                    should_stop=should_stop)
+    except (GradcheckCancelled, WaitCancelled):
+        st.stop()  # the session is rerunning or gone: the next run draws the table
+    if not rows:
+        st.caption(_("No input of this program requires a gradient."))
+        return
+    table = [{
+        _("input"): r.name,
+        _("shape"): shape_text(r.shape),
+        _("value"): _cell(r.value),
+        _("gradient (autodiff)"): _cell(r.gradient),
+        _("gradient (finite diff.)"): _("skipped") if r.numerical is None else _cell(r.numerical),
+        _("max rel. error"): "—" if r.max_rel_error is None else f"{r.max_rel_error:.1e}",
+    } for r in rows]
+    st.dataframe(table, hide_index=True, width="stretch")
+    skipped = next((r.skipped for r in rows if r.numerical is None), None)
+    if skipped:
+        st.caption(text(skipped))
+    else:
+        st.caption(_("Finite differences: central, ε = 1e-6, float64. Errors around 1e-8 or smaller mean "
+                     "the backward pass agrees with the numerical slope."))
