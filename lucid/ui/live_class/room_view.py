@@ -42,7 +42,7 @@ from lucid.ui.live_class import answer_chart, room_feed, room_hold, room_service
 from lucid.ui.live_class.room_watch import room_watch
 from lucid.ui.live_class.teacher_key import teacher_key, teacher_key_event
 from lucid.ui.playground import view_link
-from lucid.ui.runtime import language
+from lucid.ui.runtime import language, streamlit_internals
 from lucid.viz.numbers import format_number
 
 ROOM, TEACH, ME = "room", "teach", "me"
@@ -79,10 +79,7 @@ class Seat:
 
 def _session_id() -> str | None:
     """This browser session's id (a teacher session holds one open room)."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    ctx = get_script_run_ctx()
-    return ctx.session_id if ctx is not None else None
+    return streamlit_internals.session_id()
 
 
 def _address() -> str | None:
@@ -945,10 +942,7 @@ def _first_store_error_of_this_run() -> bool:
 
     A script run's cursors are a new dict at every run (``ScriptRunContext.reset``): that very dict (kept, so its
     identity cannot be reused) marks the run."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    ctx = get_script_run_ctx()
-    marker = ctx.cursors if ctx is not None else None
+    marker = streamlit_internals.run_cursors()
     if marker is not None and st.session_state.get("_lucid_store_error_run") is marker:
         return False
     st.session_state["_lucid_store_error_run"] = marker

@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from lucid.live_class.presence import Presence, Seat
+from lucid.ui.runtime import streamlit_internals
 
 _LOG = logging.getLogger(__name__)
 PRESENCE = Presence()
@@ -81,7 +82,7 @@ def install(runtime_class: Any = None) -> None:
     """Wrap the runtime's session lifecycle (once per process; later calls do nothing). ``runtime_class``:
     Streamlit's ``Runtime`` unless a test gives its own."""
     if runtime_class is None:
-        from streamlit.runtime.runtime import Runtime as runtime_class
+        runtime_class = streamlit_internals.runtime_classes()[0]
     with _installed:
         if id(runtime_class) in _done:
             return

@@ -15,6 +15,7 @@ import numpy as np
 
 from lucid.i18n import _
 from lucid.session import share
+from lucid.ui.runtime import streamlit_internals
 
 DIGITS = 6
 """Significant digits of a number written into a program: the pages show four."""
@@ -96,7 +97,6 @@ def open_in_playground(source: str, step: int | None = None, *, key: str) -> Non
     import urllib.parse
 
     import streamlit as st
-    from streamlit.errors import StreamlitAPIException
 
     from lucid.expr import ExprError
     from lucid.ui.projector.lesson_pages import classroom
@@ -114,7 +114,7 @@ def open_in_playground(source: str, step: int | None = None, *, key: str) -> Non
         return
     try:
         st.switch_page("pages/playground.py", query_params=params)
-    except StreamlitAPIException:
+    except streamlit_internals.api_exception():
         st.link_button(_("Go to the Playground"), f"/playground?{urllib.parse.urlencode(params)}",
                        icon=":material/hub:", key=f"{key}_address")
 

@@ -35,6 +35,7 @@ import threading
 from typing import Any
 
 from lucid.session.browser_events import json_text_problem, last_of_each_event
+from lucid.ui.runtime import streamlit_internals
 
 MAX_TEXT_CHARS = 100_000
 """A text value: ten times the longest program the language accepts (``Limits.max_source_chars``)."""
@@ -108,9 +109,7 @@ def filtered(widget_states: Any, kinds: dict[str, Any]) -> Any:
 
     ``kinds``: widget id -> its ``WidgetMetadata`` (``value_type``), as the session registered them.
     """
-    from streamlit.proto.WidgetStates_pb2 import WidgetStates
-
-    out = WidgetStates()
+    out = streamlit_internals.widget_states_class()()
     for state in widget_states.widgets:
         metadata = kinds.get(state.id)
         kept = admitted(state, getattr(metadata, "value_type", None))
@@ -124,8 +123,7 @@ def install() -> None:
     with _installed:
         if _done:
             return
-        from streamlit.runtime.state.session_state import SessionState
-
+        SessionState = streamlit_internals.session_state_class()
         original = SessionState.set_widgets_from_proto
 
         def set_widgets_from_proto(self: Any, widget_states: Any) -> None:

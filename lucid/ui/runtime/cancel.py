@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from lucid.ui.runtime import streamlit_internals
+
 
 def _never() -> bool:
     return False
@@ -26,8 +28,7 @@ def _never() -> bool:
 
 def requests_want_stop(requests: Any) -> bool:
     """Whether a ``ScriptRequests`` holds a request that will end the current run at its next yield point."""
-    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
-
+    ScriptRequestType = streamlit_internals.script_request_type()
     state = getattr(requests, "_state", None)
     if state == ScriptRequestType.STOP:
         return True
@@ -45,11 +46,7 @@ def session_should_stop() -> Callable[[], bool]:
     Call it in the script thread (it captures that run's context). Outside a
     Streamlit run (tests, bare mode) the callback is always false.
     """
-    try:
-        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
-    except ImportError:  # a Streamlit that moved its internals: never stop early rather than fail
-        return _never
-    ctx = get_script_run_ctx(suppress_warning=True)
+    ctx = streamlit_internals.script_run_context()  # None also where a Streamlit moved it: never stop early
     requests = getattr(ctx, "script_requests", None) if ctx is not None else None
     if requests is None:
         return _never

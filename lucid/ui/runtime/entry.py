@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lucid.ui.runtime import browser_gate, rerun_gate
+from lucid.ui.runtime import browser_gate, rerun_gate, streamlit_internals
 
 
 def ensure_navigation() -> None:
@@ -20,8 +20,7 @@ def ensure_navigation() -> None:
     browser sends is checked before Streamlit reads it, and ``rerun_gate`` in front of every session's
     reruns, so no group of tabs can keep the server's script threads busy.
     """
-    from streamlit.runtime.pages_manager import PagesManager
-
+    PagesManager = streamlit_internals.pages_manager()
     browser_gate.install()
     rerun_gate.install()
     if PagesManager.uses_pages_directory:

@@ -35,6 +35,7 @@ from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from lucid.session.script_slots import RUNS
+from lucid.ui.runtime import streamlit_internals
 
 R = TypeVar("R")
 
@@ -181,9 +182,7 @@ def merged_client_state(older: Any, newer: Any) -> Any:
     page only. Two reruns of the same fragment stay that fragment's rerun; anything else is a full rerun,
     which draws every fragment too.
     """
-    from streamlit.proto.ClientState_pb2 import ClientState
-
-    out = ClientState()
+    out = streamlit_internals.client_state_class()()
     out.CopyFrom(newer)
     if older.fragment_id != newer.fragment_id:
         out.fragment_id = ""
@@ -217,11 +216,11 @@ def install() -> None:
 
 
 def _install() -> None:
-    from streamlit.runtime.app_session import AppSession, AppSessionState
-    from streamlit.runtime.scriptrunner import script_runner
-    from streamlit.runtime.scriptrunner.script_runner import ScriptRunnerEvent
-    from streamlit.runtime.scriptrunner_utils.exceptions import StopException
-    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+    AppSession, AppSessionState = streamlit_internals.app_session()
+    script_runner = streamlit_internals.script_runner_module()
+    ScriptRunnerEvent = streamlit_internals.script_runner_event()
+    StopException = streamlit_internals.stop_exception()
+    ScriptRequestType = streamlit_internals.script_request_type()
 
     handle = AppSession._handle_rerun_script_request
     on_event = AppSession._handle_scriptrunner_event_on_event_loop

@@ -42,6 +42,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from lucid.ui.runtime import streamlit_internals
+
 GRACE_SECONDS = 2.0
 """How long a stopping server waits for its script threads before it ends anyway (well under 5 s in all)."""
 
@@ -72,11 +74,10 @@ def _streamlit_runtime_stopping() -> Callable[[], bool] | None:
     None in bare mode and under ``AppTest``, whose stand-in runtime is a mock: a watchdog there could end
     the test process itself.
     """
-    try:
-        from streamlit.runtime import Runtime
-        from streamlit.runtime.runtime import RuntimeState
-    except ImportError:
+    classes = streamlit_internals.runtime_classes()
+    if classes is None:
         return None
+    Runtime, RuntimeState = classes
     runtime = Runtime._instance if Runtime.exists() else None
     if type(runtime) is not Runtime:
         return None
@@ -180,8 +181,7 @@ def install() -> bool:
         is_stopping = _streamlit_runtime_stopping()
         if is_stopping is None:
             return False
-        from streamlit.runtime import Runtime
-
-        _on_main_thread(Runtime._instance, _chain_signals)
+        runtime = streamlit_internals.runtime_classes()[0]._instance
+        _on_main_thread(runtime, _chain_signals)
         _watchdog = watch(is_stopping)
         return True
