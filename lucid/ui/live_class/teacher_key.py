@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from lucid.ui.playground.keys import keys
+
 _JS = r"""
 export default function(component) {
   const { data, setTriggerValue } = component;
@@ -40,7 +42,7 @@ def _ignore() -> None:
 def teacher_key_event(key: str) -> object:
     """The token the tab handed back in this run's event, if any (unchecked: the caller checks it)."""
     try:
-        state = st.session_state.get(f"{key}_teacher_key")
+        state = st.session_state.get(keys(key).teacher_key)
     except (RecursionError, ValueError, TypeError):  # a crafted component state Streamlit cannot read
         return None
     return state.get("token") if isinstance(state, dict) else None
@@ -50,5 +52,5 @@ def teacher_key(key: str, code: str, *, token: str | None, ask: bool) -> None:
     """Keep ``token`` for room ``code`` in this tab (when given), or ask the tab for one it keeps (``ask``)."""
     if not _component:
         _component.append(st.components.v2.component("lucid_teacher_key", js=_JS, css=_CSS, isolate_styles=False))
-    _component[0](key=f"{key}_teacher_key", data={"code": code, "token": token or "", "ask": bool(ask)},
+    _component[0](key=keys(key).teacher_key, data={"code": code, "token": token or "", "ask": bool(ask)},
                   on_token_change=_ignore)

@@ -26,6 +26,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from lucid.i18n import _
+from lucid.ui.playground.keys import keys
 
 _JS = r"""
 const STEP_KEYS = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1, Home: 'first', End: 'last' };
@@ -151,7 +152,7 @@ def forward_keys(key: str, *, slider_key: str, step: int, steps: int) -> None:
     """
     if not _component:
         _component.append(st.components.v2.component("lucid_forward_keys", js=_JS, css=_CSS, isolate_styles=False))
-    component_key = f"{key}_forward_keys"
+    component_key = keys(key).forward_keys
 
     def pressed() -> None:
         try:
