@@ -44,6 +44,7 @@ from lucid.ui.live_class.teacher_key import teacher_key, teacher_key_event
 from lucid.ui.playground import view_link
 from lucid.ui.playground.keys import keys
 from lucid.ui.runtime import language, streamlit_internals
+from lucid.ui.runtime.stylesheets import stylesheet
 from lucid.viz.numbers import format_number
 
 ROOM, TEACH, ME = "room", "teach", "me"
@@ -488,12 +489,6 @@ def class_answers(key: str, q: dict[str, Any], values: list[float],
                                                         why=why))
 
 
-PANEL_CSS = """<style>
-.st-key-KEY_class_asked p { font-size: 1.3rem; line-height: 1.25; margin: 0; }
-.st-key-KEY_row_asked, *:has(> .st-key-KEY_row_asked) { flex: ASKED 1 0 !important; min-width: 0; }
-.st-key-KEY_row_count, *:has(> .st-key-KEY_row_count) { flex: COUNT 1 0 !important; min-width: 0; }
-</style>"""
-"""The question large enough for the back row, in one compact row under the class's controls."""
 
 
 def _asked_line(q: dict[str, Any]) -> str:
@@ -574,7 +569,8 @@ def _teacher_question(key: str, s: Seat, analysis: Analysis) -> None:
     again = not revealed and int(q.get("round", 1)) < peer.MAX_ROUNDS
     compared = _compared(rounds) if revealed else None
     shares = (2, 3) if compared else (3, 2)  # after round 2's reveal the count says more than the answer
-    st.html(PANEL_CSS.replace("KEY", key).replace("ASKED", str(shares[0])).replace("COUNT", str(shares[1])))
+    # the question large enough for the back row, in one compact row under the class's controls
+    st.html(stylesheet(__package__, "panel.css", key=key, asked=shares[0], count=shares[1]))
     shown = _answers_shown(key, q)
     # The row's parts, only those this state draws, in one flex row: every control as wide as its label (never cut
     # short), the question and the count share what is left and wrap there.
