@@ -12,11 +12,6 @@ from pathlib import Path
 
 import pytest
 
-nbformat = pytest.importorskip("nbformat")
-nbclient = pytest.importorskip("nbclient")
-pytest.importorskip("ipykernel")
-pytest.importorskip("anywidget")
-
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "examples" / "chain_rule.ipynb"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -27,6 +22,12 @@ KERNEL = "lucid-tests-python"
 
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory):
+    # Imported here, not at module level: nbformat's schema checker alone takes seconds to import, and every
+    # pytest process (each xdist worker) imports every test module to collect it.
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    pytest.importorskip("anywidget")
     if shutil.which("dot") is None:
         pytest.skip("Graphviz's dot is not installed")
     spec = tmp_path_factory.mktemp("jupyter") / "kernels" / KERNEL

@@ -14,7 +14,6 @@ import pytest
 
 from lucid import Tensor
 from lucid.expr import run
-from lucid.notebook.widget import KEYS_HELP
 from lucid.viz import StepperError, stepper
 from lucid.viz import player as player_files
 
@@ -75,6 +74,8 @@ def test_the_widget_ships_the_player_files_and_the_whole_animation_once():
     assert data["anim"]["svg"].startswith("<svg")
     assert data["embedded"] is True and data["share_url"] is False
     assert data["whole_graph"] is True and data["min_text_px"] == 18  # classroom sizing, as in the app
+    from lucid.notebook.widget import KEYS_HELP  # imports anywidget and IPython: only where a widget is made
+
     assert data["keys_help"] == KEYS_HELP
     assert json.loads(json.dumps(data)) == data  # plain JSON: what travels to the browser
     assert "⇒ grad z= 3.000" in re.sub(r"<[^>]+>", "", data["anim"]["explanations"][2])

@@ -2,17 +2,21 @@
 import json
 from pathlib import Path
 
-import altair as alt
-import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
-
-from lucid.ui.projector import lesson_pages as page_classroom
 
 PAGES = Path(__file__).resolve().parents[2] / "pages"
 LESSON_PAGES = ["gradient_check", "train_mlp", "pitfalls", "broadcasting", "op_reference"]
 CHARTS = {"gradient_check": 1, "train_mlp": 2, "pitfalls": 1, "broadcasting": 0, "op_reference": 0}
 """Vega-Lite charts each page draws with its default settings (train: the loss curve and the boundary)."""
+
+
+def page_classroom():
+    """``lucid.ui.projector.lesson_pages``, imported when a test runs: it imports altair (and so pandas), seconds
+    that every pytest process would otherwise pay to collect this file."""
+    from lucid.ui.projector import lesson_pages
+
+    return lesson_pages
 
 
 def open_page(name: str, classroom: str | None) -> AppTest:
@@ -29,7 +33,7 @@ def chart_specs(at: AppTest) -> list[dict]:
 
 
 def classroom_css(at: AppTest) -> bool:
-    return any(f"font-size: {page_classroom.CLASSROOM_ROOT_PX}px" in str(e.proto.body) for e in at.get("html"))
+    return any(f"font-size: {page_classroom().CLASSROOM_ROOT_PX}px" in str(e.proto.body) for e in at.get("html"))
 
 
 @pytest.mark.parametrize("name", LESSON_PAGES)
@@ -52,17 +56,20 @@ def test_outside_classroom_mode_a_page_keeps_its_usual_type(name):
 
 
 def test_the_sessions_classroom_setting_decides_over_the_link():
-    assert page_classroom.is_on({"lucid_classroom": True}, {}) is True
-    assert page_classroom.is_on({"lucid_classroom": False}, {"classroom": "1"}) is False
-    assert page_classroom.is_on({}, {"classroom": "1"}) is True
-    assert page_classroom.is_on({}, {"classroom": "yes"}) is False
+    assert page_classroom().is_on({"lucid_classroom": True}, {}) is True
+    assert page_classroom().is_on({"lucid_classroom": False}, {"classroom": "1"}) is False
+    assert page_classroom().is_on({}, {"classroom": "1"}) is True
+    assert page_classroom().is_on({}, {"classroom": "yes"}) is False
 
 
 def test_a_classroom_chart_sizes_ticks_legends_and_titles():
+    import altair as alt
+    import pandas as pd
+
     line = alt.Chart(pd.DataFrame({"a": [1, 2], "b": [3, 4]})).mark_line().encode(x="a", y="b")
-    config = page_classroom.chart(line + line, on=True).to_dict()["config"]
+    config = page_classroom().chart(line + line, on=True).to_dict()["config"]
     assert config["axis"] == {"labelFontSize": 16, "titleFontSize": 18}
     assert config["legend"] == {"labelFontSize": 16, "titleFontSize": 18}
     assert config["title"] == {"fontSize": 18}
-    assert page_classroom.chart(line, on=False) is line
-    assert page_classroom.classroom_fonts(False) == {}
+    assert page_classroom().chart(line, on=False) is line
+    assert page_classroom().classroom_fonts(False) == {}
