@@ -146,7 +146,7 @@ async def student(port: int, code: str, index: int, stop: asyncio.Event, submitt
                     watch = _component(s, WATCHER)
                     events = s.events(json.dumps([{"event": "question", "value": q}]), component_id=watch)
                     await s.ws.send(s.fragment_message(s.fragment_of[watch], events, auto=False))
-                    shown = await s.finish(timeout)  # what it holds back: tests/test_app_class_hold.py
+                    shown = await s.finish(timeout)  # what it holds back: tests/ui/test_app_class_hold.py
                     box = s.widget_id("text_input", "Your answer")
                     answer = "-0.5" if index % 3 else "0.5"
                     submitted.append((time.perf_counter(), q))  # pressed now (the teacher may count it mid-run)
