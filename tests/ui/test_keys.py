@@ -4,7 +4,7 @@ from pathlib import Path
 
 from lucid.ui.playground.keys import PageKeys, _Key, keys
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HOME = ROOT / "lucid" / "ui" / "playground" / "keys.py"
 
 

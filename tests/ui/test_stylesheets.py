@@ -7,7 +7,7 @@ import pytest
 from lucid.ui.projector import layout
 from lucid.ui.runtime.stylesheets import stylesheet
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_stylesheet_is_its_file_with_the_values_set():
