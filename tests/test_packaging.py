@@ -129,7 +129,7 @@ def test_the_wheel_holds_lucid_its_subpackages_and_its_run_time_files(wheel):
                 "session", "live_class", "notebook", "viz/graph", "viz/explanation", "viz/export", "ui/live_class"):
         assert f"lucid/{sub}/__init__.py" in names
     # the player's script and stylesheet, which the app and the notebook widget read at run time
-    assert {"lucid/viz/player/player.js", "lucid/viz/player/player.css"} <= names
+    assert {"lucid/viz/player/player.js", "lucid/viz/player/logic.mjs", "lucid/viz/player/player.css"} <= names
 
 
 def test_the_wheel_holds_nothing_but_lucid(wheel):

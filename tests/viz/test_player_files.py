@@ -36,8 +36,11 @@ def as_module(tmp_path: Path) -> Path:
 
 def test_the_player_files_are_package_files_and_the_script_is_their_text():
     assert (PLAYER_DIR / "player.js").is_file()
+    assert (PLAYER_DIR / "logic.mjs").is_file()
     assert (PLAYER_DIR / "player.css").is_file()
-    assert player.script() == (PLAYER_DIR / "player.js").read_text(encoding="utf-8")
+    # player.js with its one import (the pure logic, tests/viz/test_player_logic.py) replaced by logic.mjs's text
+    assert player.script() == player.inline_logic((PLAYER_DIR / "player.js").read_text(encoding="utf-8"),
+                                                  (PLAYER_DIR / "logic.mjs").read_text(encoding="utf-8"))
     assert "export default function" in player.script()
 
 
