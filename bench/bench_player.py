@@ -53,7 +53,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.streamlit_client import Server, free_port, healthy, server, stop  # noqa: E402
-from lucid.ui import share  # noqa: E402
+from lucid.session import share  # noqa: E402
 from tests.large_programs import scalar_mlp_source  # noqa: E402
 
 CHROMIUM = os.environ.get("LUCID_CHROMIUM") or "/usr/bin/chromium"
