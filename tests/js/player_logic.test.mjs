@@ -96,7 +96,8 @@ test("a presenter's keys ask for the next, previous, first and last step, and Sp
 });
 
 test("the player's words come in the page's language with their blanks filled", () => {
-  assert.equal(say({ step_of: '{n}단계 중 {k}단계' }, 'step_of', 'step {k} of {n}', { k: 2, n: 7 }), '7단계 중 2단계');
+  const korean = { step_of: '{n}단계 중 {k}단계' };
+  assert.equal(say(korean, 'step_of', 'step {k} of {n}', { k: 2, n: 7 }), '7단계 중 2단계');
   assert.equal(say({}, 'step_of', 'step {k} of {n}', { k: 2, n: 7 }), 'step 2 of 7');
   assert.equal(say(undefined, 'play', 'Play'), 'Play');
   assert.equal(say({ play: 3 }, 'play', 'Play'), 'Play');  // not a string: the English word

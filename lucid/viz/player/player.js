@@ -219,8 +219,8 @@ function lensItems(p) {
   return p.lensItems;
 }
 
-const LENS_SLACK = 8;
 /** Graph units around the lens view in which an element still counts as seen there (its stroke's width). */
+const LENS_SLACK = 8;
 
 function lensPicture(ui, p, svg, view) {
   // The lens SVG draws the elements of the graph its ``view`` reaches, one <use> each, in paint order: a
@@ -278,7 +278,7 @@ function lensParts(ui) {
 function lens(ui, p) {
   // Whenever the picture is drawn so small that node text is under min_text_px on screen, the lens above
   // the explanation shows the step's node WHOLE, with text at least lens_text_px high: a magnified live copy
-  // of the graph (an SVG <use>: every step's looks, no copy to keep in step) with the edge the gradient
+  // of the graph (SVG <use>s of what it shows: every step's looks, no copy to keep in step) with the edge the gradient
   // takes when that fits too; a node too big for that at readable size (a gradient grid) is shown as its
   // card instead (``lucid.viz.explanation.lens_card``: the grid in the page's font, the headline's entry highlighted).
   const data = p.data;
@@ -477,7 +477,8 @@ function syncAttributes(target, model) {
     if (!model.hasAttributeNS(a.namespaceURI, a.localName)) target.removeAttributeNS(a.namespaceURI, a.localName);
   }
   for (const a of model.attributes) {
-    if (target.getAttributeNS(a.namespaceURI, a.localName) !== a.value) target.setAttributeNS(a.namespaceURI, a.name, a.value);
+    const now = target.getAttributeNS(a.namespaceURI, a.localName);
+    if (now !== a.value) target.setAttributeNS(a.namespaceURI, a.name, a.value);
   }
 }
 
