@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 
 import {
   BASE, bodyFont, boxOf, clampStep, fitScale, inViewBox, keyStep, lensView, lookPatch, looksAt, overlaps,
-  playerStepOf, say, scrollToShow, stepPatches, storedStepOf, tickDelay, traceStepOf, union,
+  playerStepOf, playStart, playTick, say, scrollToShow, stepPatches, storedStepOf, tickDelay, traceStepOf, union,
 } from '../../lucid/viz/player/logic.mjs';
 
 // Three elements over four steps: step 1 marks a and b, step 2 moves a on and marks c, step 3 puts b back.
@@ -196,4 +196,28 @@ test('autoplay steps are due at start + (i + 1) × interval, never in the past',
   assert.equal(tickDelay(1000, 0, 500, 1000), 500);
   assert.equal(tickDelay(1000, 1, 500, 1700), 300);  // a late tick does not delay the next one
   assert.equal(tickDelay(1000, 1, 500, 2100), 0);
+});
+
+test('a step request is kept inside the pass at both ends', () => {
+  // The presenter's keys ask unclamped (keyStep); the player shows the clamped step.
+  assert.equal(clampStep(keyStep('Home', 4, 7), 7), 0);
+  assert.equal(clampStep(keyStep('ArrowLeft', 4, 7), 7), 3);
+  assert.equal(clampStep(keyStep('ArrowLeft', 0, 7), 7), 0);
+  assert.equal(clampStep(keyStep('ArrowRight', 4, 7), 7), 5);
+  assert.equal(clampStep(keyStep('ArrowRight', 6, 7), 7), 6);
+  assert.equal(clampStep(keyStep('End', 2, 7), 7), 6);
+  assert.equal(clampStep(12, 5), 4);
+  assert.equal(clampStep(-3, 5), 0);
+});
+
+test('autoplay advances one step a tick and stops at the last step', () => {
+  assert.deepEqual(playTick(2, 5), { step: 3, playing: true });
+  assert.deepEqual(playTick(3, 5), { step: 4, playing: false });
+  assert.deepEqual(playTick(4, 5), { step: 4, playing: false });
+});
+
+test('Play from the end rewinds to the seed, elsewhere plays on, and a one-step pass never plays', () => {
+  assert.deepEqual(playStart(4, 5), { step: 0, playing: true });
+  assert.deepEqual(playStart(2, 5), { step: 2, playing: true });
+  assert.deepEqual(playStart(0, 1), { step: 0, playing: false });
 });

@@ -10,6 +10,20 @@ export function clampStep(k, n) {
   return Math.max(0, Math.min(k, n - 1));
 }
 
+export function playStart(step, n) {
+  // Pressing Play: from the last step it rewinds to the seed (step 0), otherwise it plays on from here;
+  // a pass of one step never plays.
+  if (n <= 1) return { step: 0, playing: false };
+  const at = clampStep(step, n);
+  return { step: at >= n - 1 ? 0 : at, playing: true };
+}
+
+export function playTick(step, n) {
+  // One autoplay tick from ``step``: one step on, and playing stops on reaching the last step.
+  const next = clampStep(step + 1, n);
+  return { step: next, playing: next < n - 1 };
+}
+
 export function traceStepOf(traceSteps, k) {
   // The step of the backward trace that player step k shows (a collapsed drawing steps box by box:
   // player step k shows the trace up to traceSteps[k]); without traceSteps they are the same.

@@ -7,7 +7,7 @@
 // import (the pure logic, tested under Node) replaced by that module's text (lucid.viz.player.script).
 import {
   BASE, bodyFont, boxOf, clampStep, fitScale, inViewBox, keyStep, lensView, lookPatch, looksAt, overlaps,
-  playerStepOf, say, scrollToShow, stepPatches, storedStepOf, tickDelay, traceStepOf,
+  playerStepOf, playStart, playTick, say, scrollToShow, stepPatches, storedStepOf, tickDelay, traceStepOf,
 } from './logic.mjs';
 
 const PREFIX = 'lucid-player';
@@ -727,14 +727,15 @@ function storedStep(programId, fallback) {
 
 function setPlaying(ui, p, on) {
   if (p.timer) { clearTimeout(p.timer); p.timer = null; }
-  p.playing = on && p.n > 1;
+  const begin = playStart(p.step, p.n);
+  p.playing = on && begin.playing;
   const b = ui.buttons.play;
   b.querySelector('.lucid-label').textContent = p.playing ? say(ui.words, 'pause', 'Pause')
                                                           : say(ui.words, 'play', 'Play');
   b.querySelector('.lucid-icon path').setAttribute('d', ICONS[p.playing ? 'pause' : 'play']);
   ui.root.dataset.playing = p.playing ? '1' : '0';
   if (!p.playing) return;
-  if (p.step >= p.n - 1) show(ui, p, 0);
+  if (begin.step !== p.step) show(ui, p, begin.step);  // Play at the last step rewinds to the seed
   // Each step is due at start + i * interval: a late tick never delays the ones after it.
   const start = performance.now();
   const from = p.step;
@@ -742,9 +743,10 @@ function setPlaying(ui, p, on) {
   let i = 0;
   const tick = () => {
     if (!ui.root.isConnected || !p.playing) return;
+    const next = playTick(from + i, p.n);
     i += 1;
-    show(ui, p, from + i);
-    if (p.step >= p.n - 1) { setPlaying(ui, p, false); return; }
+    show(ui, p, next.step);
+    if (!next.playing) { setPlaying(ui, p, false); return; }
     p.timer = setTimeout(tick, tickDelay(start, i, interval, performance.now()));
   };
   p.timer = setTimeout(tick, interval);
