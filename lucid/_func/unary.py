@@ -32,23 +32,21 @@ def _stable_sigmoid(x: np.ndarray) -> np.ndarray:
 
 class neg(operation):
     name, symbol, group = "neg", "neg", "arithmetic"
+    kind = "elementwise"
     formula, derivatives = "out = −a", ("∂out/∂a = −1",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 4),))])
-    local_rule = staticmethod(lambda a, out: (np.full(a.shape, -1.0),))
 
     @unary_func_op()
     def forward(self, a: Tensor):
         return tensor_from_array(-a.data), lambda g: (-g,)
 
-    def vjp(self, g, inputs, out):
-        return (-g,)
-
-    def jvp(self, tangents, inputs, out):
-        return -tangents[0]
+    def local(self, i, inputs, out):
+        return -1.0
 
 
 class exp(operation):
     name, symbol, group = "exp", "exp", "elementwise"
+    kind = "elementwise"
     formula, derivatives = "out = eᵃ", ("∂out/∂a = eᵃ = out",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 2, 3),))])
 
@@ -57,33 +55,28 @@ class exp(operation):
         out = np.exp(a.data)
         return tensor_from_array(out), self.chain(lambda: (out,))
 
-    def vjp(self, g, inputs, out):
-        return (g * out,)
-
-    def jvp(self, tangents, inputs, out):
-        return tangents[0] * out
+    def local(self, i, inputs, out):
+        return out
 
 
 class log(operation):
     name, symbol, group = "log", "log", "elementwise"
+    kind = "elementwise"
     formula, derivatives = "out = ln a", ("∂out/∂a = 1/a",)
     samples = staticmethod(lambda rng: [Sample((positive(rng, 2, 3),))])
-    local_rule = staticmethod(lambda a, out: (1.0 / a.data,))
 
     @unary_func_op()
     def forward(self, a: Tensor):
         x = a.data
         return tensor_from_array(np.log(x)), lambda g: (g / x,)  # upstream · (1/a) in one ufunc
 
-    def vjp(self, g, inputs, out):
-        return (g / inputs[0],)
-
-    def jvp(self, tangents, inputs, out):
-        return tangents[0] / inputs[0]
+    def local(self, i, inputs, out):
+        return 1.0 / inputs[0]
 
 
 class sqrt(operation):
     name, symbol, group = "sqrt", "√", "elementwise"
+    kind = "elementwise"
     formula, derivatives = "out = √a", ("∂out/∂a = 1/(2√a)",)
     samples = staticmethod(lambda rng: [Sample((positive(rng, 3),))])
 
@@ -92,15 +85,13 @@ class sqrt(operation):
         out = np.sqrt(a.data)
         return tensor_from_array(out), self.chain(lambda: (0.5 / out,))
 
-    def vjp(self, g, inputs, out):
-        return (g * (0.5 / out),)
-
-    def jvp(self, tangents, inputs, out):
-        return tangents[0] * (0.5 / out)
+    def local(self, i, inputs, out):
+        return 0.5 / out
 
 
 class abs(operation):
     name, symbol, group = "abs", "|·|", "elementwise"
+    kind = "elementwise"
     formula, derivatives = "out = |a|", ("∂out/∂a = sign(a)  (0 at a = 0)",)
     samples = staticmethod(lambda rng: [Sample((away_from_zero(rng, 3, 2),))])
 
@@ -111,15 +102,13 @@ class abs(operation):
         return tensor_from_array(np.abs(x)), self.select(lambda: (np.sign(x),),
                                                          lambda g: (masked_product(g, np.sign(x)),))
 
-    def vjp(self, g, inputs, out):
-        return (R.weighted_select(np.sign(inputs[0].data), g),)
-
-    def jvp(self, tangents, inputs, out):
-        return R.weighted_select(np.sign(inputs[0].data), tangents[0])
+    def local(self, i, inputs, out):
+        return R.Weights(np.sign(inputs[0].data))
 
 
 class sin(operation):
     name, symbol, group = "sin", "sin", "elementwise"
+    kind = "elementwise"
     formula, derivatives = "out = sin a", ("∂out/∂a = cos a",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 4),))])
 
@@ -127,15 +116,13 @@ class sin(operation):
     def forward(self, a: Tensor):
         return tensor_from_array(np.sin(a.data)), self.chain(lambda: (np.cos(a.data),))
 
-    def vjp(self, g, inputs, out):
-        return (g * F.cos(inputs[0]),)
-
-    def jvp(self, tangents, inputs, out):
-        return tangents[0] * F.cos(inputs[0])
+    def local(self, i, inputs, out):
+        return F.cos(inputs[0])
 
 
 class cos(operation):
     name, symbol, group = "cos", "cos", "elementwise"
+    kind = "elementwise"
     formula, derivatives = "out = cos a", ("∂out/∂a = −sin a",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 4),))])
 
@@ -143,51 +130,43 @@ class cos(operation):
     def forward(self, a: Tensor):
         return tensor_from_array(np.cos(a.data)), self.chain(lambda: (-np.sin(a.data),))
 
-    def vjp(self, g, inputs, out):
-        return (g * -F.sin(inputs[0]),)
-
-    def jvp(self, tangents, inputs, out):
-        return tangents[0] * -F.sin(inputs[0])
+    def local(self, i, inputs, out):
+        return -F.sin(inputs[0])
 
 
 class tanh(operation):
     name, symbol, group = "tanh", "tanh", "activation"
+    kind = "elementwise"
     formula, derivatives = "out = tanh a", ("∂out/∂a = 1 − tanh²a = 1 − out²",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 2),))])
-    local_rule = staticmethod(lambda a, out: (1.0 - out * out,))
 
     @unary_func_op()
     def forward(self, a: Tensor):
         out = np.tanh(a.data)
         return tensor_from_array(out), lambda g: (g * (1.0 - out * out),)
 
-    def vjp(self, g, inputs, out):
-        return (g * (1.0 - out * out),)
-
-    def jvp(self, tangents, inputs, out):
-        return tangents[0] * (1.0 - out * out)
+    def local(self, i, inputs, out):
+        return 1.0 - out * out
 
 
 class sigmoid(operation):
     name, symbol, group = "sigmoid", "σ", "activation"
+    kind = "elementwise"
     formula, derivatives = "out = 1/(1 + e⁻ᵃ)", ("∂out/∂a = σ(a)(1 − σ(a)) = out(1 − out)",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 2, low=-4, high=4),))])
-    local_rule = staticmethod(lambda a, out: (out * (1.0 - out),))
 
     @unary_func_op()
     def forward(self, a: Tensor):
         out = _stable_sigmoid(a.data)
         return tensor_from_array(out), lambda g: (g * (out * (1.0 - out)),)
 
-    def vjp(self, g, inputs, out):
-        return (g * (out * (1.0 - out)),)
-
-    def jvp(self, tangents, inputs, out):
-        return tangents[0] * (out * (1.0 - out))
+    def local(self, i, inputs, out):
+        return out * (1.0 - out)
 
 
 class relu(operation):
     name, symbol, group = "relu", "ReLU", "activation"
+    kind = "elementwise"
     formula, derivatives = "out = max(a, 0)", ("∂out/∂a = 1 if a > 0 else 0",)
     samples = staticmethod(lambda rng: [Sample((away_from_zero(rng, 3, 4),))])
 
@@ -198,15 +177,13 @@ class relu(operation):
         return tensor_from_array(np.maximum(x, 0.0)), self.select(lambda: ((x > 0).astype(np.float64),),
                                                                   lambda g: (np.where(x > 0, g, 0.0),))
 
-    def vjp(self, g, inputs, out):
-        return (R.select(inputs[0].data > 0, g),)
-
-    def jvp(self, tangents, inputs, out):
-        return R.select(inputs[0].data > 0, tangents[0])
+    def local(self, i, inputs, out):
+        return R.Weights(inputs[0].data > 0)
 
 
 class leaky_relu(operation):
     name, symbol, group = "leaky_relu", "LReLU", "activation"
+    kind = "elementwise"
     formula, derivatives = "out = a if a > 0 else slope·a", ("∂out/∂a = 1 if a > 0 else slope",)
     samples = staticmethod(lambda rng: [Sample((away_from_zero(rng, 3, 4),), {"slope": 0.1})])
 
@@ -222,21 +199,13 @@ class leaky_relu(operation):
             return out, self.select(local, lambda g: (np.where(x > 0, g, 0.0),))
         return out, self.chain(local)
 
-    def _rule(self, x: np.ndarray, g: Tensor) -> Tensor:
-        slope = self.params["slope"]
-        if slope == 0:
-            return R.select(x > 0, g)
-        return F.where(R.constant(x > 0), g, g * slope)
-
-    def vjp(self, g, inputs, out):
-        return (self._rule(inputs[0].data, g),)
-
-    def jvp(self, tangents, inputs, out):
-        return self._rule(inputs[0].data, tangents[0])
+    def local(self, i, inputs, out):
+        return R.Weights(np.where(inputs[0].data > 0, 1.0, self.params["slope"]))
 
 
 class softplus(operation):
     name, symbol, group = "softplus", "softplus", "activation"
+    kind = "elementwise"
     formula, derivatives = "out = ln(1 + eᵃ)", ("∂out/∂a = σ(a)",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 5, low=-4, high=4),))])
 
@@ -246,15 +215,13 @@ class softplus(operation):
         out = np.log1p(np.exp(-np.abs(x))) + np.maximum(x, 0.0)
         return tensor_from_array(out), self.chain(lambda: (_stable_sigmoid(x),))
 
-    def vjp(self, g, inputs, out):
-        return (g * F.sigmoid(inputs[0]),)
-
-    def jvp(self, tangents, inputs, out):
-        return tangents[0] * F.sigmoid(inputs[0])
+    def local(self, i, inputs, out):
+        return F.sigmoid(inputs[0])
 
 
 class clip(operation):
     name, symbol, group = "clip", "clip", "elementwise"
+    kind = "elementwise"
     formula, derivatives = "out = min(max(a, low), high)", ("∂out/∂a = 1 if low ≤ a ≤ high else 0",)
     samples = staticmethod(lambda rng: [Sample((np.array([-1.7, -0.6, 0.2, 0.9, 1.8]),),
                                                {"low": -1.0, "high": 1.0})])
@@ -278,8 +245,5 @@ class clip(operation):
             inside &= x <= high
         return inside
 
-    def vjp(self, g, inputs, out):
-        return (R.select(self._inside(inputs[0].data), g),)
-
-    def jvp(self, tangents, inputs, out):
-        return R.select(self._inside(inputs[0].data), tangents[0])
+    def local(self, i, inputs, out):
+        return R.Weights(self._inside(inputs[0].data))
