@@ -48,6 +48,10 @@ class OpSpec:
 
 REGISTRY: dict[str, OpSpec] = {}
 
+#: Called with each op class as it is registered: the bindings (``lucid/_func/_bindings.py``) listen here, so an
+#: op declared after the package loaded (a test's, a lesson's) is a public function and a method at once.
+ON_REGISTER: list[Callable[[type], None]] = []
+
 #: Rules an op gets from its ``kind`` instead of writing them (``lucid/_func/_rules.py`` fills it):
 #: ``DERIVED[kind][method name] = function``, installed on a class that does not define that method.
 DERIVED: dict[str, dict[str, Callable[..., Any]]] = {}
@@ -103,6 +107,8 @@ class operation:
             samples = getattr(cls, "samples", None)
             REGISTRY[cls.name] = OpSpec(cls.name, cls.symbol, cls.formula, tuple(cls.derivatives),
                                         cls.group, samples, cls)
+            for listener in ON_REGISTER:
+                listener(cls)
 
     # per-call state; class-level defaults so an instance only stores what it sets
     _result: Any = None  # weak reference(s) to the result(s)

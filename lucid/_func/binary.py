@@ -9,6 +9,7 @@ import numpy as np
 import lucid._func as F  # the ops' differentiable rules (vjp/jvp) are written with lucid ops
 from lucid._backend.core import Sample, binary_func_op, func_op, masked_product, operation
 from lucid._func import _rules as R
+from lucid._func._bindings import BINARY, Language
 from lucid._func._samples import distinct, positive, uniform
 from lucid._tensor.tensor import Tensor, tensor_from_array
 
@@ -23,6 +24,7 @@ def _broadcast_pairs(rng: np.random.Generator, maker=uniform, maker_b=None) -> l
 
 class add(operation):
     name, symbol, group = "add", "+", "arithmetic"
+    summary, language = "a + b", BINARY
     formula, derivatives = "out = a + b", ("∂out/∂a = 1", "∂out/∂b = 1")
     samples, kind = staticmethod(_broadcast_pairs), "elementwise"
 
@@ -37,6 +39,7 @@ class add(operation):
 
 class sub(operation):
     name, symbol, group = "sub", "−", "arithmetic"
+    summary, language = "a − b", BINARY
     formula, derivatives = "out = a − b", ("∂out/∂a = 1", "∂out/∂b = −1")
     samples, kind = staticmethod(_broadcast_pairs), "elementwise"
 
@@ -51,6 +54,7 @@ class sub(operation):
 
 class mul(operation):
     name, symbol, group = "mul", "×", "arithmetic"
+    summary, language = "a · b", BINARY
     formula, derivatives = "out = a · b", ("∂out/∂a = b", "∂out/∂b = a")
     samples, kind = staticmethod(_broadcast_pairs), "elementwise"
 
@@ -68,6 +72,7 @@ class mul(operation):
 
 class div(operation):
     name, symbol, group = "div", "÷", "arithmetic"
+    summary, language = "a / b", BINARY
     formula, derivatives = "out = a / b", ("∂out/∂a = 1/b", "∂out/∂b = −a/b² = −out/b")
     samples, kind = staticmethod(lambda rng: _broadcast_pairs(rng, uniform, positive)), "elementwise"
 
@@ -87,6 +92,7 @@ class div(operation):
 
 class pow(operation):
     name, symbol, group = "pow", "**", "arithmetic"
+    summary, language, method = "a ** b", BINARY, True
     formula = "out = aᵇ"
     derivatives = ("∂out/∂a = b·aᵇ⁻¹  (0 where b = 0)", "∂out/∂b = aᵇ·ln a  (0 where a = 0 and b ≥ 0)")
     samples = staticmethod(lambda rng: _broadcast_pairs(rng, positive, uniform)
@@ -120,6 +126,7 @@ _dot = np.dot
 
 class matmul(operation):
     name, symbol, group, kind = "matmul", "@", "linear algebra", "bilinear"
+    summary, language, method = "matrix product a @ b", Language("matmul", ("a", "b")), True
     formula = "out = a @ b   (outᵢⱼ = Σₖ aᵢₖ bₖⱼ)"
     derivatives = ("∂L/∂a = ∂L/∂out @ bᵀ", "∂L/∂b = aᵀ @ ∂L/∂out")
     samples = staticmethod(lambda rng: [
@@ -200,6 +207,7 @@ class _pick(operation):
 
 class maximum(_pick):
     name, symbol, group = "maximum", "max", "elementwise"
+    summary, language, method = "elementwise larger of a and b", BINARY, True
     formula, derivatives = "out = max(a, b)", ("∂out/∂a = 1 if a > b (½ if a = b)", "∂out/∂b = 1 if b > a (½ if a = b)")
     samples = staticmethod(lambda rng: [Sample((distinct(rng, 3, 4), distinct(rng, 3, 4) + 0.1)),
                                         Sample((distinct(rng, 3, 4), distinct(rng, 1, 4) + 0.1))])
@@ -212,6 +220,7 @@ class maximum(_pick):
 
 class minimum(_pick):
     name, symbol, group = "minimum", "min", "elementwise"
+    summary, language, method = "elementwise smaller of a and b", BINARY, True
     formula, derivatives = "out = min(a, b)", ("∂out/∂a = 1 if a < b (½ if a = b)", "∂out/∂b = 1 if b < a (½ if a = b)")
     samples = staticmethod(lambda rng: [Sample((distinct(rng, 3, 4), distinct(rng, 3, 4) + 0.1)),
                                         Sample((distinct(rng, 2, 1), distinct(rng, 2, 3) + 0.1))])
@@ -224,6 +233,8 @@ class minimum(_pick):
 
 class where(operation):
     name, symbol, group, kind = "where", "where", "elementwise", "elementwise"
+    summary = "a where cond holds, else b"
+    language = Language("broadcast", (("cond", "condition"), "a", "b"))
     formula = "out = a where cond else b"
     derivatives = ("cond: no gradient", "∂out/∂a = 1 where cond else 0", "∂out/∂b = 0 where cond else 1")
     samples = staticmethod(lambda rng: [Sample((np.array([[True, False, True], [False, False, True]]),
@@ -257,6 +268,7 @@ class _comparison(operation):
 
     group = "comparison"
     derivatives = ("no gradient",)
+    language = BINARY
     compare = staticmethod(np.equal)
 
     @binary_func_op(has_gradient=False)
@@ -266,24 +278,30 @@ class _comparison(operation):
 
 class eq(_comparison):
     name, symbol, formula, compare = "eq", "==", "out = (a == b)", staticmethod(np.equal)
+    summary = "a == b as True/False (only for where's condition)"
 
 
 class ne(_comparison):
     name, symbol, formula, compare = "ne", "!=", "out = (a != b)", staticmethod(np.not_equal)
+    summary = "a != b as True/False (only for where's condition)"
 
 
 class lt(_comparison):
     name, symbol, formula, compare = "lt", "<", "out = (a < b)", staticmethod(np.less)
+    summary = "a < b as True/False (only for where's condition)"
 
 
 class le(_comparison):
     name, symbol, formula, compare = "le", "≤", "out = (a ≤ b)", staticmethod(np.less_equal)
+    summary = "a <= b as True/False (only for where's condition)"
 
 
 class gt(_comparison):
     name, symbol, formula, compare = "gt", ">", "out = (a > b)", staticmethod(np.greater)
+    summary = "a > b as True/False (only for where's condition)"
 
 
 class ge(_comparison):
     name, symbol, formula, compare = "ge", "≥", "out = (a ≥ b)", staticmethod(np.greater_equal)
+    summary = "a >= b as True/False (only for where's condition)"
 

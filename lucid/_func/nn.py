@@ -9,6 +9,7 @@ import numpy as np
 import lucid._func as F  # the ops' differentiable rules (vjp/jvp) are written with lucid ops
 from lucid._backend.core import Sample, binary_func_op, operation, unary_func_op
 from lucid._func import _rules as R
+from lucid._func._bindings import Language
 from lucid._func._samples import uniform
 from lucid._func.reduce import single_axis, stable_logsumexp
 from lucid._func.unary import _stable_sigmoid
@@ -17,6 +18,7 @@ from lucid._tensor.tensor import Tensor, tensor_from_array
 
 class softmax(operation):
     name, symbol, group = "softmax", "softmax", "neural network"
+    summary, language, method = "e^x / Σ e^x along axis", Language("softmax", ("x", ("axis", "int", -1))), True
     formula = "outᵢ = e^aᵢ / Σⱼ e^aⱼ"
     derivatives = ("∂L/∂aᵢ = outᵢ (∂L/∂outᵢ − Σⱼ ∂L/∂outⱼ · outⱼ)",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 4),)), Sample((uniform(rng, 3, 4),), {"axis": 0})])
@@ -41,6 +43,7 @@ class softmax(operation):
 
 class log_softmax(operation):
     name, symbol, group = "log_softmax", "log softmax", "neural network"
+    summary, language, method = "x − logsumexp(x) along axis", Language("softmax", ("x", ("axis", "int", -1))), True
     formula = "outᵢ = aᵢ − ln Σⱼ e^aⱼ"
     derivatives = ("∂L/∂aᵢ = ∂L/∂outᵢ − softmax(a)ᵢ Σⱼ ∂L/∂outⱼ",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 4),)), Sample((uniform(rng, 5),))])
@@ -65,6 +68,7 @@ class log_softmax(operation):
 
 class mse_loss(operation):
     name, symbol, group, kind = "mse_loss", "MSE", "loss", "reduction"
+    summary, language = "mean of (pred − target)²", Language("scalar_loss", ("pred", "target"))
     formula = "out = (1/N) Σᵢ (pᵢ − yᵢ)²"
     derivatives = ("∂out/∂pᵢ = 2(pᵢ − yᵢ)/N", "∂out/∂yᵢ = −2(pᵢ − yᵢ)/N")
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 4, 2), uniform(rng, 4, 2))),
@@ -84,6 +88,8 @@ class mse_loss(operation):
 
 class binary_cross_entropy(operation):
     name, symbol, group, kind = "binary_cross_entropy", "BCE", "loss", "reduction"
+    summary = "BCE of probabilities in [0, 1] (apply sigmoid first)"
+    language = Language("scalar_loss", ("prob", "target"))
     formula = "out = −(1/N) Σᵢ [yᵢ ln pᵢ + (1 − yᵢ) ln(1 − pᵢ)]   (each ln at least −100)"
     derivatives = ("∂out/∂pᵢ = (pᵢ − yᵢ) / (pᵢ(1 − pᵢ) N)", "∂out/∂yᵢ = (ln(1 − pᵢ) − ln pᵢ)/N")
     samples = staticmethod(lambda rng: [Sample((rng.uniform(0.1, 0.9, (6,)), rng.uniform(0, 1, (6,)))),
@@ -124,6 +130,8 @@ class binary_cross_entropy_with_logits(operation):
     """BCE of ``sigmoid(z)`` computed from the logits ``z``: exact where ``sigmoid(z)`` rounds to 0 or 1."""
 
     name, symbol, group, kind = "binary_cross_entropy_with_logits", "BCE(logits)", "loss", "reduction"
+    summary = "BCE of sigmoid(logits), computed from the logits: exact where the sigmoid saturates"
+    language = Language("scalar_loss", ("logits", "target"))
     formula = "out = (1/N) Σᵢ [max(zᵢ, 0) − zᵢ·tᵢ + ln(1 + e^−|zᵢ|)]   (= BCE(σ(z), t), never overflowing)"
     derivatives = ("∂out/∂zᵢ = (σ(zᵢ) − tᵢ)/N", "∂out/∂tᵢ = −zᵢ/N")
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 6, low=-4, high=4), rng.uniform(0, 1, (6,)))),
@@ -154,6 +162,8 @@ class binary_cross_entropy_with_logits(operation):
 
 class cross_entropy(operation):
     name, symbol, group, kind = "cross_entropy", "CE", "loss", "reduction"
+    summary = "softmax cross-entropy of logits (N, C) and integer class targets"
+    language = Language("cross_entropy", ("logits", ("targets", "targets")))
     formula = "out = −(1/N) Σᵢ log_softmax(zᵢ)[tᵢ]   (z: logits, t: integer targets)"
     derivatives = ("∂out/∂zᵢⱼ = (softmax(zᵢ)ⱼ − [j = tᵢ]) / N", "targets: no gradient")
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 4, 3), np.array([0, 2, 1, 2]))),

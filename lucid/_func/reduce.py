@@ -10,6 +10,7 @@ import numpy as np
 import lucid._func as F  # the ops' differentiable rules (vjp/jvp) are written with lucid ops
 from lucid._backend.core import Sample, masked_product, operation, unary_func_op
 from lucid._func import _rules as R
+from lucid._func._bindings import REDUCTION
 from lucid._func._samples import distinct, uniform
 from lucid._tensor.tensor import Tensor, tensor_from_array
 
@@ -88,7 +89,7 @@ def _reduction_samples(rng: np.random.Generator, maker=uniform) -> list[Sample]:
 
 
 class _reduction(operation):
-    group = "reduction"
+    group, language, method = "reduction", REDUCTION, True
 
     def __init__(self, axis: Axis = None, keepdims: bool = False) -> None:
         self.params = {"axis": axis, "keepdims": keepdims}  # operation.__init__'s work, without the **kwargs
@@ -104,6 +105,7 @@ class _reduction(operation):
 
 class sum(_reduction):
     name, symbol, kind = "sum", "Σ", "linear"
+    summary = "sum over axis (all axes by default)"
     formula, derivatives = "out = Σᵢ aᵢ (over axis)", ("∂out/∂aᵢ = 1",)
     samples = staticmethod(_reduction_samples)
 
@@ -122,6 +124,7 @@ class sum(_reduction):
 
 class mean(_reduction):
     name, symbol, kind = "mean", "mean", "linear"
+    summary = "mean over axis"
     formula, derivatives = "out = (1/N) Σᵢ aᵢ", ("∂out/∂aᵢ = 1/N",)
     samples = staticmethod(_reduction_samples)
     local_rule = staticmethod(lambda a, out: (np.full(a.shape, 1.0 / a.size),))  # the full mean; others set _locals
@@ -186,16 +189,19 @@ class _extreme(_reduction):
 
 class max(_extreme):
     name, symbol, pick = "max", "max", staticmethod(np.max)
+    summary = "largest value over axis (for two tensors use maximum)"
     formula, derivatives = "out = max over axis of a", ("∂out/∂aᵢ = 1 for the maximum (split on ties), else 0",)
 
 
 class min(_extreme):
     name, symbol, pick = "min", "min", staticmethod(np.min)
+    summary = "smallest value over axis (for two tensors use minimum)"
     formula, derivatives = "out = min over axis of a", ("∂out/∂aᵢ = 1 for the minimum (split on ties), else 0",)
 
 
 class var(_reduction):
     name, symbol, kind = "var", "var", "reduction"
+    summary = "population variance over axis"
     formula, derivatives = "out = (1/N) Σᵢ (aᵢ − ā)²", ("∂out/∂aᵢ = 2(aᵢ − ā)/N",)
     samples = staticmethod(_reduction_samples)
 
@@ -219,6 +225,7 @@ class var(_reduction):
 
 class logsumexp(_reduction):
     name, symbol, kind = "logsumexp", "LSE", "reduction"
+    summary = "ln Σ eˣ over axis"
     formula, derivatives = "out = ln Σᵢ e^aᵢ", ("∂out/∂aᵢ = e^aᵢ / Σⱼ e^aⱼ = softmax(a)ᵢ",)
     samples = staticmethod(_reduction_samples)
 

@@ -6,6 +6,7 @@ import numpy as np
 import lucid._func as F  # the ops' differentiable rules (vjp/jvp) are written with lucid ops
 from lucid._backend.core import Sample, masked_product, operation, unary_func_op
 from lucid._func import _rules as R
+from lucid._func._bindings import UNARY, Language
 from lucid._func._samples import away_from_zero, positive, uniform
 from lucid._tensor.tensor import Tensor, tensor_from_array
 
@@ -33,6 +34,7 @@ def _stable_sigmoid(x: np.ndarray) -> np.ndarray:
 class neg(operation):
     name, symbol, group = "neg", "neg", "arithmetic"
     kind = "elementwise"
+    summary, language = "−x (same as unary minus)", UNARY
     formula, derivatives = "out = −a", ("∂out/∂a = −1",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 4),))])
 
@@ -47,6 +49,7 @@ class neg(operation):
 class exp(operation):
     name, symbol, group = "exp", "exp", "elementwise"
     kind = "elementwise"
+    summary, language, method = "eˣ elementwise", UNARY, True
     formula, derivatives = "out = eᵃ", ("∂out/∂a = eᵃ = out",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 2, 3),))])
 
@@ -62,6 +65,7 @@ class exp(operation):
 class log(operation):
     name, symbol, group = "log", "log", "elementwise"
     kind = "elementwise"
+    summary, language, method = "natural logarithm", UNARY, True
     formula, derivatives = "out = ln a", ("∂out/∂a = 1/a",)
     samples = staticmethod(lambda rng: [Sample((positive(rng, 2, 3),))])
 
@@ -77,6 +81,7 @@ class log(operation):
 class sqrt(operation):
     name, symbol, group = "sqrt", "√", "elementwise"
     kind = "elementwise"
+    summary, language, method = "square root", UNARY, True
     formula, derivatives = "out = √a", ("∂out/∂a = 1/(2√a)",)
     samples = staticmethod(lambda rng: [Sample((positive(rng, 3),))])
 
@@ -92,6 +97,7 @@ class sqrt(operation):
 class abs(operation):
     name, symbol, group = "abs", "|·|", "elementwise"
     kind = "elementwise"
+    summary, language, method = "absolute value", UNARY, True
     formula, derivatives = "out = |a|", ("∂out/∂a = sign(a)  (0 at a = 0)",)
     samples = staticmethod(lambda rng: [Sample((away_from_zero(rng, 3, 2),))])
 
@@ -109,6 +115,7 @@ class abs(operation):
 class sin(operation):
     name, symbol, group = "sin", "sin", "elementwise"
     kind = "elementwise"
+    summary, language, method = "sine", UNARY, True
     formula, derivatives = "out = sin a", ("∂out/∂a = cos a",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 4),))])
 
@@ -123,6 +130,7 @@ class sin(operation):
 class cos(operation):
     name, symbol, group = "cos", "cos", "elementwise"
     kind = "elementwise"
+    summary, language, method = "cosine", UNARY, True
     formula, derivatives = "out = cos a", ("∂out/∂a = −sin a",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 4),))])
 
@@ -137,6 +145,7 @@ class cos(operation):
 class tanh(operation):
     name, symbol, group = "tanh", "tanh", "activation"
     kind = "elementwise"
+    summary, language, method = "hyperbolic tangent", UNARY, True
     formula, derivatives = "out = tanh a", ("∂out/∂a = 1 − tanh²a = 1 − out²",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 2),))])
 
@@ -152,6 +161,7 @@ class tanh(operation):
 class sigmoid(operation):
     name, symbol, group = "sigmoid", "σ", "activation"
     kind = "elementwise"
+    summary, language, method = "logistic 1/(1 + e⁻ˣ)", UNARY, True
     formula, derivatives = "out = 1/(1 + e⁻ᵃ)", ("∂out/∂a = σ(a)(1 − σ(a)) = out(1 − out)",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 2, low=-4, high=4),))])
 
@@ -167,6 +177,7 @@ class sigmoid(operation):
 class relu(operation):
     name, symbol, group = "relu", "ReLU", "activation"
     kind = "elementwise"
+    summary, language, method = "max(x, 0)", UNARY, True
     formula, derivatives = "out = max(a, 0)", ("∂out/∂a = 1 if a > 0 else 0",)
     samples = staticmethod(lambda rng: [Sample((away_from_zero(rng, 3, 4),))])
 
@@ -184,11 +195,13 @@ class relu(operation):
 class leaky_relu(operation):
     name, symbol, group = "leaky_relu", "LReLU", "activation"
     kind = "elementwise"
+    summary, method = "x if x > 0 else slope·x", True
+    language = Language("same", ("x", ("slope", "float", 0.01)))
     formula, derivatives = "out = a if a > 0 else slope·a", ("∂out/∂a = 1 if a > 0 else slope",)
     samples = staticmethod(lambda rng: [Sample((away_from_zero(rng, 3, 4),), {"slope": 0.1})])
 
     def __init__(self, slope: float = 0.01) -> None:
-        super().__init__(slope=slope)
+        super().__init__(slope=float(slope))
 
     @unary_func_op()
     def forward(self, a: Tensor):
@@ -206,6 +219,7 @@ class leaky_relu(operation):
 class softplus(operation):
     name, symbol, group = "softplus", "softplus", "activation"
     kind = "elementwise"
+    summary, language, method = "ln(1 + eˣ)", UNARY, True
     formula, derivatives = "out = ln(1 + eᵃ)", ("∂out/∂a = σ(a)",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 5, low=-4, high=4),))])
 
@@ -222,6 +236,8 @@ class softplus(operation):
 class clip(operation):
     name, symbol, group = "clip", "clip", "elementwise"
     kind = "elementwise"
+    summary, method = "x limited to [low, high]", True
+    language = Language("same", ("x", ("low", "float or None", None), ("high", "float or None", None)))
     formula, derivatives = "out = min(max(a, low), high)", ("∂out/∂a = 1 if low ≤ a ≤ high else 0",)
     samples = staticmethod(lambda rng: [Sample((np.array([-1.7, -0.6, 0.2, 0.9, 1.8]),),
                                                {"low": -1.0, "high": 1.0})])
