@@ -208,7 +208,8 @@ class _pick(operation):
 class maximum(_pick):
     name, symbol, group = "maximum", "max", "elementwise"
     summary, language, method = "elementwise larger of a and b", BINARY, True
-    formula, derivatives = "out = max(a, b)", ("∂out/∂a = 1 if a > b (½ if a = b)", "∂out/∂b = 1 if b > a (½ if a = b)")
+    formula, derivatives = "out = max(a, b)", ("∂out/∂a = 1 if a > b else 0  (½ if a = b)",
+                                                 "∂out/∂b = 1 if b > a else 0  (½ if a = b)")
     samples = staticmethod(lambda rng: [Sample((distinct(rng, 3, 4), distinct(rng, 3, 4) + 0.1)),
                                         Sample((distinct(rng, 3, 4), distinct(rng, 1, 4) + 0.1))])
     beats = staticmethod(np.greater)
@@ -221,7 +222,8 @@ class maximum(_pick):
 class minimum(_pick):
     name, symbol, group = "minimum", "min", "elementwise"
     summary, language, method = "elementwise smaller of a and b", BINARY, True
-    formula, derivatives = "out = min(a, b)", ("∂out/∂a = 1 if a < b (½ if a = b)", "∂out/∂b = 1 if b < a (½ if a = b)")
+    formula, derivatives = "out = min(a, b)", ("∂out/∂a = 1 if a < b else 0  (½ if a = b)",
+                                                 "∂out/∂b = 1 if b < a else 0  (½ if a = b)")
     samples = staticmethod(lambda rng: [Sample((distinct(rng, 3, 4), distinct(rng, 3, 4) + 0.1)),
                                         Sample((distinct(rng, 2, 1), distinct(rng, 2, 3) + 0.1))])
     beats = staticmethod(np.less)
