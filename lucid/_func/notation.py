@@ -5,7 +5,7 @@ texts are read in three places, and all of them read this table:
 
 - the op reference (``lucid/lessons/op_reference.py``): a text is translated only when it has a word
   outside ``NOTATION`` (prose, such as "if", "summed over the copied axes");
-- the explanations (``lucid/viz/formulas.py``): a program's own names replace the ``VALUES`` and the
+- the explanations (``lucid/viz/explanation/formulas.py``): a program's own names replace the ``VALUES`` and the
   inputs' generic names; the rest of the notation (``SYMBOLS``, ``FUNCTIONS``) stays as written;
 - ``evaluate`` here: the rule read as arithmetic on arrays, each function word computing what its entry
   says, so a test can hold every displayed formula to the numbers the engine computes
