@@ -192,7 +192,8 @@ class operation:
     # The derivative again, written with lucid ops on Tensors (``lucid/_func/_rules.py``): what these
     # return is a graph node, so a gradient can be drawn and differentiated again. ``vjp`` is the
     # backward rule (``grad(..., create_graph=True)``), ``jvp`` the forward rule (forward mode);
-    # every op in the registry with a gradient defines both.
+    # every op in the registry with a gradient has both, most of them derived from its ``kind`` and
+    # its one ``local`` rule (``DERIVED``), the rest written out (matmul's vjp, softmax's jvp).
     def vjp(self, g: Tensor, inputs: Sequence[Tensor], out: Tensor) -> Sequence[Tensor | None]:
         """One gradient per input (None where none is needed) for the output gradient ``g``."""
         raise NotImplementedError(f"{self.name or type(self).__name__} has no differentiable backward rule (vjp)")
