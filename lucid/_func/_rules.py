@@ -135,14 +135,38 @@ def elementwise_jvp(op: Any, tangents: Any, inputs: Any, out: Tensor) -> Tensor 
 
 
 def local_arrays(op: Any, *args: Any) -> tuple[np.ndarray | None, ...]:
-    """The ``local`` rule's values as arrays of the output's shape (``operation.local_rule``'s form,
-    ``(*inputs, out_array)``): what the backward trace and the explanations show for an elementwise op."""
+    """An elementwise op's local derivatives as arrays of the output's shape (``operation.local_rule``'s form,
+    ``(*inputs, out_array)``): what the backward trace and the explanations show.
+
+    They are the numbers the engine itself multiplies by: its NumPy gradient function's answer to an
+    upstream gradient of ones (for an elementwise op each input's gradient is then its local derivative,
+    and the registry-wide test holds it to the ``local`` rule). Reading them back costs one NumPy step per
+    input, where the rule would cost lucid ops per node of a long trace. A node without a gradient
+    function gets the rule's values.
+    """
     *inputs, out_data = args
+    shape = np.shape(out_data)
+    node = op.result
+    grad_function = None if node is None or node.__class__ is tuple else node._grad_fn
+    if grad_function is not None:
+        return tuple(_spread(g, shape) for g in grad_function(np.ones(shape)))
+    return rule_arrays(op, inputs, out_data)
+
+
+def rule_arrays(op: Any, inputs: Any, out_data: np.ndarray, wanted: Any = None) -> tuple[np.ndarray | None, ...]:
+    """The ``local`` rule's values as arrays of the output's shape (None for an input not ``wanted``)."""
     shape = np.shape(out_data)
     with no_grad():
         out = Tensor(out_data)
-        locals_ = [op.local(i, inputs, out) for i in range(len(inputs))]
-    return tuple(_as_array(d, shape) for d in locals_)
+        return tuple(None if wanted is not None and not wanted[i] else _as_array(op.local(i, inputs, out), shape)
+                     for i in range(len(inputs)))
+
+
+def _spread(g: Any, shape: tuple[int, ...]) -> np.ndarray | None:
+    """``g`` at ``shape`` (``np.broadcast_to`` only when it is not: its Python wrapper costs microseconds)."""
+    if g is None:
+        return None
+    return g if np.shape(g) == shape else np.broadcast_to(g, shape)
 
 
 def _as_array(d: Local, shape: tuple[int, ...]) -> np.ndarray | None:
@@ -158,12 +182,7 @@ def _as_array(d: Local, shape: tuple[int, ...]) -> np.ndarray | None:
 def chain_from_rule(op: Any, inputs: Any, out: np.ndarray) -> Any:
     """A NumPy gradient function computed from the op's ``local`` rule (for an op with no hand-written fast
     path: its derivative, special cases included, is then written only once)."""
-    def local() -> tuple[np.ndarray | None, ...]:
-        with no_grad():
-            result = Tensor(out)
-            return tuple(None if not x.requires_grad else _as_array(op.local(i, inputs, result), out.shape)
-                         for i, x in enumerate(inputs))
-    return op.chain(local)
+    return op.chain(lambda: rule_arrays(op, inputs, out, _needed(inputs)))
 
 
 def _reduced(op: Any, inputs: Any, shape: tuple[int, ...]) -> tuple[tuple[int, ...], bool]:
