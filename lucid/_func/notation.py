@@ -9,7 +9,7 @@ texts are read in three places, and all of them read this table:
   inputs' generic names; the rest of the notation (``SYMBOLS``, ``FUNCTIONS``) stays as written;
 - ``evaluate`` here: the rule read as arithmetic on arrays, each function word computing what its entry
   says, so a test can hold every displayed formula to the numbers the engine computes
-  (``tests/test_ops_derivative_text.py``).
+  (``tests/engine/test_ops_derivative_text.py``).
 
 The evaluator is a tokenizer and a recursive-descent parser over the registry's own text (never user
 text, and never ``eval``): numbers and ``½``, names with subscripts (``aᵢ`` is ``a``, elementwise), ``ā``

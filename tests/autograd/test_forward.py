@@ -1,7 +1,7 @@
 """Forward mode: tangents pushed forward through each op's jvp rule.
 
 Every op's ``jvp`` is checked against central differences, reverse mode and its ``vjp`` in
-tests/test_ops_gradcheck.py (``test_op_rules_agree_with_each_other_and_with_finite_differences``);
+tests/engine/test_ops_gradcheck.py (``test_op_rules_agree_with_each_other_and_with_finite_differences``);
 here, forward mode as a whole (several inputs and outputs, Jacobians, nesting).
 """
 import numpy as np
@@ -11,7 +11,6 @@ import lucid
 from lucid import Tensor
 from lucid._backend.core import operation, unary_func_op
 from lucid.autograd import grad, hvp, jacobian, jvp, vjp
-from tests.engine.test_ops_gradcheck import _call, _cases, _prepare
 
 
 class _forward_only_square(operation):

@@ -13,13 +13,13 @@ import re
 
 import numpy as np
 import pytest
-from test_ops_gradcheck import DIFFERENTIABLE, _call, _prepare
 
 import lucid
 from lucid._backend.core import match_shape
 from lucid._func import notation as nt
 from lucid._func.reduce import single_axis
 from lucid.autograd import grad
+from tests.engine.test_ops_gradcheck import DIFFERENTIABLE, _call, _prepare
 
 #: The ops whose rules are written in words (shape ops; max/min over an axis): shown, translated, not computed.
 IN_WORDS = {"broadcast_to", "concatenate", "getitem", "max", "min", "reshape", "squeeze", "stack", "swapaxes",
