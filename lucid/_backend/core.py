@@ -48,6 +48,14 @@ class OpSpec:
 
 REGISTRY: dict[str, OpSpec] = {}
 
+#: Called with each op class as it is registered: the bindings (``lucid/_func/_bindings.py``) listen here, so an
+#: op declared after the package loaded (a test's, a lesson's) is a public function and a method at once.
+ON_REGISTER: list[Callable[[type], None]] = []
+
+#: Rules an op gets from its ``kind`` instead of writing them (``lucid/_func/_rules.py`` fills it):
+#: ``DERIVED[kind][method name] = function``, installed on a class that does not define that method.
+DERIVED: dict[str, dict[str, Callable[..., Any]]] = {}
+
 
 @dataclass
 class Sample:
@@ -66,9 +74,24 @@ class operation:
     formula: ClassVar[str] = ""
     derivatives: ClassVar[tuple[str, ...]] = ()
     group: ClassVar[str] = "other"
+    # What the op is, for the rules derived from it (``DERIVED``): "elementwise" (a ``local(i, inputs, out)``
+    # rule gives vjp, jvp and the trace's local derivatives), "reduction" (an elementwise ``local``, then a sum
+    # over ``reduced(inputs)``), "linear" (jvp: the op applied to the tangents), "bilinear" (one term per input)
+    kind: ClassVar[str] = ""
+    # The bindings generated from the registry (``lucid/_func/_bindings.py``): the public function
+    # ``lucid.<name>`` always; a ``Tensor`` method when ``method``; ``aliases`` are more public names;
+    # ``summary`` is the one line of its docstring and of the language's table, which lists the op
+    # when ``language`` (a ``Language``) says how a program calls it.
+    method: ClassVar[bool] = False
+    aliases: ClassVar[tuple[str, ...]] = ()
+    summary: ClassVar[str] = ""
+    language: ClassVar[Any] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        for method, derived in DERIVED.get(cls.kind, {}).items():
+            if getattr(cls, method) is getattr(operation, method):  # written by the op itself: kept
+                setattr(cls, method, derived)
         if "forward" in cls.__dict__ and "__call__" not in cls.__dict__:
             # op(a, b) runs the decorated forward directly (one Python frame less per op), unless a
             # base class defines its own __call__
@@ -84,6 +107,8 @@ class operation:
             samples = getattr(cls, "samples", None)
             REGISTRY[cls.name] = OpSpec(cls.name, cls.symbol, cls.formula, tuple(cls.derivatives),
                                         cls.group, samples, cls)
+            for listener in ON_REGISTER:
+                listener(cls)
 
     # per-call state; class-level defaults so an instance only stores what it sets
     _result: Any = None  # weak reference(s) to the result(s)
@@ -167,7 +192,8 @@ class operation:
     # The derivative again, written with lucid ops on Tensors (``lucid/_func/_rules.py``): what these
     # return is a graph node, so a gradient can be drawn and differentiated again. ``vjp`` is the
     # backward rule (``grad(..., create_graph=True)``), ``jvp`` the forward rule (forward mode);
-    # every op in the registry with a gradient defines both.
+    # every op in the registry with a gradient has both, most of them derived from its ``kind`` and
+    # its one ``local`` rule (``DERIVED``), the rest written out (matmul's vjp, softmax's jvp).
     def vjp(self, g: Tensor, inputs: Sequence[Tensor], out: Tensor) -> Sequence[Tensor | None]:
         """One gradient per input (None where none is needed) for the output gradient ``g``."""
         raise NotImplementedError(f"{self.name or type(self).__name__} has no differentiable backward rule (vjp)")
@@ -383,6 +409,7 @@ def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Call
 
         wrapped = functools.wraps(forward)(wrapper)
         wrapped.make_function = make_function  # see ``op_function``
+        wrapped.n_in = n_in  # how the op takes its tensors (None: one sequence), for rules that call it again
         return wrapped
 
     return decorator

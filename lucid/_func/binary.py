@@ -9,6 +9,7 @@ import numpy as np
 import lucid._func as F  # the ops' differentiable rules (vjp/jvp) are written with lucid ops
 from lucid._backend.core import Sample, binary_func_op, func_op, masked_product, operation
 from lucid._func import _rules as R
+from lucid._func._bindings import BINARY, Language
 from lucid._func._samples import distinct, positive, uniform
 from lucid._tensor.tensor import Tensor, tensor_from_array
 
@@ -23,47 +24,39 @@ def _broadcast_pairs(rng: np.random.Generator, maker=uniform, maker_b=None) -> l
 
 class add(operation):
     name, symbol, group = "add", "+", "arithmetic"
+    summary, language = "a + b", BINARY
     formula, derivatives = "out = a + b", ("∂out/∂a = 1", "∂out/∂b = 1")
-    samples = staticmethod(_broadcast_pairs)
-    local_rule = staticmethod(lambda a, b, out: (np.ones(out.shape), np.ones(out.shape)))
+    samples, kind = staticmethod(_broadcast_pairs), "elementwise"
 
     @binary_func_op()
     def forward(self, a: Tensor, b: Tensor):
         out = a.data + b.data
         return tensor_from_array(out), lambda g: (g if a.requires_grad else None, g if b.requires_grad else None)
 
-    def vjp(self, g, inputs, out):
-        return g, g
-
-    def jvp(self, tangents, inputs, out):
-        return R.tangent_sum(out.shape, *tangents)
+    def local(self, i, inputs, out):
+        return 1.0
 
 
 class sub(operation):
     name, symbol, group = "sub", "−", "arithmetic"
+    summary, language = "a − b", BINARY
     formula, derivatives = "out = a − b", ("∂out/∂a = 1", "∂out/∂b = −1")
-    samples = staticmethod(_broadcast_pairs)
-    local_rule = staticmethod(lambda a, b, out: (np.ones(out.shape), np.full(out.shape, -1.0)))
+    samples, kind = staticmethod(_broadcast_pairs), "elementwise"
 
     @binary_func_op()
     def forward(self, a: Tensor, b: Tensor):
         out = a.data - b.data
         return tensor_from_array(out), lambda g: (g if a.requires_grad else None, -g if b.requires_grad else None)
 
-    def vjp(self, g, inputs, out):
-        return g, -g
-
-    def jvp(self, tangents, inputs, out):
-        ta, tb = tangents
-        return R.tangent_sum(out.shape, ta, None if tb is None else -tb)
+    def local(self, i, inputs, out):
+        return -1.0 if i else 1.0
 
 
 class mul(operation):
     name, symbol, group = "mul", "×", "arithmetic"
+    summary, language = "a · b", BINARY
     formula, derivatives = "out = a · b", ("∂out/∂a = b", "∂out/∂b = a")
-    samples = staticmethod(_broadcast_pairs)
-    local_rule = staticmethod(lambda a, b, out: (np.broadcast_to(b.data, out.shape),
-                                                 np.broadcast_to(a.data, out.shape)))
+    samples, kind = staticmethod(_broadcast_pairs), "elementwise"
 
     @binary_func_op()
     def forward(self, a: Tensor, b: Tensor):
@@ -73,19 +66,15 @@ class mul(operation):
         return tensor_from_array(out), lambda g: (g * b.data if a.requires_grad else None,
                                        g * a.data if b.requires_grad else None)
 
-    def vjp(self, g, inputs, out):
-        a, b = inputs
-        return g * b if a.requires_grad else None, g * a if b.requires_grad else None
-
-    def jvp(self, tangents, inputs, out):
-        (a, b), (ta, tb) = inputs, tangents
-        return R.tangent_sum(out.shape, None if ta is None else ta * b, None if tb is None else a * tb)
+    def local(self, i, inputs, out):
+        return inputs[1 - i]  # ∂(a·b)/∂a = b, ∂(a·b)/∂b = a
 
 
 class div(operation):
     name, symbol, group = "div", "÷", "arithmetic"
+    summary, language = "a / b", BINARY
     formula, derivatives = "out = a / b", ("∂out/∂a = 1/b", "∂out/∂b = −a/b² = −out/b")
-    samples = staticmethod(lambda rng: _broadcast_pairs(rng, uniform, positive))
+    samples, kind = staticmethod(lambda rng: _broadcast_pairs(rng, uniform, positive)), "elementwise"
 
     @binary_func_op()
     def forward(self, a: Tensor, b: Tensor):
@@ -96,85 +85,38 @@ class div(operation):
             lambda: (np.broadcast_to(1.0 / b.data, out.shape) if a.requires_grad else None,
                      -out / b.data if b.requires_grad else None))
 
-    def vjp(self, g, inputs, out):
-        a, b = inputs
-        return g / b if a.requires_grad else None, g * (-out / b) if b.requires_grad else None
-
-    def jvp(self, tangents, inputs, out):
-        (_, b), (ta, tb) = inputs, tangents
-        return R.tangent_sum(out.shape, None if ta is None else ta / b, None if tb is None else tb * (-out / b))
-
-
-def _pow_base_derivative(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """∂(aᵇ)/∂a = b·aᵇ⁻¹, taking its limit 0 where b = 0 (aᵇ is then the constant 1).
-
-    Written out, ``0 · 0⁻¹`` is NaN at a = 0; as in PyTorch the removable point
-    gets its limit, while a real singularity (``0.5 · 0⁻⁰·⁵``) stays infinite.
-    """
-    with np.errstate(divide="ignore", invalid="ignore"):
-        da = b * a ** (b - 1.0)
-    zero_exponent = b == 0
-    return np.where(zero_exponent, 0.0, da) if zero_exponent.any() else da
-
-
-def _pow_exponent_derivative(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """∂(aᵇ)/∂b = aᵇ·ln a, taking its limit 0 where a = 0 and b ≥ 0 (``0 · −∞`` written out).
-
-    With b > 0 the limit of aᵇ·ln a as a → 0⁺ is 0; at b = 0 the function 0ᵇ is
-    flat on the right, and PyTorch gives 0 there as well. For b < 0, aᵇ·ln a
-    really does diverge and keeps its −∞.
-    """
-    with np.errstate(divide="ignore", invalid="ignore"):
-        db = out * np.log(a)
-    removable = (a == 0) & (b >= 0)
-    return np.where(removable, 0.0, db) if removable.any() else db
+    def local(self, i, inputs, out):
+        b = inputs[1]
+        return -out / b if i else 1.0 / b
 
 
 class pow(operation):
     name, symbol, group = "pow", "**", "arithmetic"
+    summary, language, method = "a ** b", BINARY, True
     formula = "out = aᵇ"
     derivatives = ("∂out/∂a = b·aᵇ⁻¹  (0 where b = 0)", "∂out/∂b = aᵇ·ln a  (0 where a = 0 and b ≥ 0)")
     samples = staticmethod(lambda rng: _broadcast_pairs(rng, positive, uniform)
                            + [Sample((uniform(rng, 3, 2), 3.0)), Sample((positive(rng, 4), 0.5))])
+    kind = "elementwise"
 
     @binary_func_op()
     def forward(self, a: Tensor, b: Tensor):
         out = a.data ** b.data
-        shape = out.shape
+        return tensor_from_array(out), R.chain_from_rule(self, (a, b), out)  # the rule's special cases, once
 
-        def local():
-            return (np.broadcast_to(_pow_base_derivative(a.data, b.data), shape),
-                    _pow_exponent_derivative(a.data, b.data, out) if b.requires_grad else None)
+    def local(self, i, inputs, out):
+        """∂(aᵇ)/∂a = b·aᵇ⁻¹ and ∂(aᵇ)/∂b = aᵇ·ln a, each with its removable point at its limit 0.
 
-        return tensor_from_array(out), self.chain(local)
-
-    @staticmethod
-    def _base_derivative(a: Tensor, b: Tensor) -> Tensor:
-        """b·aᵇ⁻¹ as lucid ops, 0 where b = 0 (see ``_pow_base_derivative``)."""
-        zero = np.broadcast_to(b.data == 0, np.broadcast_shapes(a.shape, b.shape))
-        if not zero.any():
-            return b * a ** (b - 1.0)
-        safe_a = F.where(R.constant(zero), 1.0, a)  # the blocked elements never see 0⁻¹
-        return R.select(~zero, b * safe_a ** (b - 1.0))
-
-    @staticmethod
-    def _exponent_derivative(a: Tensor, b: Tensor, out: Tensor) -> Tensor:
-        """aᵇ·ln a as lucid ops, 0 where a = 0 and b ≥ 0 (see ``_pow_exponent_derivative``)."""
-        removable = (a.data == 0) & (b.data >= 0)
-        if not removable.any():
-            return out * F.log(a)
-        removable = np.broadcast_to(removable, out.shape)
-        return R.select(~removable, out * F.log(F.where(R.constant(removable), 1.0, a)))
-
-    def vjp(self, g, inputs, out):
+        Written out, ``0 · 0⁻¹`` is NaN at a = 0 where b = 0 (aᵇ is then the constant 1), and aᵇ·ln a is
+        ``0 · −∞`` at a = 0 where b ≥ 0 (aᵇ·ln a → 0 as a → 0⁺ for b > 0; at b = 0 the function 0ᵇ is flat
+        on the right). As in PyTorch those points get their limit, while a real singularity
+        (``0.5 · 0⁻⁰·⁵``, or ln a with b < 0) stays infinite. The blocked elements are selected away and
+        never see ``0⁻¹`` or ``ln 0``.
+        """
         a, b = inputs
-        return (g * self._base_derivative(a, b) if a.requires_grad else None,
-                g * self._exponent_derivative(a, b, out) if b.requires_grad else None)
-
-    def jvp(self, tangents, inputs, out):
-        (a, b), (ta, tb) = inputs, tangents
-        return R.tangent_sum(out.shape, None if ta is None else ta * self._base_derivative(a, b),
-                             None if tb is None else tb * self._exponent_derivative(a, b, out))
+        if i == 0:
+            return R.at_limit_zero(b.data == 0, a, lambda a: b * a ** (b - 1.0), out.shape)
+        return R.at_limit_zero((a.data == 0) & (b.data >= 0), a, lambda a: out * F.log(a), out.shape)
 
 
 # For two matrices ``np.dot`` is ``@`` to the bit (both hand the product to the same BLAS routine)
@@ -183,7 +125,8 @@ _dot = np.dot
 
 
 class matmul(operation):
-    name, symbol, group = "matmul", "@", "linear algebra"
+    name, symbol, group, kind = "matmul", "@", "linear algebra", "bilinear"
+    summary, language, method = "matrix product a @ b", Language("matmul", ("a", "b")), True
     formula = "out = a @ b   (outᵢⱼ = Σₖ aᵢₖ bₖⱼ)"
     derivatives = ("∂L/∂a = ∂L/∂out @ bᵀ", "∂L/∂b = aᵀ @ ∂L/∂out")
     samples = staticmethod(lambda rng: [
@@ -235,9 +178,6 @@ class matmul(operation):
             gb = F.squeeze(gb, -1) if b.ndim == 1 else gb
         return ga, gb
 
-    def jvp(self, tangents, inputs, out):
-        (a, b), (ta, tb) = inputs, tangents
-        return R.tangent_sum(out.shape, None if ta is None else ta @ b, None if tb is None else a @ tb)
 
 
 class _pick(operation):
@@ -245,6 +185,7 @@ class _pick(operation):
     each at a tie); the other side is blocked, selected and never multiplied (never inf · 0)."""
 
     beats: ClassVar[Callable[[np.ndarray, np.ndarray], np.ndarray]]  # where a is the one picked over b
+    kind = "elementwise"
 
     def _shares(self, a: Tensor, b: Tensor) -> tuple[np.ndarray, np.ndarray]:
         wa = np.where(type(self).beats(a.data, b.data), 1.0, np.where(a.data == b.data, 0.5, 0.0))
@@ -260,20 +201,15 @@ class _pick(operation):
                     masked_product(g, wb) if b.requires_grad else None)
         return self.select(local, grad_function)
 
-    def vjp(self, g, inputs, out):
-        (a, b), (wa, wb) = inputs, self._shares(*inputs)
-        return (R.weighted_select(wa, g) if a.requires_grad else None,
-                R.weighted_select(wb, g) if b.requires_grad else None)
-
-    def jvp(self, tangents, inputs, out):
-        (ta, tb), (wa, wb) = tangents, self._shares(*inputs)
-        return R.tangent_sum(out.shape, None if ta is None else R.weighted_select(wa, ta),
-                             None if tb is None else R.weighted_select(wb, tb))
+    def local(self, i, inputs, out):
+        return R.Weights(self._shares(*inputs)[i])
 
 
 class maximum(_pick):
     name, symbol, group = "maximum", "max", "elementwise"
-    formula, derivatives = "out = max(a, b)", ("∂out/∂a = 1 if a > b (½ if a = b)", "∂out/∂b = 1 if b > a (½ if a = b)")
+    summary, language, method = "elementwise larger of a and b", BINARY, True
+    formula, derivatives = "out = max(a, b)", ("∂out/∂a = 1 if a > b else 0  (½ if a = b)",
+                                                 "∂out/∂b = 1 if b > a else 0  (½ if a = b)")
     samples = staticmethod(lambda rng: [Sample((distinct(rng, 3, 4), distinct(rng, 3, 4) + 0.1)),
                                         Sample((distinct(rng, 3, 4), distinct(rng, 1, 4) + 0.1))])
     beats = staticmethod(np.greater)
@@ -285,7 +221,9 @@ class maximum(_pick):
 
 class minimum(_pick):
     name, symbol, group = "minimum", "min", "elementwise"
-    formula, derivatives = "out = min(a, b)", ("∂out/∂a = 1 if a < b (½ if a = b)", "∂out/∂b = 1 if b < a (½ if a = b)")
+    summary, language, method = "elementwise smaller of a and b", BINARY, True
+    formula, derivatives = "out = min(a, b)", ("∂out/∂a = 1 if a < b else 0  (½ if a = b)",
+                                                 "∂out/∂b = 1 if b < a else 0  (½ if a = b)")
     samples = staticmethod(lambda rng: [Sample((distinct(rng, 3, 4), distinct(rng, 3, 4) + 0.1)),
                                         Sample((distinct(rng, 2, 1), distinct(rng, 2, 3) + 0.1))])
     beats = staticmethod(np.less)
@@ -296,7 +234,9 @@ class minimum(_pick):
 
 
 class where(operation):
-    name, symbol, group = "where", "where", "elementwise"
+    name, symbol, group, kind = "where", "where", "elementwise", "elementwise"
+    summary = "a where cond holds, else b"
+    language = Language("broadcast", (("cond", "condition"), "a", "b"))
     formula = "out = a where cond else b"
     derivatives = ("cond: no gradient", "∂out/∂a = 1 where cond else 0", "∂out/∂b = 0 where cond else 1")
     samples = staticmethod(lambda rng: [Sample((np.array([[True, False, True], [False, False, True]]),
@@ -320,14 +260,9 @@ class where(operation):
             local, lambda g: (None, np.where(chosen, g, 0.0) if a.requires_grad else None,
                               np.where(chosen, 0.0, g) if b.requires_grad else None))
 
-    def vjp(self, g, inputs, out):
-        chosen, a, b = inputs[0].data, inputs[1], inputs[2]
-        return None, R.select(chosen, g) if a.requires_grad else None, R.select(~chosen, g) if b.requires_grad else None
-
-    def jvp(self, tangents, inputs, out):
-        _, ta, tb = tangents
-        picked = F.where(inputs[0], 0.0 if ta is None else ta, 0.0 if tb is None else tb)
-        return R.broadcast_like(picked, out.shape)
+    def local(self, i, inputs, out):
+        chosen = inputs[0].data
+        return None if i == 0 else R.Weights(chosen if i == 1 else ~chosen)
 
 
 class _comparison(operation):
@@ -335,6 +270,7 @@ class _comparison(operation):
 
     group = "comparison"
     derivatives = ("no gradient",)
+    language = BINARY
     compare = staticmethod(np.equal)
 
     @binary_func_op(has_gradient=False)
@@ -344,24 +280,30 @@ class _comparison(operation):
 
 class eq(_comparison):
     name, symbol, formula, compare = "eq", "==", "out = (a == b)", staticmethod(np.equal)
+    summary = "a == b as True/False (only for where's condition)"
 
 
 class ne(_comparison):
     name, symbol, formula, compare = "ne", "!=", "out = (a != b)", staticmethod(np.not_equal)
+    summary = "a != b as True/False (only for where's condition)"
 
 
 class lt(_comparison):
     name, symbol, formula, compare = "lt", "<", "out = (a < b)", staticmethod(np.less)
+    summary = "a < b as True/False (only for where's condition)"
 
 
 class le(_comparison):
     name, symbol, formula, compare = "le", "≤", "out = (a ≤ b)", staticmethod(np.less_equal)
+    summary = "a <= b as True/False (only for where's condition)"
 
 
 class gt(_comparison):
     name, symbol, formula, compare = "gt", ">", "out = (a > b)", staticmethod(np.greater)
+    summary = "a > b as True/False (only for where's condition)"
 
 
 class ge(_comparison):
     name, symbol, formula, compare = "ge", "≥", "out = (a ≥ b)", staticmethod(np.greater_equal)
+    summary = "a >= b as True/False (only for where's condition)"
 

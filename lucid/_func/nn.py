@@ -9,6 +9,7 @@ import numpy as np
 import lucid._func as F  # the ops' differentiable rules (vjp/jvp) are written with lucid ops
 from lucid._backend.core import Sample, binary_func_op, operation, unary_func_op
 from lucid._func import _rules as R
+from lucid._func._bindings import Language
 from lucid._func._samples import uniform
 from lucid._func.reduce import single_axis, stable_logsumexp
 from lucid._func.unary import _stable_sigmoid
@@ -17,6 +18,7 @@ from lucid._tensor.tensor import Tensor, tensor_from_array
 
 class softmax(operation):
     name, symbol, group = "softmax", "softmax", "neural network"
+    summary, language, method = "e^x / Σ e^x along axis", Language("softmax", ("x", ("axis", "int", -1))), True
     formula = "outᵢ = e^aᵢ / Σⱼ e^aⱼ"
     derivatives = ("∂L/∂aᵢ = outᵢ (∂L/∂outᵢ − Σⱼ ∂L/∂outⱼ · outⱼ)",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 4),)), Sample((uniform(rng, 3, 4),), {"axis": 0})])
@@ -41,6 +43,7 @@ class softmax(operation):
 
 class log_softmax(operation):
     name, symbol, group = "log_softmax", "log softmax", "neural network"
+    summary, language, method = "x − logsumexp(x) along axis", Language("softmax", ("x", ("axis", "int", -1))), True
     formula = "outᵢ = aᵢ − ln Σⱼ e^aⱼ"
     derivatives = ("∂L/∂aᵢ = ∂L/∂outᵢ − softmax(a)ᵢ Σⱼ ∂L/∂outⱼ",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 4),)), Sample((uniform(rng, 5),))])
@@ -64,7 +67,8 @@ class log_softmax(operation):
 
 
 class mse_loss(operation):
-    name, symbol, group = "mse_loss", "MSE", "loss"
+    name, symbol, group, kind = "mse_loss", "MSE", "loss", "reduction"
+    summary, language = "mean of (pred − target)²", Language("scalar_loss", ("pred", "target"))
     formula = "out = (1/N) Σᵢ (pᵢ − yᵢ)²"
     derivatives = ("∂out/∂pᵢ = 2(pᵢ − yᵢ)/N", "∂out/∂yᵢ = −2(pᵢ − yᵢ)/N")
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 4, 2), uniform(rng, 4, 2))),
@@ -76,23 +80,16 @@ class mse_loss(operation):
         n = diff.size
         return tensor_from_array(np.mean(diff * diff)), self.chain(lambda: (2.0 * diff / n, -2.0 * diff / n))
 
-    @staticmethod
-    def _local(p: Tensor, y: Tensor) -> Tensor:
-        """∂out/∂p = 2(p − y)/N (and ∂out/∂y its negative), as lucid ops."""
-        diff = p - y
-        return diff * (2.0 / diff.size)
-
-    def vjp(self, g, inputs, out):
-        (p, y), local = inputs, self._local(*inputs)
-        return g * local if p.requires_grad else None, g * -local if y.requires_grad else None
-
-    def jvp(self, tangents, inputs, out):
-        (tp, ty), local = tangents, self._local(*inputs)
-        return R.tangent_sum((), None if tp is None else F.sum(tp * local), None if ty is None else -F.sum(ty * local))
+    def local(self, i, inputs, out):
+        """∂out/∂p = 2(p − y)/N, and ∂out/∂y its negative."""
+        diff = inputs[0] - inputs[1]
+        return diff * (-2.0 / diff.size if i else 2.0 / diff.size)
 
 
 class binary_cross_entropy(operation):
-    name, symbol, group = "binary_cross_entropy", "BCE", "loss"
+    name, symbol, group, kind = "binary_cross_entropy", "BCE", "loss", "reduction"
+    summary = "BCE of probabilities in [0, 1] (apply sigmoid first)"
+    language = Language("scalar_loss", ("prob", "target"))
     formula = "out = −(1/N) Σᵢ [yᵢ ln pᵢ + (1 − yᵢ) ln(1 − pᵢ)]   (each ln at least −100)"
     derivatives = ("∂out/∂pᵢ = (pᵢ − yᵢ) / (pᵢ(1 − pᵢ) N)", "∂out/∂yᵢ = (ln(1 − pᵢ) − ln pᵢ)/N")
     samples = staticmethod(lambda rng: [Sample((rng.uniform(0.1, 0.9, (6,)), rng.uniform(0, 1, (6,)))),
@@ -120,31 +117,21 @@ class binary_cross_entropy(operation):
             lambda: ((prob - y.data) / (np.maximum(prob * (1.0 - prob), self.eps) * n) if p.requires_grad else None,
                      (log_q - log_p) / n if y.requires_grad else None))
 
-    def _partials(self, p: Tensor, y: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        """∂out/∂p and ∂out/∂y as lucid ops (the same floors as the first-order pass)."""
+    def local(self, i, inputs, out):
+        """∂out/∂p and ∂out/∂y (the same floors as the first-order pass)."""
+        p, y = inputs
         n = math.prod(np.broadcast_shapes(p.shape, y.shape))
-        dp = dy = None
-        if p.requires_grad:
-            dp = (p - y) / (F.maximum(p * (1.0 - p), self.eps) * n)
-        if y.requires_grad:
-            log_p = F.maximum(F.log(p), self.log_floor)
-            log_q = F.maximum(F.log(1.0 - p), self.log_floor)
-            dy = (log_q - log_p) / n
-        return dp, dy
-
-    def vjp(self, g, inputs, out):
-        dp, dy = self._partials(*inputs)
-        return None if dp is None else g * dp, None if dy is None else g * dy
-
-    def jvp(self, tangents, inputs, out):
-        (tp, ty), (dp, dy) = tangents, self._partials(*inputs)
-        return R.tangent_sum((), None if tp is None else F.sum(tp * dp), None if ty is None else F.sum(ty * dy))
+        if i == 0:
+            return (p - y) / (F.maximum(p * (1.0 - p), self.eps) * n)
+        return (F.maximum(F.log(1.0 - p), self.log_floor) - F.maximum(F.log(p), self.log_floor)) / n
 
 
 class binary_cross_entropy_with_logits(operation):
     """BCE of ``sigmoid(z)`` computed from the logits ``z``: exact where ``sigmoid(z)`` rounds to 0 or 1."""
 
-    name, symbol, group = "binary_cross_entropy_with_logits", "BCE(logits)", "loss"
+    name, symbol, group, kind = "binary_cross_entropy_with_logits", "BCE(logits)", "loss", "reduction"
+    summary = "BCE of sigmoid(logits), computed from the logits: exact where the sigmoid saturates"
+    language = Language("scalar_loss", ("logits", "target"))
     formula = "out = (1/N) Σᵢ [max(zᵢ, 0) − zᵢ·tᵢ + ln(1 + e^−|zᵢ|)]   (= BCE(σ(z), t), never overflowing)"
     derivatives = ("∂out/∂zᵢ = (σ(zᵢ) − tᵢ)/N", "∂out/∂tᵢ = −zᵢ/N")
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 6, low=-4, high=4), rng.uniform(0, 1, (6,)))),
@@ -166,23 +153,17 @@ class binary_cross_entropy_with_logits(operation):
 
         return tensor_from_array(out), self.chain(local)
 
-    @staticmethod
-    def _partials(z: Tensor, t: Tensor) -> tuple[Tensor, Tensor]:
-        """∂out/∂z = (σ(z) − t)/N and ∂out/∂t = −z/N, as lucid ops."""
+    def local(self, i, inputs, out):
+        """∂out/∂z = (σ(z) − t)/N and ∂out/∂t = −z/N."""
+        z, t = inputs
         n = math.prod(np.broadcast_shapes(z.shape, t.shape))
-        return (F.sigmoid(z) - t) / n, -z / n
-
-    def vjp(self, g, inputs, out):
-        dz, dt = self._partials(*inputs)
-        return g * dz if inputs[0].requires_grad else None, g * dt if inputs[1].requires_grad else None
-
-    def jvp(self, tangents, inputs, out):
-        (tz, tt), (dz, dt) = tangents, self._partials(*inputs)
-        return R.tangent_sum((), None if tz is None else F.sum(tz * dz), None if tt is None else F.sum(tt * dt))
+        return -z / n if i else (F.sigmoid(z) - t) / n
 
 
 class cross_entropy(operation):
-    name, symbol, group = "cross_entropy", "CE", "loss"
+    name, symbol, group, kind = "cross_entropy", "CE", "loss", "reduction"
+    summary = "softmax cross-entropy of logits (N, C) and integer class targets"
+    language = Language("cross_entropy", ("logits", ("targets", "targets")))
     formula = "out = −(1/N) Σᵢ log_softmax(zᵢ)[tᵢ]   (z: logits, t: integer targets)"
     derivatives = ("∂out/∂zᵢⱼ = (softmax(zᵢ)ⱼ − [j = tᵢ]) / N", "targets: no gradient")
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 4, 3), np.array([0, 2, 1, 2]))),
@@ -215,18 +196,11 @@ class cross_entropy(operation):
 
         return tensor_from_array(-np.mean(logp[rows, t])), grad_function
 
-    def _local(self, z: Tensor) -> Tensor:
-        """∂out/∂z = (softmax(z) − onehot(t))/N over rows ``(N, C)``, as lucid ops."""
-        t = self.params["targets"]
+    def local(self, i, inputs, out):
+        """∂out/∂z = (softmax(z) − onehot(t))/N over rows ``(N, C)``, in z's own shape."""
+        z, t = inputs[0], self.params["targets"]
         rows = z if z.ndim == 2 else F.reshape(z, (1, z.size))
         onehot = np.zeros(rows.shape)
         onehot[np.arange(t.size), t] = 1.0
-        return (F.softmax(rows, axis=1) - R.constant(onehot)) / t.size
-
-    def vjp(self, g, inputs, out):
-        z = inputs[0]
-        return (F.reshape(g * self._local(z), z.shape),)
-
-    def jvp(self, tangents, inputs, out):
-        local = self._local(inputs[0])
-        return F.sum(F.reshape(tangents[0], local.shape) * local)
+        local = (F.softmax(rows, axis=1) - R.constant(onehot)) / t.size
+        return local if z.ndim == 2 else F.reshape(local, z.shape)

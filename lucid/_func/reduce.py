@@ -10,6 +10,7 @@ import numpy as np
 import lucid._func as F  # the ops' differentiable rules (vjp/jvp) are written with lucid ops
 from lucid._backend.core import Sample, masked_product, operation, unary_func_op
 from lucid._func import _rules as R
+from lucid._func._bindings import REDUCTION
 from lucid._func._samples import distinct, uniform
 from lucid._tensor.tensor import Tensor, tensor_from_array
 
@@ -88,7 +89,7 @@ def _reduction_samples(rng: np.random.Generator, maker=uniform) -> list[Sample]:
 
 
 class _reduction(operation):
-    group = "reduction"
+    group, language, method = "reduction", REDUCTION, True
 
     def __init__(self, axis: Axis = None, keepdims: bool = False) -> None:
         self.params = {"axis": axis, "keepdims": keepdims}  # operation.__init__'s work, without the **kwargs
@@ -97,9 +98,14 @@ class _reduction(operation):
         axis = self.params["axis"]
         return tuple(range(a.data.ndim)) if axis is None else normalize_axis(axis, a.data.ndim)
 
+    def reduced(self, inputs: list[Tensor]) -> tuple[tuple[int, ...], bool]:
+        """The axes summed over and ``keepdims`` (the rules of a ``"reduction"`` kind read them)."""
+        return self._axes(inputs[0]), self.params["keepdims"]
+
 
 class sum(_reduction):
-    name, symbol = "sum", "Σ"
+    name, symbol, kind = "sum", "Σ", "linear"
+    summary = "sum over axis (all axes by default)"
     formula, derivatives = "out = Σᵢ aᵢ (over axis)", ("∂out/∂aᵢ = 1",)
     samples = staticmethod(_reduction_samples)
 
@@ -115,12 +121,10 @@ class sum(_reduction):
         a = inputs[0]
         return (R.expand_reduced(g, a.shape, self._axes(a), self.params["keepdims"]),)
 
-    def jvp(self, tangents, inputs, out):
-        return F.sum(tangents[0], axis=self._axes(inputs[0]), keepdims=self.params["keepdims"])
-
 
 class mean(_reduction):
-    name, symbol = "mean", "mean"
+    name, symbol, kind = "mean", "mean", "linear"
+    summary = "mean over axis"
     formula, derivatives = "out = (1/N) Σᵢ aᵢ", ("∂out/∂aᵢ = 1/N",)
     samples = staticmethod(_reduction_samples)
     local_rule = staticmethod(lambda a, out: (np.full(a.shape, 1.0 / a.size),))  # the full mean; others set _locals
@@ -153,14 +157,11 @@ class mean(_reduction):
         n = math.prod([a.shape[i] for i in axes])
         return (R.expand_reduced(g / n, a.shape, axes, self.params["keepdims"]),)
 
-    def jvp(self, tangents, inputs, out):
-        return F.mean(tangents[0], axis=self._axes(inputs[0]), keepdims=self.params["keepdims"])
-
 
 class _extreme(_reduction):
     """max/min: the gradient goes to the winning element (split evenly on ties)."""
 
-    pick = staticmethod(np.max)
+    pick, kind = staticmethod(np.max), "reduction"
     samples = staticmethod(lambda rng: _reduction_samples(rng, distinct))
 
     @unary_func_op()
@@ -182,28 +183,25 @@ class _extreme(_reduction):
         mask = (a.data == expand_reduced(out.data, a.shape, axes, keep)).astype(np.float64)
         return mask / mask.sum(axis=axes, keepdims=True)
 
-    def vjp(self, g, inputs, out):
-        a = inputs[0]
-        expanded = R.expand_reduced(g, a.shape, self._axes(a), self.params["keepdims"])
-        return (R.weighted_select(self._shares(a, out), expanded),)
-
-    def jvp(self, tangents, inputs, out):
-        picked = R.weighted_select(self._shares(inputs[0], out), tangents[0])
-        return F.sum(picked, axis=self._axes(inputs[0]), keepdims=self.params["keepdims"])
+    def local(self, i, inputs, out):
+        return R.Weights(self._shares(inputs[0], out))
 
 
 class max(_extreme):
     name, symbol, pick = "max", "max", staticmethod(np.max)
+    summary = "largest value over axis (for two tensors use maximum)"
     formula, derivatives = "out = max over axis of a", ("∂out/∂aᵢ = 1 for the maximum (split on ties), else 0",)
 
 
 class min(_extreme):
     name, symbol, pick = "min", "min", staticmethod(np.min)
+    summary = "smallest value over axis (for two tensors use minimum)"
     formula, derivatives = "out = min over axis of a", ("∂out/∂aᵢ = 1 for the minimum (split on ties), else 0",)
 
 
 class var(_reduction):
-    name, symbol = "var", "var"
+    name, symbol, kind = "var", "var", "reduction"
+    summary = "population variance over axis"
     formula, derivatives = "out = (1/N) Σᵢ (aᵢ − ā)²", ("∂out/∂aᵢ = 2(aᵢ − ā)/N",)
     samples = staticmethod(_reduction_samples)
 
@@ -217,23 +215,17 @@ class var(_reduction):
         self._locals = local
         return tensor_from_array(out), lambda g: (expand_reduced(g, a.shape, axes, keep) * local()[0],)
 
-    def _local(self, a: Tensor) -> Tensor:
-        """∂out/∂a = 2(a − ā)/N, as lucid ops (ā depends on a too: it matters at second order)."""
+    def local(self, i, inputs, out):
+        """∂out/∂a = 2(a − ā)/N (ā depends on a too: it matters at second order)."""
+        a = inputs[0]
         axes = self._axes(a)
         n = math.prod([a.shape[i] for i in axes]) if axes else 1
         return (a - F.mean(a, axis=axes, keepdims=True)) * (2.0 / n)
 
-    def vjp(self, g, inputs, out):
-        a = inputs[0]
-        return (R.expand_reduced(g, a.shape, self._axes(a), self.params["keepdims"]) * self._local(a),)
-
-    def jvp(self, tangents, inputs, out):
-        a = inputs[0]
-        return F.sum(tangents[0] * self._local(a), axis=self._axes(a), keepdims=self.params["keepdims"])
-
 
 class logsumexp(_reduction):
-    name, symbol = "logsumexp", "LSE"
+    name, symbol, kind = "logsumexp", "LSE", "reduction"
+    summary = "ln Σ eˣ over axis"
     formula, derivatives = "out = ln Σᵢ e^aᵢ", ("∂out/∂aᵢ = e^aᵢ / Σⱼ e^aⱼ = softmax(a)ᵢ",)
     samples = staticmethod(_reduction_samples)
 
@@ -246,17 +238,10 @@ class logsumexp(_reduction):
         self._locals = local
         return tensor_from_array(out), lambda g: (expand_reduced(g, a.shape, axes, keep) * local()[0],)
 
-    def _local(self, a: Tensor, out: Tensor) -> Tensor:
-        """∂out/∂a = e^(a − out) = softmax(a) over the axes, as lucid ops."""
+    def local(self, i, inputs, out):
+        """∂out/∂a = e^(a − out) = softmax(a) over the axes."""
+        a = inputs[0]
         return F.exp(a - R.keep_axes(out, self._axes(a), self.params["keepdims"]))
-
-    def vjp(self, g, inputs, out):
-        a = inputs[0]
-        return (R.expand_reduced(g, a.shape, self._axes(a), self.params["keepdims"]) * self._local(a, out),)
-
-    def jvp(self, tangents, inputs, out):
-        a = inputs[0]
-        return F.sum(tangents[0] * self._local(a, out), axis=self._axes(a), keepdims=self.params["keepdims"])
 
 
 def stable_logsumexp(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:

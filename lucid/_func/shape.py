@@ -1,25 +1,36 @@
 """Ops that move values around without changing them: the gradient moves back."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 import lucid._func as F  # the ops' differentiable rules (vjp/jvp) are written with lucid ops
 from lucid._backend.core import Sample, operation, poly_func_op, unary_func_op
-from lucid._func import _rules as R
+from lucid._func._bindings import Language
 from lucid._func._samples import uniform
 from lucid._tensor.tensor import Tensor, tensor_from_array
 
 
 class reshape(operation):
     name, symbol, group = "reshape", "reshape", "shape"
+    kind = "linear"
+    summary, method = "same values, new shape", True
+    language = Language("reshape", ("x", ("shape", "ints")), varargs="shape")
     formula, derivatives = "out = a viewed with a new shape", ("∂L/∂a = (∂L/∂out).reshape(a.shape)",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 4), (2, 6))),
                                         Sample((uniform(rng, 2, 3, 2), -1))])
 
     def __init__(self, shape: tuple[int, ...]) -> None:
         super().__init__(shape=tuple(shape))
+
+    @staticmethod
+    def public(a: Any, *shape: Any) -> Tensor:
+        """``reshape(x, (2, 3))`` or ``reshape(x, 2, 3)``: same values, new shape."""
+        if len(shape) == 1 and isinstance(shape[0], Sequence):
+            shape = tuple(shape[0])
+        return reshape.forward(reshape(shape=tuple(int(n) for n in shape)), a)
 
     @unary_func_op()
     def forward(self, a: Tensor):
@@ -28,12 +39,13 @@ class reshape(operation):
     def vjp(self, g, inputs, out):
         return (F.reshape(g, inputs[0].shape),)
 
-    def jvp(self, tangents, inputs, out):
-        return F.reshape(tangents[0], out.shape)
 
 
 class transpose(operation):
     name, symbol, group = "transpose", "ᵀ", "shape"
+    kind = "linear"
+    summary, method = "axes reversed (or permuted by axes)", True
+    language = Language("permute", ("x", ("axes", "ints or None", None)), varargs="axes")
     formula, derivatives = "out = a with axes permuted", ("∂L/∂a = (∂L/∂out) with the inverse permutation",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 4),)),
                                         Sample((uniform(rng, 2, 3, 4),), {"axes": (1, 2, 0)}),
@@ -53,12 +65,13 @@ class transpose(operation):
         axes = self.params["axes"] or tuple(reversed(range(a.ndim)))
         return (F.transpose(g, tuple(int(i) for i in np.argsort([ax % a.ndim for ax in axes]))),)
 
-    def jvp(self, tangents, inputs, out):
-        return F.transpose(tangents[0], self.params["axes"])
 
 
 class swapaxes(operation):
     name, symbol, group = "swapaxes", "swap", "shape"
+    kind = "linear"
+    summary, method = "two axes swapped", True
+    language = Language("swapaxes", ("x", ("axis1", "int"), ("axis2", "int")))
     formula, derivatives = "out = a with two axes swapped", ("∂L/∂a = (∂L/∂out) with the same axes swapped",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 2, 3, 4),), {"axis1": 0, "axis2": 2})])
 
@@ -73,12 +86,13 @@ class swapaxes(operation):
     def vjp(self, g, inputs, out):
         return (F.swapaxes(g, self.params["axis1"], self.params["axis2"]),)
 
-    def jvp(self, tangents, inputs, out):
-        return F.swapaxes(tangents[0], self.params["axis1"], self.params["axis2"])
 
 
 class squeeze(operation):
     name, symbol, group = "squeeze", "squeeze", "shape"
+    kind = "linear"
+    summary, method = "size-1 axes removed", True
+    language = Language("squeeze", ("x", ("axis", "axis", None)))
     formula, derivatives = "out = a without size-1 axes", ("∂L/∂a = (∂L/∂out).reshape(a.shape)",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 1, 2),)), Sample((uniform(rng, 1, 4),), {"axis": 0})])
 
@@ -92,12 +106,13 @@ class squeeze(operation):
     def vjp(self, g, inputs, out):
         return (F.reshape(g, inputs[0].shape),)
 
-    def jvp(self, tangents, inputs, out):
-        return F.reshape(tangents[0], out.shape)
 
 
 class unsqueeze(operation):
     name, symbol, group = "unsqueeze", "unsqueeze", "shape"
+    kind = "linear"
+    summary, method, aliases = "a size-1 axis inserted", True, ("expand_dims",)
+    language = Language("unsqueeze", ("x", ("axis", "axis")))
     formula, derivatives = "out = a with a new size-1 axis", ("∂L/∂a = (∂L/∂out).reshape(a.shape)",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 2),), {"axis": 1})])
 
@@ -111,12 +126,13 @@ class unsqueeze(operation):
     def vjp(self, g, inputs, out):
         return (F.reshape(g, inputs[0].shape),)
 
-    def jvp(self, tangents, inputs, out):
-        return F.reshape(tangents[0], out.shape)
 
 
 class broadcast_to(operation):
     name, symbol, group = "broadcast_to", "broadcast", "shape"
+    kind = "linear"
+    summary, method = "copied along new or size-1 axes", True
+    language = Language("broadcast_to", ("x", ("shape", "ints")), varargs="shape")
     formula, derivatives = "out = a copied along new / size-1 axes", ("∂L/∂a = ∂L/∂out summed over the copied axes",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 1, 4),), {"shape": (3, 4)}),
                                         Sample((uniform(rng, 3, 1),), {"shape": (2, 3, 5)})])
@@ -132,12 +148,13 @@ class broadcast_to(operation):
     def vjp(self, g, inputs, out):
         return (g,)  # the backward pass sums the copied axes (``sum_to``)
 
-    def jvp(self, tangents, inputs, out):
-        return F.broadcast_to(tangents[0], out.shape)
 
 
 class concatenate(operation):
     name, symbol, group = "concatenate", "concat", "shape"
+    kind = "linear"
+    summary = "[a, b, ...] joined along an existing axis"
+    language = Language("concatenate", (("tensors", "tensors"), ("axis", "int", 0)))
     formula, derivatives = "out = [a₁, a₂, …] joined along axis", ("∂L/∂aₖ = the slice of ∂L/∂out where aₖ sits",)
     samples = staticmethod(lambda rng: [Sample(([uniform(rng, 2, 3), uniform(rng, 4, 3)],)),
                                         Sample(([uniform(rng, 2, 1), uniform(rng, 2, 3)],), {"axis": 1})])
@@ -163,12 +180,13 @@ class concatenate(operation):
             start = stop
         return parts
 
-    def jvp(self, tangents, inputs, out):
-        return F.concatenate([R.zeros_or(t, x.shape) for t, x in zip(tangents, inputs)], axis=self.params["axis"])
 
 
 class stack(operation):
     name, symbol, group = "stack", "stack", "shape"
+    kind = "linear"
+    summary = "[a, b, ...] stacked along a new axis"
+    language = Language("stack", (("tensors", "tensors"), ("axis", "int", 0)))
     formula, derivatives = "out = [a₁, a₂, …] along a new axis", ("∂L/∂aₖ = (∂L/∂out)[k] along that axis",)
     samples = staticmethod(lambda rng: [Sample(([uniform(rng, 2, 3), uniform(rng, 2, 3), uniform(rng, 2, 3)],),
                                                {"axis": 1})])
@@ -186,8 +204,6 @@ class stack(operation):
         axis = self.params["axis"] % out.ndim
         return [F.getitem(g, (slice(None),) * axis + (k,)) for k in range(len(inputs))]
 
-    def jvp(self, tangents, inputs, out):
-        return F.stack([R.zeros_or(t, x.shape) for t, x in zip(tangents, inputs)], axis=self.params["axis"])
 
 
 def normalize_index(index: Any) -> Any:
@@ -205,6 +221,8 @@ def normalize_index(index: Any) -> Any:
 
 class getitem(operation):
     name, symbol, group = "getitem", "[ ]", "shape"
+    kind = "linear"
+    summary = "a[index] (x[...] in a program)"
     formula, derivatives = "out = a[index]", ("∂L/∂a = zeros with ∂L/∂out added at index (repeats accumulate)",)
     samples = staticmethod(lambda rng: [
         Sample((uniform(rng, 4, 3),), {"index": 1}), Sample((uniform(rng, 4, 3),), {"index": (slice(1, 3), 2)}),
@@ -228,8 +246,6 @@ class getitem(operation):
     def vjp(self, g, inputs, out):
         return (scatter_add.forward(scatter_add(self.params["index"], inputs[0].shape), g),)
 
-    def jvp(self, tangents, inputs, out):
-        return F.getitem(tangents[0], self.params["index"])
 
 
 class scatter_add(operation):
@@ -241,7 +257,7 @@ class scatter_add(operation):
     second-order check covers it.
     """
 
-    symbol, group = "scatter", "shape"
+    symbol, group, kind = "scatter", "shape", "linear"
     formula, derivatives = "out = zeros(shape) with g added at index", ("∂L/∂g = (∂L/∂out)[index]",)
 
     def __init__(self, index: Any, shape: tuple[int, ...]) -> None:
@@ -257,5 +273,3 @@ class scatter_add(operation):
     def vjp(self, g, inputs, out):
         return (F.getitem(g, self.params["index"]),)
 
-    def jvp(self, tangents, inputs, out):
-        return scatter_add.forward(scatter_add(self.params["index"], self.params["shape"]), tangents[0])

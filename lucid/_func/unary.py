@@ -6,6 +6,7 @@ import numpy as np
 import lucid._func as F  # the ops' differentiable rules (vjp/jvp) are written with lucid ops
 from lucid._backend.core import Sample, masked_product, operation, unary_func_op
 from lucid._func import _rules as R
+from lucid._func._bindings import UNARY, Language
 from lucid._func._samples import away_from_zero, positive, uniform
 from lucid._tensor.tensor import Tensor, tensor_from_array
 
@@ -32,23 +33,23 @@ def _stable_sigmoid(x: np.ndarray) -> np.ndarray:
 
 class neg(operation):
     name, symbol, group = "neg", "neg", "arithmetic"
+    kind = "elementwise"
+    summary, language = "−x (same as unary minus)", UNARY
     formula, derivatives = "out = −a", ("∂out/∂a = −1",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 4),))])
-    local_rule = staticmethod(lambda a, out: (np.full(a.shape, -1.0),))
 
     @unary_func_op()
     def forward(self, a: Tensor):
         return tensor_from_array(-a.data), lambda g: (-g,)
 
-    def vjp(self, g, inputs, out):
-        return (-g,)
-
-    def jvp(self, tangents, inputs, out):
-        return -tangents[0]
+    def local(self, i, inputs, out):
+        return -1.0
 
 
 class exp(operation):
     name, symbol, group = "exp", "exp", "elementwise"
+    kind = "elementwise"
+    summary, language, method = "eˣ elementwise", UNARY, True
     formula, derivatives = "out = eᵃ", ("∂out/∂a = eᵃ = out",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 2, 3),))])
 
@@ -57,33 +58,30 @@ class exp(operation):
         out = np.exp(a.data)
         return tensor_from_array(out), self.chain(lambda: (out,))
 
-    def vjp(self, g, inputs, out):
-        return (g * out,)
-
-    def jvp(self, tangents, inputs, out):
-        return tangents[0] * out
+    def local(self, i, inputs, out):
+        return out
 
 
 class log(operation):
     name, symbol, group = "log", "log", "elementwise"
+    kind = "elementwise"
+    summary, language, method = "natural logarithm", UNARY, True
     formula, derivatives = "out = ln a", ("∂out/∂a = 1/a",)
     samples = staticmethod(lambda rng: [Sample((positive(rng, 2, 3),))])
-    local_rule = staticmethod(lambda a, out: (1.0 / a.data,))
 
     @unary_func_op()
     def forward(self, a: Tensor):
         x = a.data
         return tensor_from_array(np.log(x)), lambda g: (g / x,)  # upstream · (1/a) in one ufunc
 
-    def vjp(self, g, inputs, out):
-        return (g / inputs[0],)
-
-    def jvp(self, tangents, inputs, out):
-        return tangents[0] / inputs[0]
+    def local(self, i, inputs, out):
+        return 1.0 / inputs[0]
 
 
 class sqrt(operation):
     name, symbol, group = "sqrt", "√", "elementwise"
+    kind = "elementwise"
+    summary, language, method = "square root", UNARY, True
     formula, derivatives = "out = √a", ("∂out/∂a = 1/(2√a)",)
     samples = staticmethod(lambda rng: [Sample((positive(rng, 3),))])
 
@@ -92,15 +90,14 @@ class sqrt(operation):
         out = np.sqrt(a.data)
         return tensor_from_array(out), self.chain(lambda: (0.5 / out,))
 
-    def vjp(self, g, inputs, out):
-        return (g * (0.5 / out),)
-
-    def jvp(self, tangents, inputs, out):
-        return tangents[0] * (0.5 / out)
+    def local(self, i, inputs, out):
+        return 0.5 / out
 
 
 class abs(operation):
     name, symbol, group = "abs", "|·|", "elementwise"
+    kind = "elementwise"
+    summary, language, method = "absolute value", UNARY, True
     formula, derivatives = "out = |a|", ("∂out/∂a = sign(a)  (0 at a = 0)",)
     samples = staticmethod(lambda rng: [Sample((away_from_zero(rng, 3, 2),))])
 
@@ -111,15 +108,14 @@ class abs(operation):
         return tensor_from_array(np.abs(x)), self.select(lambda: (np.sign(x),),
                                                          lambda g: (masked_product(g, np.sign(x)),))
 
-    def vjp(self, g, inputs, out):
-        return (R.weighted_select(np.sign(inputs[0].data), g),)
-
-    def jvp(self, tangents, inputs, out):
-        return R.weighted_select(np.sign(inputs[0].data), tangents[0])
+    def local(self, i, inputs, out):
+        return R.Weights(np.sign(inputs[0].data))
 
 
 class sin(operation):
     name, symbol, group = "sin", "sin", "elementwise"
+    kind = "elementwise"
+    summary, language, method = "sine", UNARY, True
     formula, derivatives = "out = sin a", ("∂out/∂a = cos a",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 4),))])
 
@@ -127,15 +123,14 @@ class sin(operation):
     def forward(self, a: Tensor):
         return tensor_from_array(np.sin(a.data)), self.chain(lambda: (np.cos(a.data),))
 
-    def vjp(self, g, inputs, out):
-        return (g * F.cos(inputs[0]),)
-
-    def jvp(self, tangents, inputs, out):
-        return tangents[0] * F.cos(inputs[0])
+    def local(self, i, inputs, out):
+        return F.cos(inputs[0])
 
 
 class cos(operation):
     name, symbol, group = "cos", "cos", "elementwise"
+    kind = "elementwise"
+    summary, language, method = "cosine", UNARY, True
     formula, derivatives = "out = cos a", ("∂out/∂a = −sin a",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 4),))])
 
@@ -143,51 +138,46 @@ class cos(operation):
     def forward(self, a: Tensor):
         return tensor_from_array(np.cos(a.data)), self.chain(lambda: (-np.sin(a.data),))
 
-    def vjp(self, g, inputs, out):
-        return (g * -F.sin(inputs[0]),)
-
-    def jvp(self, tangents, inputs, out):
-        return tangents[0] * -F.sin(inputs[0])
+    def local(self, i, inputs, out):
+        return -F.sin(inputs[0])
 
 
 class tanh(operation):
     name, symbol, group = "tanh", "tanh", "activation"
+    kind = "elementwise"
+    summary, language, method = "hyperbolic tangent", UNARY, True
     formula, derivatives = "out = tanh a", ("∂out/∂a = 1 − tanh²a = 1 − out²",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 2),))])
-    local_rule = staticmethod(lambda a, out: (1.0 - out * out,))
 
     @unary_func_op()
     def forward(self, a: Tensor):
         out = np.tanh(a.data)
         return tensor_from_array(out), lambda g: (g * (1.0 - out * out),)
 
-    def vjp(self, g, inputs, out):
-        return (g * (1.0 - out * out),)
-
-    def jvp(self, tangents, inputs, out):
-        return tangents[0] * (1.0 - out * out)
+    def local(self, i, inputs, out):
+        return 1.0 - out * out
 
 
 class sigmoid(operation):
     name, symbol, group = "sigmoid", "σ", "activation"
+    kind = "elementwise"
+    summary, language, method = "logistic 1/(1 + e⁻ˣ)", UNARY, True
     formula, derivatives = "out = 1/(1 + e⁻ᵃ)", ("∂out/∂a = σ(a)(1 − σ(a)) = out(1 − out)",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 3, 2, low=-4, high=4),))])
-    local_rule = staticmethod(lambda a, out: (out * (1.0 - out),))
 
     @unary_func_op()
     def forward(self, a: Tensor):
         out = _stable_sigmoid(a.data)
         return tensor_from_array(out), lambda g: (g * (out * (1.0 - out)),)
 
-    def vjp(self, g, inputs, out):
-        return (g * (out * (1.0 - out)),)
-
-    def jvp(self, tangents, inputs, out):
-        return tangents[0] * (out * (1.0 - out))
+    def local(self, i, inputs, out):
+        return out * (1.0 - out)
 
 
 class relu(operation):
     name, symbol, group = "relu", "ReLU", "activation"
+    kind = "elementwise"
+    summary, language, method = "max(x, 0)", UNARY, True
     formula, derivatives = "out = max(a, 0)", ("∂out/∂a = 1 if a > 0 else 0",)
     samples = staticmethod(lambda rng: [Sample((away_from_zero(rng, 3, 4),))])
 
@@ -198,20 +188,20 @@ class relu(operation):
         return tensor_from_array(np.maximum(x, 0.0)), self.select(lambda: ((x > 0).astype(np.float64),),
                                                                   lambda g: (np.where(x > 0, g, 0.0),))
 
-    def vjp(self, g, inputs, out):
-        return (R.select(inputs[0].data > 0, g),)
-
-    def jvp(self, tangents, inputs, out):
-        return R.select(inputs[0].data > 0, tangents[0])
+    def local(self, i, inputs, out):
+        return R.Weights(inputs[0].data > 0)
 
 
 class leaky_relu(operation):
     name, symbol, group = "leaky_relu", "LReLU", "activation"
+    kind = "elementwise"
+    summary, method = "x if x > 0 else slope·x", True
+    language = Language("same", ("x", ("slope", "float", 0.01)))
     formula, derivatives = "out = a if a > 0 else slope·a", ("∂out/∂a = 1 if a > 0 else slope",)
     samples = staticmethod(lambda rng: [Sample((away_from_zero(rng, 3, 4),), {"slope": 0.1})])
 
     def __init__(self, slope: float = 0.01) -> None:
-        super().__init__(slope=slope)
+        super().__init__(slope=float(slope))
 
     @unary_func_op()
     def forward(self, a: Tensor):
@@ -222,21 +212,14 @@ class leaky_relu(operation):
             return out, self.select(local, lambda g: (np.where(x > 0, g, 0.0),))
         return out, self.chain(local)
 
-    def _rule(self, x: np.ndarray, g: Tensor) -> Tensor:
-        slope = self.params["slope"]
-        if slope == 0:
-            return R.select(x > 0, g)
-        return F.where(R.constant(x > 0), g, g * slope)
-
-    def vjp(self, g, inputs, out):
-        return (self._rule(inputs[0].data, g),)
-
-    def jvp(self, tangents, inputs, out):
-        return self._rule(inputs[0].data, tangents[0])
+    def local(self, i, inputs, out):
+        return R.Weights(np.where(inputs[0].data > 0, 1.0, self.params["slope"]))
 
 
 class softplus(operation):
     name, symbol, group = "softplus", "softplus", "activation"
+    kind = "elementwise"
+    summary, language, method = "ln(1 + eˣ)", UNARY, True
     formula, derivatives = "out = ln(1 + eᵃ)", ("∂out/∂a = σ(a)",)
     samples = staticmethod(lambda rng: [Sample((uniform(rng, 5, low=-4, high=4),))])
 
@@ -246,15 +229,15 @@ class softplus(operation):
         out = np.log1p(np.exp(-np.abs(x))) + np.maximum(x, 0.0)
         return tensor_from_array(out), self.chain(lambda: (_stable_sigmoid(x),))
 
-    def vjp(self, g, inputs, out):
-        return (g * F.sigmoid(inputs[0]),)
-
-    def jvp(self, tangents, inputs, out):
-        return tangents[0] * F.sigmoid(inputs[0])
+    def local(self, i, inputs, out):
+        return F.sigmoid(inputs[0])
 
 
 class clip(operation):
     name, symbol, group = "clip", "clip", "elementwise"
+    kind = "elementwise"
+    summary, method = "x limited to [low, high]", True
+    language = Language("same", ("x", ("low", "float or None", None), ("high", "float or None", None)))
     formula, derivatives = "out = min(max(a, low), high)", ("∂out/∂a = 1 if low ≤ a ≤ high else 0",)
     samples = staticmethod(lambda rng: [Sample((np.array([-1.7, -0.6, 0.2, 0.9, 1.8]),),
                                                {"low": -1.0, "high": 1.0})])
@@ -278,8 +261,5 @@ class clip(operation):
             inside &= x <= high
         return inside
 
-    def vjp(self, g, inputs, out):
-        return (R.select(self._inside(inputs[0].data), g),)
-
-    def jvp(self, tangents, inputs, out):
-        return R.select(self._inside(inputs[0].data), tangents[0])
+    def local(self, i, inputs, out):
+        return R.Weights(self._inside(inputs[0].data))

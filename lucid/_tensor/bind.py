@@ -1,4 +1,4 @@
-"""Bind operators and methods on Tensor to the functions of ``lucid``.
+"""Bind Python's operators on Tensor to the functions of ``lucid`` (the named methods come from the ops).
 
 Kept apart from the class so the class module does not import the ops (the ops
 import the class).
@@ -25,14 +25,10 @@ def bind() -> None:
         "__eq__": F.eq, "__ne__": F.ne, "__lt__": F.lt, "__le__": F.le, "__gt__": F.gt, "__ge__": F.ge,
         "__abs__": F.abs,
     }
-    methods = ["exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "sigmoid", "relu", "leaky_relu", "softplus",
-               "clip", "sum", "mean", "max", "min", "var", "logsumexp", "reshape", "transpose", "swapaxes",
-               "squeeze", "unsqueeze", "expand_dims", "broadcast_to", "softmax", "log_softmax", "matmul",
-               "maximum", "minimum", "pow"]
     for dunder, fn in ops.items():
         setattr(Tensor, dunder, fn)
-    for name in methods:
-        setattr(Tensor, name, getattr(F, name))
+    # the methods (``x.exp()``, ``x.sum(axis=0)``...) are each op's own: ``method = True`` on its class
+    # (``lucid/_func/_bindings.py`` binds them)
     Tensor.backward = run_backward  # same signature (tensor, grad=None): no wrapper frame, no import per call
     Tensor.T = property(lambda self: F.transpose(self))
     Tensor.__hash__ = object.__hash__

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 import lucid
+from lucid._func import _bindings
 from lucid.expr import shapes as sh
 from lucid.expr.shapes import Shape, ShapeProblem
 from lucid.i18n import L_, N_
@@ -99,28 +100,9 @@ def _same(shapes: list[Shape], _: dict) -> Shape:
     return shapes[0]
 
 
-# ----- elementwise of one tensor --------------------------------------------------
-for _name, _fn, _summary in [
-    ("exp", lucid.exp, "eˣ elementwise"), ("log", lucid.log, "natural logarithm"),
-    ("sqrt", lucid.sqrt, "square root"), ("abs", lucid.abs, "absolute value"),
-    ("sin", lucid.sin, "sine"), ("cos", lucid.cos, "cosine"),
-    ("tanh", lucid.tanh, "hyperbolic tangent"), ("sigmoid", lucid.sigmoid, "logistic 1/(1 + e⁻ˣ)"),
-    ("relu", lucid.relu, "max(x, 0)"), ("softplus", lucid.softplus, "ln(1 + eˣ)"),
-    ("neg", lucid.neg, "−x (same as unary minus)"),
-]:
-    _add(FunctionSpec(_name, (Param("x", TENSOR),), "elementwise", _summary, _same,
-                      call=lambda t, o, fn=_fn: fn(t[0]), op=_name, engine=_fn))
-
-_add(FunctionSpec("leaky_relu", (Param("x", TENSOR), Param("slope", FLOAT, 0.01)), "elementwise",
-                  "x if x > 0 else slope·x", _same,
-                  call=lambda t, o: lucid.leaky_relu(t[0], slope=o["slope"]), op="leaky_relu",
-                  engine=lucid.leaky_relu))
-_add(FunctionSpec("clip", (Param("x", TENSOR), Param("low", OPT_FLOAT, None), Param("high", OPT_FLOAT, None)),
-                  "elementwise", "x limited to [low, high]", _same,
-                  call=lambda t, o: lucid.clip(t[0], low=o["low"], high=o["high"]), op="clip",
-                  engine=lucid.clip))
-
-# ----- elementwise of two or three tensors (broadcasting) -------------------------
+# ----- the ops: one entry per registered op that says how a program calls it ------------------------
+# An op class declares its language entry (``language``: a shape rule and its parameters) and ``summary``;
+# the entry is made from them here, and an op registered later (``lucid/_func/_bindings.py``) gets one too.
 VERBS = {"add": N_("add"), "sub": N_("subtract"), "mul": N_("multiply"), "div": N_("divide"),
          "pow": N_("raise to a power"), "maximum": N_("take the maximum of"), "minimum": N_("take the minimum of"),
          "eq": N_("compare"), "ne": N_("compare"), "lt": N_("compare"), "le": N_("compare"), "gt": N_("compare"),
@@ -130,51 +112,14 @@ VERBS = {"add": N_("add"), "sub": N_("subtract"), "mul": N_("multiply"), "div": 
 
 
 def _broadcasting(name: str) -> Callable[[list[Shape], dict], Shape]:
-    return lambda shapes, _: sh.broadcast(L_(VERBS[name]), *shapes)
+    return lambda shapes, _: sh.broadcast(L_(VERBS.get(name, name)), *shapes)
 
 
 def _scalar_loss(name: str) -> Callable[[list[Shape], dict], Shape]:
     def rule(shapes: list[Shape], _: dict) -> Shape:
-        sh.broadcast(L_(VERBS[name]), *shapes)
+        sh.broadcast(L_(VERBS.get(name, name)), *shapes)
         return ()
     return rule
-
-
-for _name, _fn, _summary in [
-    ("add", lucid.add, "a + b"), ("sub", lucid.sub, "a − b"), ("mul", lucid.mul, "a · b"),
-    ("div", lucid.div, "a / b"), ("pow", lucid.pow, "a ** b"),
-    ("maximum", lucid.maximum, "elementwise larger of a and b"),
-    ("minimum", lucid.minimum, "elementwise smaller of a and b"),
-]:
-    _add(FunctionSpec(_name, (Param("a", TENSOR), Param("b", TENSOR)), "elementwise", _summary,
-                      _broadcasting(_name), call=lambda t, o, fn=_fn: fn(t[0], t[1]), op=_name, engine=_fn))
-
-for _name, _fn, _symbol in [("eq", lucid.eq, "=="), ("ne", lucid.ne, "!="), ("lt", lucid.lt, "<"),
-                            ("le", lucid.le, "<="), ("gt", lucid.gt, ">"), ("ge", lucid.ge, ">=")]:
-    _add(FunctionSpec(_name, (Param("a", TENSOR), Param("b", TENSOR)), "comparison",
-                      f"a {_symbol} b as True/False (only for where's condition)", _broadcasting(_name),
-                      call=lambda t, o, fn=_fn: fn(t[0], t[1]), op=_name, engine=_fn))
-
-_add(FunctionSpec("where", (Param("cond", CONDITION), Param("a", TENSOR), Param("b", TENSOR)), "elementwise",
-                  "a where cond holds, else b", _broadcasting("where"),
-                  call=lambda t, o: lucid.where(t[0], t[1], t[2]), op="where",
-                  engine=lucid.where))
-_add(FunctionSpec("matmul", (Param("a", TENSOR), Param("b", TENSOR)), "linear algebra", "matrix product a @ b",
-                  lambda shapes, _: sh.matmul(shapes[0], shapes[1])[0],
-                  call=lambda t, o: lucid.matmul(t[0], t[1]), op="matmul",
-                  engine=lucid.matmul))
-
-# ----- reductions -----------------------------------------------------------------
-for _name, _fn, _summary in [
-    ("sum", lucid.sum, "sum over axis (all axes by default)"), ("mean", lucid.mean, "mean over axis"),
-    ("max", lucid.max, "largest value over axis (for two tensors use maximum)"),
-    ("min", lucid.min, "smallest value over axis (for two tensors use minimum)"),
-    ("var", lucid.var, "population variance over axis"), ("logsumexp", lucid.logsumexp, "ln Σ eˣ over axis"),
-]:
-    _add(FunctionSpec(_name, (Param("x", TENSOR), Param("axis", AXIS, None), Param("keepdims", BOOL, False)),
-                      "reduction", _summary,
-                      lambda shapes, o, n=_name: sh.reduce(shapes[0], o["axis"], o["keepdims"], n),
-                      call=lambda t, o, fn=_fn: fn(t[0], axis=o["axis"], keepdims=o["keepdims"]), op=_name, engine=_fn))
 
 
 def _softmax_shape(name: str) -> Callable[[list[Shape], dict], Shape]:
@@ -182,31 +127,6 @@ def _softmax_shape(name: str) -> Callable[[list[Shape], dict], Shape]:
         sh.one_axis(shapes[0], o["axis"], name)
         return shapes[0]
     return rule
-
-
-_add(FunctionSpec("softmax", (Param("x", TENSOR), Param("axis", INT, -1)), "neural network",
-                  "e^x / Σ e^x along axis", _softmax_shape("softmax"),
-                  call=lambda t, o: lucid.softmax(t[0], axis=o["axis"]), op="softmax",
-                  engine=lucid.softmax))
-_add(FunctionSpec("log_softmax", (Param("x", TENSOR), Param("axis", INT, -1)), "neural network",
-                  "x − logsumexp(x) along axis", _softmax_shape("log_softmax"),
-                  call=lambda t, o: lucid.log_softmax(t[0], axis=o["axis"]), op="log_softmax",
-                  engine=lucid.log_softmax))
-
-# ----- losses ----------------------------------------------------------------------
-_add(FunctionSpec("mse_loss", (Param("pred", TENSOR), Param("target", TENSOR)), "loss",
-                  "mean of (pred − target)²", _scalar_loss("mse_loss"),
-                  call=lambda t, o: lucid.mse_loss(t[0], t[1]), op="mse_loss",
-                  engine=lucid.mse_loss))
-_add(FunctionSpec("binary_cross_entropy", (Param("prob", TENSOR), Param("target", TENSOR)), "loss",
-                  "BCE of probabilities in [0, 1] (apply sigmoid first)", _scalar_loss("binary_cross_entropy"),
-                  call=lambda t, o: lucid.binary_cross_entropy(t[0], t[1]), op="binary_cross_entropy",
-                  engine=lucid.binary_cross_entropy))
-_add(FunctionSpec("binary_cross_entropy_with_logits", (Param("logits", TENSOR), Param("target", TENSOR)), "loss",
-                  "BCE of sigmoid(logits), computed from the logits: exact where the sigmoid saturates",
-                  _scalar_loss("binary_cross_entropy_with_logits"),
-                  call=lambda t, o: lucid.binary_cross_entropy_with_logits(t[0], t[1]),
-                  op="binary_cross_entropy_with_logits", engine=lucid.binary_cross_entropy_with_logits))
 
 
 def _cross_entropy_shape(shapes: list[Shape], o: dict) -> Shape:
@@ -227,50 +147,78 @@ def _cross_entropy_shape(shapes: list[Shape], o: dict) -> Shape:
     return ()
 
 
-_add(FunctionSpec("cross_entropy", (Param("logits", TENSOR), Param("targets", TARGETS)), "loss",
-                  "softmax cross-entropy of logits (N, C) and integer class targets", _cross_entropy_shape,
-                  call=lambda t, o: lucid.cross_entropy(t[0], t[1]), op="cross_entropy",
-                  engine=lucid.cross_entropy))
-
-# ----- shape ----------------------------------------------------------------------
-_add(FunctionSpec("reshape", (Param("x", TENSOR), Param("shape", INTS)), "shape", "same values, new shape",
-                  lambda shapes, o: sh.reshape(shapes[0], o["shape"]),
-                  call=lambda t, o: lucid.reshape(t[0], o["shape"]), op="reshape",
-                  engine=lucid.reshape, varargs="shape"))
 def _positive_axes(axes: tuple[int, ...] | None, ndim: int) -> tuple[int, ...] | None:
     """Axes as 0..ndim-1, so graph labels show one spelling of the same permutation."""
     return None if axes is None else tuple(a % ndim for a in axes)
 
 
-_add(FunctionSpec("transpose", (Param("x", TENSOR), Param("axes", OPT_INTS, None)), "shape",
-                  "axes reversed (or permuted by axes)", lambda shapes, o: sh.permute(shapes[0], o["axes"]),
-                  call=lambda t, o: lucid.transpose(t[0], _positive_axes(o["axes"], t[0].ndim)), op="transpose",
-                  engine=lucid.transpose, varargs="axes"))
-_add(FunctionSpec("swapaxes", (Param("x", TENSOR), Param("axis1", INT), Param("axis2", INT)), "shape",
-                  "two axes swapped", lambda shapes, o: sh.swapaxes(shapes[0], o["axis1"], o["axis2"]),
-                  call=lambda t, o: lucid.swapaxes(t[0], o["axis1"], o["axis2"]), op="swapaxes",
-                  engine=lucid.swapaxes))
-_add(FunctionSpec("squeeze", (Param("x", TENSOR), Param("axis", AXIS, None)), "shape", "size-1 axes removed",
-                  lambda shapes, o: sh.squeeze(shapes[0], o["axis"]),
-                  call=lambda t, o: lucid.squeeze(t[0], o["axis"]), op="squeeze",
-                  engine=lucid.squeeze))
-for _name in ("unsqueeze", "expand_dims"):
-    _add(FunctionSpec(_name, (Param("x", TENSOR), Param("axis", AXIS)), "shape", "a size-1 axis inserted",
-                      lambda shapes, o: sh.unsqueeze(shapes[0], o["axis"]),
-                      call=lambda t, o: lucid.unsqueeze(t[0], o["axis"]), op="unsqueeze",
-                      engine=lucid.unsqueeze))
-_add(FunctionSpec("broadcast_to", (Param("x", TENSOR), Param("shape", INTS)), "shape",
-                  "copied along new or size-1 axes", lambda shapes, o: sh.broadcast_to(shapes[0], o["shape"]),
-                  call=lambda t, o: lucid.broadcast_to(t[0], o["shape"]), op="broadcast_to",
-                  engine=lucid.broadcast_to, varargs="shape"))
-_add(FunctionSpec("concatenate", (Param("tensors", TENSORS), Param("axis", INT, 0)), "shape",
-                  "[a, b, ...] joined along an existing axis", lambda shapes, o: sh.concatenate(shapes, o["axis"]),
-                  call=lambda t, o: lucid.concatenate(t, axis=o["axis"]), op="concatenate",
-                  engine=lucid.concatenate))
-_add(FunctionSpec("stack", (Param("tensors", TENSORS), Param("axis", INT, 0)), "shape",
-                  "[a, b, ...] stacked along a new axis", lambda shapes, o: sh.stack(shapes, o["axis"]),
-                  call=lambda t, o: lucid.stack(t, axis=o["axis"]), op="stack",
-                  engine=lucid.stack))
+#: The shape rules an op's ``Language`` may name: each takes the op's name and gives
+#: ``shape(tensor_shapes, options)``, which says the result's shape or raises ``ShapeProblem``.
+SHAPE_RULES: dict[str, Callable[[str], Callable[[list[Shape], dict[str, Any]], Shape]]] = {
+    "same": lambda name: _same,
+    "broadcast": _broadcasting,
+    "scalar_loss": _scalar_loss,
+    "reduce": lambda name: lambda shapes, o: sh.reduce(shapes[0], o["axis"], o["keepdims"], name),
+    "softmax": _softmax_shape,
+    "matmul": lambda name: lambda shapes, _: sh.matmul(shapes[0], shapes[1])[0],
+    "cross_entropy": lambda name: _cross_entropy_shape,
+    "reshape": lambda name: lambda shapes, o: sh.reshape(shapes[0], o["shape"]),
+    "permute": lambda name: lambda shapes, o: sh.permute(shapes[0], o["axes"]),
+    "swapaxes": lambda name: lambda shapes, o: sh.swapaxes(shapes[0], o["axis1"], o["axis2"]),
+    "squeeze": lambda name: lambda shapes, o: sh.squeeze(shapes[0], o["axis"]),
+    "unsqueeze": lambda name: lambda shapes, o: sh.unsqueeze(shapes[0], o["axis"]),
+    "broadcast_to": lambda name: lambda shapes, o: sh.broadcast_to(shapes[0], o["shape"]),
+    "concatenate": lambda name: lambda shapes, o: sh.concatenate(shapes, o["axis"]),
+    "stack": lambda name: lambda shapes, o: sh.stack(shapes, o["axis"]),
+}
+#: The language groups ops of these registry groups under "elementwise" (what a reader looks for).
+_GROUPS = {"arithmetic": "elementwise", "activation": "elementwise"}
+#: Calls that do more than pass the tensors and the options, in order, to the op's public function.
+_CALLS: dict[str, Callable[[list[Any], dict[str, Any]], Any]] = {
+    "transpose": lambda t, o: lucid.transpose(t[0], _positive_axes(o["axes"], t[0].ndim)),
+}
+
+
+def _param(declared: Any) -> Param:
+    if isinstance(declared, str):
+        return Param(declared, TENSOR)
+    return Param(*declared)
+
+
+def _op_call(fn: Callable[..., Any], params: tuple[Param, ...]) -> Callable[[list[Any], dict[str, Any]], Any]:
+    """The tensors (one list for a ``tensors`` parameter), then the options in order, to ``fn``."""
+    options = [p.name for p in params if p.kind not in TENSOR_KINDS]
+    if any(p.kind == TENSORS for p in params):
+        return lambda t, o: fn(t, *[o[name] for name in options])
+    return lambda t, o: fn(*t, *[o[name] for name in options])
+
+
+def _add_op(cls: type) -> None:
+    """The language entries of an op class (its name and aliases), when it declares ``language``."""
+    declared = cls.language
+    if declared is None:
+        return
+    params = tuple(_param(p) for p in declared.params)
+    fn = _bindings.PUBLIC[cls.name]
+    for name in (cls.name, *cls.aliases):
+        _add(FunctionSpec(name, params, _GROUPS.get(cls.group, cls.group), cls.summary,
+                          SHAPE_RULES[declared.shape](name), call=_CALLS.get(cls.name) or _op_call(fn, params),
+                          op=cls.name, varargs=declared.varargs, engine=fn))
+        if cls.method:
+            METHODS[name] = FUNCTIONS[name]
+
+
+def _remove_op(name: str) -> None:
+    FUNCTIONS.pop(name, None)
+    METHODS.pop(name, None)
+
+
+# Methods: x.name(...) is FUNCTIONS[name] with x as its first tensor (the ops with ``method = True``).
+METHODS: dict[str, FunctionSpec] = {}
+for _spec in list(lucid.REGISTRY.values()):
+    _add_op(_spec.cls)
+_bindings.ON_BIND.append(_add_op)
+_bindings.ON_UNBIND.append(_remove_op)
 
 # ----- constructors (leaves: they require grad unless wrapped in const) ------------
 _SHAPE_PARAM = (Param("shape", INTS, ()),)
@@ -344,12 +292,6 @@ def _grad_call(tensors: list[Any], options: dict) -> Any:
 _add(FunctionSpec("grad", (Param("y", TENSOR), Param("x", TENSOR)), "derivative",
                   "the gradient ∂(Σ y)/∂x as a value, shaped like x (its backward pass is drawn as nodes)",
                   lambda shapes, _: shapes[1], call=_grad_call, engine=lucid.autograd.grad))
-
-# Methods: x.name(...) is FUNCTIONS[name] with x as its first tensor.
-METHODS: dict[str, FunctionSpec] = {name: FUNCTIONS[name] for name in (
-    "sum", "mean", "max", "min", "var", "logsumexp", "reshape", "transpose", "swapaxes", "squeeze", "unsqueeze",
-    "expand_dims", "broadcast_to", "exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "sigmoid", "relu",
-    "leaky_relu", "softplus", "clip", "softmax", "log_softmax", "matmul", "maximum", "minimum", "pow")}
 
 # Attributes: x.T is FUNCTIONS["transpose"] with no options.
 ATTRIBUTES: dict[str, FunctionSpec] = {"T": FUNCTIONS["transpose"]}

@@ -11,7 +11,6 @@ message of the Korean catalog (``lessons.po``), and ``registry_texts`` lists wha
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +19,7 @@ import numpy as np
 
 import lucid
 from lucid._backend.core import REGISTRY, OpSpec, Sample
+from lucid._func import notation
 from lucid._tensor.tensor import Tensor
 from lucid.autograd.gradcheck import gradcheck
 from lucid.i18n import N_, _
@@ -131,16 +131,11 @@ def reference_rows(specs: Sequence[OpSpec] | None = None) -> list[dict[str, str]
              "derivatives": "\n".join(s.derivatives)} for s in specs]
 
 
-#: Words the registry's formulas use as notation (functions and parameter names), not prose. Conditions
+#: Words the registry's formulas use as notation (functions and parameter names), not prose: the engine's
+#: one notation table (``lucid/_func/notation.py``), which the explanations read too. Conditions
 #: (``1 if a > 0 else 0``, ``0 where b = 0``) count as prose: a Korean sentence orders them differently.
-NOTATION = frozenset({"out", "max", "min", "sign", "cos", "sin", "tanh", "ln", "log", "exp", "softmax", "log_softmax",
-                      "reshape", "shape", "slope", "low", "high", "cond", "zeros", "axis", "index", "logits", "BCE"})
-_WORD = re.compile(r"[A-Za-z_]{2,}")
-
-
-def has_prose(text: str) -> bool:
-    """Whether a registry text has words a reader must understand (not just symbols and notation)."""
-    return any(word not in NOTATION for word in _WORD.findall(text))
+NOTATION = notation.NOTATION
+has_prose = notation.has_prose
 
 
 def registry_texts(specs: Sequence[OpSpec] | None = None) -> list[str]:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from lucid._func.notation import FUNCTIONS, SYMBOLS, VALUES
 from lucid._tensor.tensor import Tensor
 from lucid.i18n import _
 from lucid.viz.explanation.opinfo import derivative_text, input_names, output_symbol, spec_of
@@ -32,13 +33,10 @@ _SUPER_RUN = re.compile("[" + "".join(_SUPER) + "]*[ᵃᵇⁱⁿ][" + "".join(_S
 _FUNCTION_SPACE = re.compile(r"(?<![A-Za-z])(ln|sin|cos|tanh²|tanh)\s?([A-Za-z]+[ᵢⱼ]*)(?![A-Za-z(ᵢⱼ])")
 _TOKEN = re.compile(r"∂L/∂([A-Za-z]+[₀-₉]*)|ā|[A-Za-z]+[₀-₉]*")
 _ASIDE = re.compile(r"\s*\([^()]*\b(?:if|at|where)\b[^()]*\)\s*$")
-#: Words of the registry's text that are never names.
-_WORDS = frozenset({"if", "else", "where", "for", "the", "maximum", "minimum", "split", "on", "ties", "at", "sign",
-                    "ln", "sin", "cos", "tanh", "softmax", "e", "with", "zeros", "added", "index", "repeats",
-                    "accumulate", "reshape", "shape", "inverse", "permutation", "same", "axes", "swapped",
-                    "summed", "over", "copied", "slice", "of", "sits", "along", "that", "axis", "no", "gradient",
-                    "targets", "i", "j", "k", "max", "min", "joined", "viewed", "new", "two", "permuted", "log",
-                    "logits", "integer", "without", "size", "one", "and"})
+def _is_word(token: str) -> bool:
+    """A token of the registry's text that is never a name: notation shown as written (the engine's one
+    notation table, ``lucid/_func/notation.py``), or a word of prose (two letters or more, not a value)."""
+    return token in FUNCTIONS or token in SYMBOLS or (len(token.rstrip("₀₁₂₃₄₅₆₇₈₉")) > 1 and token not in VALUES)
 
 
 def _superscripts(text: str) -> str:
@@ -106,7 +104,7 @@ class Substitution:
                 return f"grad {names.get(g, g)}"
             if whole == "ā":
                 return f"mean({value(self.first) if numbers else names.get(self.first, self.first)})"
-            if whole in _WORDS and whole not in names:
+            if _is_word(whole) and whole not in names:
                 return whole
             shown = value(whole)
             if shown is None:
@@ -197,7 +195,7 @@ def _rule_in_names(node: Tensor, slot: int, name: Callable[[Tensor], str], spec,
 
 
 def _top_level_parts(text: str) -> list[str]:
-    """``text`` split at `` = `` outside brackets (``1 if a > b (½ if a = b)`` is one part)."""
+    """``text`` split at `` = `` outside brackets (``1 if a > b else 0  (½ if a = b)`` is one part)."""
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(text):
         depth += (ch in "([") - (ch in ")]")
