@@ -70,8 +70,10 @@ class Result:
     peak_rss: float = 0.0
     errors: list[str] = field(default_factory=list)
     student_runs: list[float] = field(default_factory=list)  # a student's panel run for a question / a submit
-    question_latency: list[float] = field(default_factory=list)  # Ask sent -> the form on a student's page
-    reveal_latency: list[float] = field(default_factory=list)  # Reveal sent -> the answer on a student's page
+    question_latency: list[float] = field(default_factory=list)  # Ask sent -> the question on a student's screen
+    reveal_latency: list[float] = field(default_factory=list)  # Reveal sent -> the answer on a student's screen
+    form_latency: list[float] = field(default_factory=list)  # Ask sent -> the panel's run drew the answer form
+    verdict_latency: list[float] = field(default_factory=list)  # Reveal sent -> the panel's run drew the verdict
     pushed: bool = False  # the server held feed reads until a change (push), else the students polled
 
 
@@ -140,7 +142,7 @@ class Poller:
 
 async def student(port: int, code: str, index: int, stop: asyncio.Event, submitted: list[tuple[float, str]],
                   errors: list[str], ready: asyncio.Event, timeout: float, runs: list[float],
-                  shown: dict[str, list[float]], modes: list[bool]) -> Poller:
+                  shown: dict[str, list[float]], drawn_at: dict[str, list[float]], modes: list[bool]) -> Poller:
     poller = Poller(port, "/" + f"{room_feed.ROUTE}/{code}.json")
     try:
         async with session(port, query=f"room={code}", timeout=timeout) as s:
@@ -159,10 +161,14 @@ async def student(port: int, code: str, index: int, stop: asyncio.Event, submitt
                 poller.changed.clear()
                 if not poller.seen:
                     continue
-                q = poller.seen[-1][1].get("q", "")
+                seen_at, feed = poller.seen[-1]
+                q = feed.get("q", "")
                 if q == on_page:
                     continue
                 on_page = q
+                card = feed.get("card") or {}
+                if q and (card.get("answer") is not None) == q.endswith(":1") and card.get("label"):
+                    shown.setdefault(q, []).append(seen_at)  # the watcher shows the feed's card at once
                 # The player tells the class panel's watcher, whose event reruns the panel's fragment (a question,
                 # its reveal, its close); a new question or its reveal may run the whole page once
                 # (``ui.live_class.room_hold``), so the form, or the answer, arrives in that run.
@@ -173,7 +179,9 @@ async def student(port: int, code: str, index: int, stop: asyncio.Event, submitt
                 if not q:
                     continue
                 qid, revealed = q.split(":")
-                shown.setdefault(q, []).append(time.perf_counter())
+                drawn_at.setdefault(q, []).append(time.perf_counter())
+                if not card:  # no card in the feed: the question is on screen when the panel's run drew it
+                    shown.setdefault(q, []).append(time.perf_counter())
                 if revealed == "1":
                     if not any("the class:" in a for a in drawn.alerts):
                         raise RuntimeError("the reveal did not show the answer")
@@ -205,12 +213,13 @@ async def teacher_class(ports: list[int], n: int, timeout: float, result: Result
 
         stop = asyncio.Event()
         submitted: list[tuple[float, str]] = []
-        on_screen: dict[str, list[float]] = {}  # question key -> when each student's page showed it
+        on_screen: dict[str, list[float]] = {}  # question key -> when each student's screen showed it
+        drawn: dict[str, list[float]] = {}  # question key -> when each student's panel run drew the form / verdict
         pressed: dict[str, float] = {}  # question key -> when the teacher pressed Ask / Reveal
         modes: list[bool] = []
         readies = [asyncio.Event() for _ in range(n)]
         tasks = [asyncio.create_task(student(ports[i % len(ports)], code, i, stop, submitted, result.errors,
-                                             readies[i], timeout, result.student_runs, on_screen, modes))
+                                             readies[i], timeout, result.student_runs, on_screen, drawn, modes))
                  for i in range(n)]
         await asyncio.wait_for(asyncio.gather(*(r.wait() for r in readies)), timeout * 2)
         await asyncio.sleep(2.0)
@@ -234,12 +243,13 @@ async def teacher_class(ports: list[int], n: int, timeout: float, result: Result
                 asked = json.loads(room_feed.writer().path(code).read_text())["q"]
                 pressed[asked] = t0
                 deadline = time.perf_counter() + ANSWER_WAIT
+                message = None
                 while time.perf_counter() < deadline:  # the answer panel's run_every timer, as in the browser
                     # the answer panel refreshes fastest; the page's once-a-minute heartbeat is another fragment
                     fragment = min(t.auto_reruns, key=t.auto_reruns.__getitem__, default=None)
                     if fragment is None:
                         break
-                    await t.ws.send(t.fragment_message(fragment))
+                    await t.ws.send(message or t.fragment_message(fragment))
                     run = await t.finish(timeout)
                     counts = [int(m.group(1)) for text in run.markdown
                               if (m := re.match(r"\*\*(\d+) / \d+\*\* answered", text))]
@@ -247,7 +257,8 @@ async def teacher_class(ports: list[int], n: int, timeout: float, result: Result
                         fragment_runs.append((time.perf_counter(), counts[-1]))
                         if counts[-1] >= n:
                             break
-                    await asyncio.sleep(t.auto_reruns[fragment])
+                    # the panel's answer watcher (a held read of the answer count), else the timer alone
+                    message = await _answer_pushed(t, ports[0], t.auto_reruns[fragment])
                 mine = sorted(at for at, q in submitted if q == asked)
                 if DEBUG:
                     print("submitted", [round(x - mine[0], 2) for x in mine],
@@ -261,8 +272,12 @@ async def teacher_class(ports: list[int], n: int, timeout: float, result: Result
                 t.auto_reruns.clear()
                 t0 = time.perf_counter()
                 await t.run(_button(t, "Reveal"), timeout=timeout)
-                pressed[asked.split(":")[0] + ":1"] = t0
-                await asyncio.sleep(2.0)
+                revealed = asked.split(":")[0] + ":1"
+                pressed[revealed] = t0
+                deadline = time.perf_counter() + ANSWER_WAIT  # the class reads the answer before the teacher moves on
+                while time.perf_counter() < deadline and len(drawn.get(revealed, [])) < n - len(result.errors):
+                    await asyncio.sleep(0.2)
+                await asyncio.sleep(1.0)
                 await t.run(_button(t, "Back to following"), timeout=timeout)
                 await asyncio.sleep(1.0)
         await asyncio.sleep(2.0)
@@ -272,13 +287,57 @@ async def teacher_class(ports: list[int], n: int, timeout: float, result: Result
         pollers = await asyncio.gather(*tasks)
         result.pushed = bool(modes) and all(modes)
         for q, at in pressed.items():
-            into = result.reveal_latency if q.endswith(":1") else result.question_latency
-            into.extend(ts - at for ts in on_screen.get(q, []))
+            reveal = q.endswith(":1")
+            (result.reveal_latency if reveal else result.question_latency).extend(
+                ts - at for ts in on_screen.get(q, []))
+            (result.verdict_latency if reveal else result.form_latency).extend(ts - at for ts in drawn.get(q, []))
         for poller in pollers:
             for t0, step in sent:
+                if _already(poller, t0, step):
+                    continue
                 seen = next((ts for ts, feed in poller.seen if ts >= t0 and feed.get("step") == step), None)
                 if seen is not None:
                     result.propagation.append(seen - t0)
+        if DEBUG:
+            for press, (t0, step) in enumerate(sent, start=1):
+                lags = sorted(next((ts - t0 for ts, feed in p.seen if ts >= t0 and feed.get("step") == step), -1)
+                              if not _already(p, t0, step) else 0.0 for p in pollers)
+                print(f"press {press} (step {step}): lag min {lags[0]:.2f} median {lags[len(lags) // 2]:.2f} "
+                      f"max {lags[-1]:.2f}")
+
+
+async def _answer_pushed(t, port: int, interval: float) -> bytes | None:
+    """What the teacher's browser sends next while a question is open: the answer watcher's event as soon as the
+    server's held read says another answer came (``room_watch.answer_watch``), or None for the panel's timer
+    (after ``interval`` seconds; at once without a watcher on the page)."""
+    found = [c for c in t.last.of_type("bidi_component") if c.component_name == "lucid_answer_watch"]
+    if not found:
+        await asyncio.sleep(interval)
+        return None
+    data = json.loads(found[-1].json)
+    reader = writer = None
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(f"GET {data['feed']}?answers={data['seen']} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), interval)
+        length = int(re.search(rb"(?i)content-length:\s*(\d+)", head).group(1))
+        got = json.loads(await reader.readexactly(length)).get("answers")
+    except (TimeoutError, OSError, ValueError, AttributeError, asyncio.IncompleteReadError):
+        return None
+    finally:
+        if writer is not None:
+            writer.close()
+    if got is None or got == data["seen"]:
+        return None
+    events = t.events(json.dumps([{"event": "answers", "value": got}]), component_id=found[-1].id)
+    return t.fragment_message(t.fragment_of[found[-1].id], events, auto=False)
+
+
+def _already(poller: Poller, t0: float, step: int) -> bool:
+    """The student's feed showed ``step`` before the key press (a reveal moves the class to the step it asked
+    about, and the teacher's next press is that step): nothing to propagate, no sample."""
+    before = [feed for ts, feed in poller.seen if ts < t0]
+    return bool(before) and before[-1].get("step") == step
 
 
 def _redis():
@@ -342,6 +401,9 @@ def targets(r: Result) -> str:
         lines.append(f"  {name:<48} p95 {p95:5.2f} s  target {TARGET:.0f} s  "
                      f"{'ok' if p95 < TARGET else 'MISSED'}  ({len(values)} samples)")
     idle = 100 * r.idle_cpu / r.n * 10
+    for name, values in (("  then the panel's run drew the answer form", r.form_latency),
+                         ("  then the panel's run drew the verdict", r.verdict_latency)):
+        lines.append(f"  {name:<48} p95 {_pct(values, 0.95):5.2f} s  (p50 {_pct(values, 0.5):.2f} s)")
     lines.append(f"  {'idle CPU per 10 students':<48} {idle:5.1f} %  target 5 %  {'ok' if idle < 5 else 'MISSED'}")
     lines.append(f"  {'CPU per student per minute of class':<48} {_per_student_ms(r):5.0f} ms")
     return "\n".join(lines)
@@ -353,7 +415,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--redis", action="store_true", help="two Streamlit processes sharing one redis-server")
     parser.add_argument("--all", action="store_true", help="30, 60 and 120 students, on one process then on two")
     parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument("--debug", action="store_true", help="print each key press's lags and each question's runs")
     args = parser.parse_args(argv)
+    global DEBUG
+    DEBUG = args.debug
     rows = []
     sizes = args.n or ([30, 60, 120] if args.all else [30, 60])
     for redis in ([False, True] if args.all else [args.redis]):

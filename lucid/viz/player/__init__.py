@@ -47,10 +47,20 @@ def player_words() -> dict[str, str]:
 
 SCRIPT_FILE = "player.js"
 STYLESHEET_FILE = "player.css"
+ROOM_EVENTS_FILE = "room_events.js"
+"""The class events a student's player and the class panel's watcher exchange (DOM events, no globals): the
+Streamlit host puts it at the start of the player's module (``lucid.ui.playground.clickable_graph``), and
+``lucid.ui.live_class.room_watch`` at the start of the watcher's. The notebook host has no class: it needs none."""
 
 
 def _read(name: str) -> str:
     return resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
+
+
+@cache
+def room_events() -> str:
+    """The class events' few lines (constants and two functions), to put at the start of a module."""
+    return _read(ROOM_EVENTS_FILE)
 
 
 @cache
