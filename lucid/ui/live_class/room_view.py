@@ -38,6 +38,7 @@ from lucid.live_class.ticket import exit_ticket
 from lucid.session import share
 from lucid.session.analysis import Analysis
 from lucid.session.browser_events import BadBrowserValue, whole_number
+from lucid.session.script_slots import RUNS
 from lucid.ui.live_class import answer_chart, room_feed, room_hold, room_push, room_service, session_presence
 from lucid.ui.live_class.room_watch import answer_watch, room_watch
 from lucid.ui.live_class.teacher_key import teacher_key, teacher_key_event
@@ -567,6 +568,7 @@ def _teacher_question(key: str, s: Seat, analysis: Analysis) -> None:
         st.session_state[f"{key}_goto_ran"] = True
         st.rerun(scope="app")
     st.session_state.pop(f"{key}_goto_ran", None)
+    _favour_teacher()
     view = _view(s)
     if view is None or view.question is None:
         st.rerun(scope="app")  # the class ended or the question closed: the panel is drawn another way
@@ -706,7 +708,15 @@ def _class_menu(key: str, s: Seat, analysis: Analysis, view: RoomView) -> None:
         _join_box(s)
 
 
+def _favour_teacher() -> None:
+    """The class waits on the teacher's runs (a step, *Ask*, the answer count): they go before the students'."""
+    session = _session_id()
+    if session is not None:
+        RUNS.favour(session)
+
+
 def _teacher_panel(key: str, s: Seat, analysis: Analysis) -> None:
+    _favour_teacher()
     view = _view(s)
     if view is None:
         st.warning(_("This class has ended (or was idle too long)."), icon=":material/school:")
