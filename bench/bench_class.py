@@ -253,6 +253,9 @@ async def teacher_class(ports: list[int], n: int, timeout: float, result: Result
                     run = await t.finish(timeout)
                     counts = [int(m.group(1)) for text in run.markdown
                               if (m := re.match(r"\*\*(\d+) / \d+\*\* answered", text))]
+                    if DEBUG:
+                        print(f"teacher panel run {run.seconds:.2f} s, counts {counts}, "
+                              f"{'pushed' if message else 'timer'}")
                     if counts:
                         fragment_runs.append((time.perf_counter(), counts[-1]))
                         if counts[-1] >= n:

@@ -9,7 +9,8 @@ slot that frees goes to the waiting session that has used the fewest slot-second
 (``HALF_LIFE_SECONDS``): a session that ran a lot waits behind those that did not, so a student
 opening the page goes before the tabs that have been rerunning all along. A class's teacher is ``favour``-ed: their
 runs (a step, *Ask*, the answer count) go before every student's, since the whole class waits on them, and one
-person's reruns are bounded by the rerun gate.
+person's reruns are bounded by the rerun gate. A fragment's run (``quick``: a *Submit*, a class panel) goes before
+whole page runs: when a question sends every student's page to run again, the answers still come through.
 
 A run that blocks on other work (a shared computation another session owns, a compute lane of
 ``lucid.session.analysis``) is not computing: it sets its slot aside while it waits (``set_aside``,
@@ -96,15 +97,18 @@ class FairSlots:
         return getattr(self._mine, "held", None) is not None
 
     def acquire(self, owner: Hashable, *, should_stop: Callable[[], bool] | None = None,
-                timeout: float | None = None, urgent: bool = False, poll: float = POLL_SECONDS) -> bool:
+                timeout: float | None = None, urgent: bool = False, quick: bool = False,
+                poll: float = POLL_SECONDS) -> bool:
         """Wait for a slot for ``owner``; False if ``should_stop()`` turned true or ``timeout`` passed first.
 
-        ``urgent``: ahead of every non-urgent waiter (a run coming back from a wait, holding other work).
+        ``urgent``: ahead of every non-urgent waiter (a run coming back from a wait, holding other work). Then a
+        favoured owner's runs (``favour``), then ``quick`` ones (a fragment's run: a student's *Submit*, the class
+        panel showing a question), then the rest (whole pages), each tier by least recent use.
         """
         with self._cond:
             now = self._clock()
             ticket = next(self._tickets)
-            tier = 0 if urgent else 1 if self._favoured.get(owner, float("-inf")) > now else 2
+            tier = 0 if urgent else 1 if self._favoured.get(owner, float("-inf")) > now else 2 if quick else 3
             self._waiting[ticket] = rank = (tier, self._use_now(owner, now), ticket)
             deadline = None if timeout is None else time.monotonic() + timeout
             try:

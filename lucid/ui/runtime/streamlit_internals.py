@@ -272,6 +272,7 @@ SHAPE: dict[str, Callable[[], list[str]]] = {
     "a deep link is sent through the navigation": _has(pages_manager, "uses_pages_directory"),
     "a page reads its run's session, cursors and requests": _fields(
         script_run_context_class, "session_id", "cursors", "script_requests"),
+    "run slots tell a fragment's run from a page's": _fields(script_run_context_class, "fragment_ids_this_run"),
     "the room feed's held reads are a route added to the server's Starlette application": lambda: [
         *[f"streamlit.web.server.starlette.starlette_app.{n}" for n in ("create_starlette_app",)
           if not callable(server_app_factory())],
