@@ -174,14 +174,17 @@ async def student(port: int, code: str, index: int, stop: asyncio.Event, submitt
                 # (``ui.live_class.room_hold``), so the form, or the answer, arrives in that run.
                 watch = _component(s, WATCHER)
                 events = s.events(json.dumps([{"event": "question", "value": q}]), component_id=watch)
+                sent_at = time.perf_counter()
                 await s.ws.send(s.fragment_message(s.fragment_of[watch], events, auto=False))
                 drawn = await s.finish(timeout)  # what it holds back: tests/test_app_class_hold.py
+                # the panel draws the form (or the verdict) before it runs the page again for the hold
+                drawn_time = sent_at + (drawn.early if drawn.early is not None else drawn.seconds)
                 if not q:
                     continue
                 qid, revealed = q.split(":")
-                drawn_at.setdefault(q, []).append(time.perf_counter())
+                drawn_at.setdefault(q, []).append(drawn_time)
                 if not card:  # no card in the feed: the question is on screen when the panel's run drew it
-                    shown.setdefault(q, []).append(time.perf_counter())
+                    shown.setdefault(q, []).append(drawn_time)
                 if revealed == "1":
                     if not any("the class:" in a for a in drawn.alerts):
                         raise RuntimeError("the reveal did not show the answer")
