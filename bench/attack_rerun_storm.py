@@ -7,7 +7,7 @@ program, which the server must still show: a held rerun is merged, never dropped
 (``bench.hostile_class.victim``) opens the Playground and runs a fresh program, and a poller reads the
 health check and a room's feed (a static file, as every student's player does).
 
-``tests/test_server_rerun_storm.py`` asserts the outcomes; run as a script it starts a server and prints
+``tests/server/test_rerun_storm.py`` asserts the outcomes; run as a script it starts a server and prints
 the victim's time to graph and the polls' p95, alone and during the storm, side by side:
 
     python3 bench/attack_rerun_storm.py [--tabs 8] [--rate 20] [--seconds 20]

@@ -176,7 +176,7 @@ async def student(port: int, code: str, index: int, stop: asyncio.Event, submitt
                 events = s.events(json.dumps([{"event": "question", "value": q}]), component_id=watch)
                 sent_at = time.perf_counter()
                 await s.ws.send(s.fragment_message(s.fragment_of[watch], events, auto=False))
-                drawn = await s.finish(timeout)  # what it holds back: tests/test_app_class_hold.py
+                drawn = await s.finish(timeout)  # what it holds back: tests/ui/test_app_class_hold.py
                 # the panel draws the form (or the verdict) before it runs the page again for the hold
                 drawn_time = sent_at + (drawn.early if drawn.early is not None else drawn.seconds)
                 if not q:

@@ -12,7 +12,7 @@ their own, and keeps doing it until told to stop:
 
 Every round of attackers 1 and 2 is a program no one has run yet (a different constant), so no shared
 cache answers for it. Meanwhile a victim opens the Playground and runs a fresh 3-line program. The test
-(``tests/test_hostile_class.py``) asserts what must hold; the bench (``bench/bench_hostile_class.py``)
+(``tests/server/test_hostile_class.py``) asserts what must hold; the bench (``bench/bench_hostile_class.py``)
 times it. Everything here is bounded by timeouts, and an attacker's own failure is recorded, not raised.
 """
 from __future__ import annotations

@@ -9,7 +9,7 @@ gradcheck tests use) and every function in ``tests/reference_compositions.py``, 
   (for a scalar ``f`` and ``u = 1`` this is a Hessian-vector product),
 * ``jvp``: ``J · v`` by ``torch.func.jvp``.
 
-They are written to ``tests/data/torch_reference.json``; ``tests/test_torch_reference.py``
+They are written to ``tests/data/torch_reference.json``; ``tests/engine/test_torch_reference.py``
 compares lucid with them, so the tests never need torch. Run it in an environment with torch
 (a throwaway virtual environment is enough) from the project directory:
 
@@ -33,7 +33,7 @@ from reference_compositions import composition_cases  # noqa: E402
 import lucid  # noqa: E402  (only for the registry's samples)
 
 OUTPUT = ROOT / "tests" / "data" / "torch_reference.json"
-SAMPLE_SEED = 7  # tests/test_ops_gradcheck.py draws the samples with this seed
+SAMPLE_SEED = 7  # tests/engine/test_ops_gradcheck.py draws the samples with this seed
 
 
 def _dims(a: torch.Tensor, axis) -> tuple[int, ...]:

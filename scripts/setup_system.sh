@@ -3,7 +3,7 @@
 # validation in tests), chromium (the browser tests) and a CJK font, so names written in
 # Hangul (가중치) or Han are drawn as letters, not empty boxes, in PNG and GIF exports.
 # python3-venv lets scripts/venv.sh create the project's .venv (Debian leaves `venv` without pip otherwise).
-# nodejs checks that the player's JavaScript module parses (tests/test_viz_player_files.py).
+# nodejs checks that the player's JavaScript module parses (tests/viz/test_player_files.py).
 # packages.txt lists the same runtime packages for Streamlit Community Cloud.
 # redis-server: class mode's shared room store (two Streamlit processes, and its tests).
 # Skipped when already present.

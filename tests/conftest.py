@@ -1,12 +1,37 @@
 """Shared test setup: make the project root importable, and keep the tests' class rooms out of the real data folder.
 
 Rooms persist in an SQLite file (``ui.live_class.room_service``); the tests (and every server they start, which inherit
-the environment) keep theirs in a folder of their own, made anew for each run.
+the environment) keep theirs in a folder of their own, made anew for each run (for each pytest-xdist worker: every
+worker is a process of its own and imports this file).
+
+The suite runs on pytest-xdist's workers (pyproject's ``addopts``) with ``--dist loadgroup``: tests are handed out
+one at a time, except that the tests of a module sharing a module-scoped fixture (a server under attack, an
+executed notebook, a computed animation) form a group that runs on one worker, so the fixture is made once.
 """
 import os
 import sys
 import tempfile
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("LUCID_DATA_DIR", tempfile.mkdtemp(prefix="lucid-test-data-"))
+
+E2E = Path(__file__).resolve().parent / "e2e"
+SHARED_SCOPES = ("module", "package", "class")
+
+
+def _shares_a_fixture(item: pytest.Item) -> bool:
+    """Whether the test uses a fixture made once for more tests than itself, but not once per process."""
+    definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    return any(d.scope in SHARED_SCOPES for defs in definitions.values() for d in defs)
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups off the items
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if E2E in item.path.parents:
+            item.add_marker(pytest.mark.e2e)  # every test in tests/e2e drives a real browser
+        if _shares_a_fixture(item) and not any(item.iter_markers("xdist_group")):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__ if item.module else item.path.stem))

@@ -1,7 +1,7 @@
 """Small composite functions written once for any op namespace (lucid itself, or an adapter).
 
 ``scripts/record_torch_reference.py`` runs them with a PyTorch adapter to record reference
-derivatives; ``tests/test_torch_reference.py`` runs them with ``lucid`` and compares. Only
+derivatives; ``tests/engine/test_torch_reference.py`` runs them with ``lucid`` and compares. Only
 operators and names both namespaces share are used.
 """
 from __future__ import annotations

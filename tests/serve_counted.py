@@ -6,10 +6,10 @@ reads work counts from outside the server (how many times the Train page's datas
 comparison were computed), instead of guessing them from response times. The app itself is unchanged.
 
 With ``LUCID_TEST_BUSY=<name>`` each call of that function first spins for ``BUSY_SECONDS`` in pure
-Python, polling nothing (logging ``<name> busy``): a stand-in for any long computation a script thread
-can be inside when the server is told to stop. With ``LUCID_TEST_BUSY_IN=worker`` the spinning runs in a
-``ThreadPoolExecutor`` worker the script thread waits for, as the GIF export runs its ``dot`` layouts:
-Python joins such workers before the process may exit.
+Python, polling nothing (logging ``<name> busy``, and ``<name> busy done`` if it got to the end): a stand-in
+for any long computation a script thread can be inside when the server is told to stop. With
+``LUCID_TEST_BUSY_IN=worker`` the spinning runs in a ``ThreadPoolExecutor`` worker the script thread waits for,
+as the GIF export runs its ``dot`` layouts: Python joins such workers before the process may exit.
 """
 from __future__ import annotations
 
@@ -66,6 +66,7 @@ def count_calls(log: Path, busy_name: str | None = None, busy_in: str = "script"
             if __name == busy_name:
                 note(f"{__name} busy")
                 busy(BUSY_SECONDS, busy_in)
+                note(f"{__name} busy done")  # never written by a server that was ended while it spun
             return __real(*args, **kwargs)
 
         setattr(module, name, functools.wraps(real)(counted))

@@ -125,10 +125,11 @@ def test_the_wheel_holds_lucid_its_subpackages_and_its_run_time_files(wheel):
     names = set(_names(wheel))
     missing = _source_files() - names
     assert not missing, f"left out of the wheel: {sorted(missing)}"
-    for sub in ("autograd", "expr", "viz", "ui", "nn", "optim", "_tensor", "_backend", "_func", "lessons", "data"):
+    for sub in ("autograd", "expr", "viz", "ui", "nn", "optim", "_tensor", "_backend", "_func", "lessons", "data",
+                "session", "live_class", "notebook", "viz/graph", "viz/explanation", "viz/export", "ui/live_class"):
         assert f"lucid/{sub}/__init__.py" in names
     # the player's script and stylesheet, which the app and the notebook widget read at run time
-    assert {"lucid/viz/player/player.js", "lucid/viz/player/player.css"} <= names
+    assert {"lucid/viz/player/player.js", "lucid/viz/player/logic.mjs", "lucid/viz/player/player.css"} <= names
 
 
 def test_the_wheel_holds_nothing_but_lucid(wheel):

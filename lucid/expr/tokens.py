@@ -97,11 +97,6 @@ def fail(source: str, offset: int, message: str | Message, kind: str = "syntax",
     return ExprError(message, line, col, line_text(source, line), kind, length)
 
 
-def describe_char(ch: str) -> str:
-    """A safe, readable description of a character that is not allowed."""
-    return describe(ch)
-
-
 def check_text(source: str, limits: Limits) -> None:
     """Length, line-count and character checks, before anything else looks at the text."""
     if len(source) > limits.max_source_chars:

@@ -2,7 +2,7 @@
 
 ``check_op`` runs every registry sample of one op through ``gradcheck``
 (float64 central differences, random non-ones upstream gradient); the Op
-reference page and ``tests/test_lessons_op_reference.py`` both call it, so what
+reference page and ``tests/lessons/test_op_reference.py`` both call it, so what
 the page shows as ✓ is exactly what the test asserts.
 
 The registry's text (formulas, derivative rules, group names) is English where it has words. ``reference_rows``

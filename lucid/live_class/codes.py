@@ -75,11 +75,6 @@ def student_id_valid(text: object, code: str, secret: str) -> bool:
     return hmac.compare_digest(signature, _signature(secret, code, random_part))
 
 
-def clean_student_id(text: object) -> str | None:
-    """``text`` when it has the form of a student id (the signature is checked by ``student_id_valid``)."""
-    return text if isinstance(text, str) and _STUDENT.match(text) else None
-
-
 def address_key(address: object) -> str:
     """A client address as rooms keep it: a short hash, never the address itself (it is personal data)."""
     text = address if isinstance(address, str) and address else "unknown"

@@ -17,7 +17,6 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -51,7 +50,15 @@ class Recording:
     root: Tensor
     trace: Trace
     order: list[Tensor]
-    program: Any  # a lucid.expr.Program, or a stand-in holding ``output`` for a bare Tensor
+    program: Program | None  # None for a bare Tensor
+
+    @property
+    def output(self) -> Tensor:
+        return self.root
+
+    @property
+    def n_steps(self) -> int:
+        return len(self.trace.steps)
 
 
 def record(x: Tensor | str | Program, *, seed: int = 0) -> Recording:
@@ -94,7 +101,7 @@ def record(x: Tensor | str | Program, *, seed: int = 0) -> Recording:
     finally:
         for t, grad in kept:
             t.grad = grad
-    return Recording(x, trace, list(trace.order), SimpleNamespace(output=x))
+    return Recording(x, trace, list(trace.order), None)
 
 
 def _record_program(program: Program) -> Recording:
@@ -244,15 +251,13 @@ def widget_class() -> type:
             Also shows them under the player (what a click on the node does). Returns
             ``lucid.session.inspector.NodeDetails``; refuses an id the graph does not have.
             """
-            from lucid.session.analysis import Analysis
             from lucid.session.inspector import node_details, node_from_click
 
             at = self.step if step is None else _check_step(step, self.n_steps)
             k = node_from_click(node, len(self._rec.order)) if isinstance(node, str) else None
             if k is None:
                 raise StepperError(f"no node {node!r} in this graph: nodes are t0 to t{len(self._rec.order) - 1}")
-            analysis = Analysis("", 0, self._rec.program, self._rec.trace, None, self._rec.order)
-            details = node_details(analysis, k, at)
+            details = node_details(self._rec, k, at)  # a Recording is a recorded pass as the inspector reads it
             self.inspection = facts_html(details)
             return details
 

@@ -53,6 +53,10 @@ class Analysis:
         return 0 if self.trace is None else len(self.trace.steps)
 
     @property
+    def output(self) -> Tensor:
+        return self.program.output
+
+    @property
     def n_tensors(self) -> int:
         return len(self.order)
 

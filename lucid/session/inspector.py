@@ -9,15 +9,32 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
 from lucid._backend.core import REGISTRY
 from lucid._tensor.tensor import Tensor
+from lucid.autograd.trace import Trace
 from lucid.i18n import N_, _
-from lucid.session.analysis import Analysis
 from lucid.viz.graph.hierarchy import Group, Hierarchy
 from lucid.viz.numbers import shape_text
+
+
+class RecordedPass(Protocol):
+    """A backward pass as the inspector reads it: an ``Analysis`` (the app) or a notebook widget's ``Recording``."""
+
+    @property
+    def order(self) -> list[Tensor]: ...  # the tensors in topological order, output last
+
+    @property
+    def trace(self) -> Trace | None: ...
+
+    @property
+    def n_steps(self) -> int: ...
+
+    @property
+    def output(self) -> Tensor: ...
 
 
 @dataclass(frozen=True)
@@ -38,7 +55,7 @@ class NodeDetails:
     children: tuple[str, ...]
 
 
-def node_name(analysis: Analysis, k: int) -> str:
+def node_name(analysis: RecordedPass, k: int) -> str:
     """Short human label for node ``k``: its variable name, else what made it."""
     t = analysis.order[k]
     if t.name:
@@ -48,7 +65,7 @@ def node_name(analysis: Analysis, k: int) -> str:
     return _("constant") if not t.requires_grad else _("input")
 
 
-def node_choices(analysis: Analysis) -> list[str]:
+def node_choices(analysis: RecordedPass) -> list[str]:
     """Labels for the inspector's list, one per tensor in topological order, output last."""
     return [f"t{k} · {node_name(analysis, k)} · {shape_text(tuple(t.shape))}" for k, t in enumerate(analysis.order)]
 
@@ -71,16 +88,16 @@ def full_array(arr: np.ndarray) -> str:
     return np.array2string(arr, precision=5, suppress_small=True, max_line_width=100, threshold=10_000)
 
 
-def _kind(analysis: Analysis, t: Tensor) -> str:
+def _kind(analysis: RecordedPass, t: Tensor) -> str:
     """The node's role, in English (the inspector shows it translated)."""
-    if t is analysis.program.output:
+    if t is analysis.output:
         return N_("output")
     if t._op is not None:
         return N_("intermediate")
     return N_("input (requires grad)") if t.requires_grad else N_("constant")
 
 
-def node_details(analysis: Analysis, k: int, step: int | None = None) -> NodeDetails:
+def node_details(analysis: RecordedPass, k: int, step: int | None = None) -> NodeDetails:
     """Details of node ``k``; its gradient as it stands after ``step`` (the last step when None)."""
     t = analysis.order[k]
     grad = None
@@ -134,7 +151,7 @@ def group_from_click(node_id: str, hierarchy: Hierarchy) -> Group | None:
     return None
 
 
-def group_details(analysis: Analysis, hierarchy: Hierarchy, group_id: str, step: int | None = None,
+def group_details(analysis: RecordedPass, hierarchy: Hierarchy, group_id: str, step: int | None = None,
                   expanded: Iterable[str] = (), listed: int = 8) -> GroupDetails | None:
     """Details of box ``group_id`` after trace step ``step`` (the last when None); None if there is no such box."""
     g = hierarchy.by_id(group_id)

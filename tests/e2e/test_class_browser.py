@@ -75,7 +75,7 @@ def test_students_follow_the_teacher_answer_and_see_the_reveal(browser, app_url)
         _shot(students[1], "student-answered")
 
         teacher.get_by_text("2 / 2").wait_for(timeout=SLOW)  # the panel refreshes itself while answers arrive
-        _shot(teacher, "teacher-answers")  # nothing of the answers before the reveal (tests/test_app_class_panel.py)
+        _shot(teacher, "teacher-answers")  # nothing of the answers before the reveal (tests/ui/test_app_class_panel.py)
         teacher.get_by_role("button", name="Reveal").click()
         teacher.get_by_text("Revealed: grad y = −4.000").wait_for(timeout=SLOW)
         _wait_step(teacher, 4)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.waits import SLOW, after_paint, wait_until_idle
@@ -124,6 +123,8 @@ def test_a_lesson_page_in_classroom_mode_has_a_compact_title_band_and_20px_text(
     tab.wait_for_function("() => getComputedStyle(document.documentElement).fontSize === '20px'", timeout=SLOW)
     wait_until_idle(tab)
     after_paint(tab)
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout  # here: collecting this file stays cheap
+
     with contextlib.suppress(PlaywrightTimeout):  # the page's Classroom style lands a moment after its text
         tab.wait_for_function(f"() => {{ const m = ({LAYOUT})(); return m.title_top - m.header_bottom <= 40 "
                               "&& m.small.length === 0; }", timeout=20_000)

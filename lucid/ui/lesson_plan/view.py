@@ -27,6 +27,7 @@ from lucid.session import share
 from lucid.session.analysis import Analysis, shared_analysis, shared_animation
 from lucid.session.options import DIRECTIONS, LARGE_MODES, PRESETS, DrawOptions
 from lucid.ui.playground import view_link
+from lucid.ui.playground.keys import keys
 from lucid.ui.runtime import browser_gate, language
 
 EXAMPLE_PLAN = '''title = "Backprop, step by step"
@@ -52,7 +53,7 @@ def current(key: str) -> tuple[lesson.Lesson, int] | None:
     packed = st.query_params.get(lesson.LESSON_KEY)
     if not packed:
         return None
-    memo_key = f"{key}_lesson_decoded"
+    memo_key = keys(key).lesson_decoded
     memo = st.session_state.get(memo_key)
     if not (isinstance(memo, tuple) and memo[0] == packed):
         memo = (packed, lesson.unpack_lesson(packed))
@@ -87,8 +88,8 @@ def _open(key: str, plan: lesson.Lesson, move: lesson.Move) -> None:
             del st.query_params[name]
     st.query_params.update(program)
     for suffix in view_link.VIEW_SUFFIXES:
-        st.session_state.pop(f"{key}_{suffix}", None)
-    st.session_state[f"{key}_lesson_entry"] = (link.source, move.step)
+        st.session_state.pop(keys(key).of(suffix), None)
+    st.session_state[keys(key).lesson_entry] = (link.source, move.step)
     st.query_params[lesson.AT_KEY] = str(move.at)
 
 
@@ -177,31 +178,31 @@ def _warm(source: str, options: DrawOptions, wanted: str) -> None:
 
 def after_program_shown(key: str, analysis: Analysis) -> None:
     """Once a lesson's link is on screen, open it at its step (its own start step, or the last one)."""
-    entry = st.session_state.pop(f"{key}_lesson_entry", None)
+    entry = st.session_state.pop(keys(key).lesson_entry, None)
     if not (isinstance(entry, tuple) and entry[0] == analysis.source):
         return
     step = lesson.entry_step(entry[1], analysis.n_steps)
-    st.session_state[f"{key}_step"] = step
+    st.session_state[keys(key).step] = step
     st.query_params["step"] = str(step)
 
 
 def _start(key: str) -> None:
     """The Start button: read the plan (pasted or uploaded), put the lesson in the URL, open its first link."""
-    upload = st.session_state.get(f"{key}_lesson_file")
-    text = st.session_state.get(f"{key}_lesson_plan", "")
+    upload = st.session_state.get(keys(key).lesson_file)
+    text = st.session_state.get(keys(key).lesson_plan, "")
     if upload is not None:
         raw = upload.getvalue()
         if len(raw) > lesson.MAX_PLAN_CHARS:
-            st.session_state[f"{key}_lesson_error"] = _("the file is larger than {n} bytes").format(
+            st.session_state[keys(key).lesson_error] = _("the file is larger than {n} bytes").format(
                 n=format_integer(lesson.MAX_PLAN_CHARS))
             return
         text = raw.decode("utf-8", errors="replace")
     try:
         plan = lesson.parse_plan(str(text))
     except lesson.LessonError as err:
-        st.session_state[f"{key}_lesson_error"] = str(err)
+        st.session_state[keys(key).lesson_error] = str(err)
         return
-    st.session_state[f"{key}_lesson_error"] = None
+    st.session_state[keys(key).lesson_error] = None
     st.query_params[lesson.LESSON_KEY] = lesson.pack_lesson(plan)
     first = plan.links[0]
     _open(key, plan, lesson.Move(0, first.step if first.step is not None else 0))
@@ -224,13 +225,13 @@ def lesson_panel(key: str) -> None:
             st.markdown(_("**{title}** · link {where}: {link}").format(title=plan.title or _("Lesson"),
                                                                        where=lesson.where(plan, at), link=title))
             prev_col, next_col, end_col = st.columns(3)
-            prev_col.button(_("Previous link"), key=f"{key}_lesson_prev", icon=":material/skip_previous:",
+            prev_col.button(_("Previous link"), key=keys(key).lesson_prev, icon=":material/skip_previous:",
                             disabled=at == 0, on_click=move, args=(key, "prev"), width="stretch",
                             help=_("The previous link, at its last step (← at step 0 does the same)."))
-            next_col.button(_("Next link"), key=f"{key}_lesson_next", icon=":material/skip_next:",
+            next_col.button(_("Next link"), key=keys(key).lesson_next, icon=":material/skip_next:",
                             disabled=at + 1 >= len(plan), on_click=move, args=(key, "next"), width="stretch",
                             help=_("The next link, at its first step (→ after the last step does the same)."))
-            end_col.button(_("End lesson"), key=f"{key}_lesson_end", icon=":material/close:", on_click=_end,
+            end_col.button(_("End lesson"), key=keys(key).lesson_end, icon=":material/close:", on_click=_end,
                            args=(key,), width="stretch", help=_("Leave the lesson; the program on screen stays."))
         st.caption(_("A lesson is an ordered list of Playground links: write the plan once (TOML with [[link]] "
                      "tables holding a `code`, a shared `url` or a gallery `example`, an optional `step` and "
@@ -238,12 +239,12 @@ def lesson_panel(key: str) -> None:
                      "`classroom`, `speed`, `lang`; or one link per line), start it, and the clicker's → after "
                      "a program's last step opens the next link with its view. The lesson travels in this "
                      "page's link."))
-        st.text_area(_("Lesson plan"), key=f"{key}_lesson_plan", height=180, placeholder=EXAMPLE_PLAN,
+        st.text_area(_("Lesson plan"), key=keys(key).lesson_plan, height=180, placeholder=EXAMPLE_PLAN,
                      max_chars=browser_gate.MAX_TEXT_CHARS)  # what the page takes from a browser; upload for more
-        st.file_uploader(_("…or upload a plan"), type=["toml", "txt"], key=f"{key}_lesson_file",
+        st.file_uploader(_("…or upload a plan"), type=["toml", "txt"], key=keys(key).lesson_file,
                          max_upload_size=1)
-        st.button(_("Start lesson"), key=f"{key}_lesson_start", icon=":material/school:", on_click=_start,
+        st.button(_("Start lesson"), key=keys(key).lesson_start, icon=":material/school:", on_click=_start,
                   args=(key,), type="primary")
-        error = st.session_state.get(f"{key}_lesson_error")
+        error = st.session_state.get(keys(key).lesson_error)
         if error:
             st.error(_("**The lesson plan cannot be used:** {error}").format(error=error), icon=":material/error:")

@@ -3,7 +3,7 @@ knows how Streamlit serves an app's static files.
 
 Streamlit serves the folder ``static/`` beside the main script (``app.py``) at ``<base>/app/static/``
 when ``server.enableStaticServing`` is on (``.streamlit/config.toml``), reading each file from disk per
-request with no script run. That is the whole dependency; ``tests/test_server_room_feed.py`` starts a
+request with no script run. That is the whole dependency; ``tests/server/test_room_feed.py`` starts a
 real server and fetches a feed through it, so a Streamlit upgrade that moves or drops the route fails
 there, not in a classroom.
 """

@@ -19,6 +19,7 @@ import streamlit as st
 
 from lucid.live_class import StoreUnavailable
 from lucid.ui.live_class import room_service
+from lucid.ui.playground.keys import keys
 
 
 def open_step(question: dict[str, Any] | None) -> int | None:
@@ -31,29 +32,25 @@ def open_step(question: dict[str, Any] | None) -> int | None:
         return None
 
 
-def _key(key: str) -> str:
-    return f"{key}_held_from"
-
-
 def settle(key: str, s: Any) -> int | None:
     """The step this run of a student's page holds back from (None for a teacher, outside a class, or no
     open question); kept for ``held`` and ``rerun_if_changed``. With the room store out of reach the last
     known hold stays (a reveal is never assumed)."""
     if s is None or s.teacher:
-        st.session_state[_key(key)] = None
+        st.session_state[keys(key).held_from] = None
         return None
     try:
         view = room_service.rooms().view(s.code)
     except StoreUnavailable:
         return held(key)
     upto = open_step(view.question if view is not None else None)
-    st.session_state[_key(key)] = upto
+    st.session_state[keys(key).held_from] = upto
     return upto
 
 
 def held(key: str) -> int | None:
     """The step this page holds back from (what ``settle`` found in this page run)."""
-    value = st.session_state.get(_key(key))
+    value = st.session_state.get(keys(key).held_from)
     return value if isinstance(value, int) else None
 
 
@@ -63,5 +60,5 @@ def rerun_if_changed(key: str, question: dict[str, Any] | None) -> None:
 
     Nothing happens where no page run settled a hold (the fragment drawn on its own): no player to redraw.
     """
-    if _key(key) in st.session_state and open_step(question) != held(key):
+    if keys(key).held_from in st.session_state and open_step(question) != held(key):
         st.rerun(scope="app")

@@ -43,7 +43,9 @@ from lucid.ui.live_class import answer_chart, room_feed, room_hold, room_push, r
 from lucid.ui.live_class.room_watch import answer_watch, room_watch
 from lucid.ui.live_class.teacher_key import teacher_key, teacher_key_event
 from lucid.ui.playground import view_link
+from lucid.ui.playground.keys import keys
 from lucid.ui.runtime import language, streamlit_internals
+from lucid.ui.runtime.stylesheets import stylesheet
 from lucid.viz.numbers import format_number
 
 ROOM, TEACH, ME = "room", "teach", "me"
@@ -94,7 +96,7 @@ def _address() -> str | None:
 
 
 def _held_tokens(key: str) -> dict[str, str]:
-    return st.session_state.setdefault(f"{key}_teach_tokens", {})
+    return st.session_state.setdefault(keys(key).teach_tokens, {})
 
 
 def _token_from_tab(key: str, code: str, value: object) -> None:
@@ -102,7 +104,7 @@ def _token_from_tab(key: str, code: str, value: object) -> None:
     rooms = room_service.rooms()
     if isinstance(value, str) and (rooms.is_teacher(code, value) or rooms.teacher_of_ended(code, value)):
         _held_tokens(key)[code] = value
-        student = st.session_state.get(f"{key}_students", {}).pop(code, None)
+        student = st.session_state.get(keys(key).students, {}).pop(code, None)
         if student is not None:
             rooms.leave(code, student)  # the first run of the reload took the teacher for a student
             session_presence.unseated(_session_id())
@@ -135,7 +137,7 @@ def seat(key: str) -> Seat | None:
     elif token is not None and rooms.teacher_of_ended(code, token):
         found = Seat(code, "ended", token=token)
     else:
-        students = st.session_state.setdefault(f"{key}_students", {})
+        students = st.session_state.setdefault(keys(key).students, {})
         student = students.get(code)
         if student is None:
             in_link = st.query_params.get(ME)
@@ -145,10 +147,10 @@ def seat(key: str) -> Seat | None:
         if student is not None and st.query_params.get(ME) != student:
             st.query_params[ME] = student
         found = Seat(code, "student", student=student)
-    keep = fresh or st.session_state.pop(f"{key}_new_token", None)
-    st.session_state[f"{key}_teacher_key_data"] = (code, keep if found.role != "student" else None,
+    keep = fresh or st.session_state.pop(keys(key).new_token, None)
+    st.session_state[keys(key).teacher_key_data] = (code, keep if found.role != "student" else None,
                                                    found.role == "student")
-    st.session_state[f"{key}_seat"] = found
+    st.session_state[keys(key).seat] = found
     return found
 
 
@@ -166,7 +168,7 @@ def can_start(s: Seat | None) -> bool:
 
 
 def following(key: str) -> bool:
-    return bool(st.session_state.get(f"{key}_follow", True))
+    return bool(st.session_state.get(keys(key).follow, True))
 
 
 def before_enter(key: str, s: Seat | None, entering: bool) -> None:
@@ -183,8 +185,8 @@ def before_enter(key: str, s: Seat | None, entering: bool) -> None:
     if view is None:
         return
     wanted = drawing_key(view.view)
-    applied = st.session_state.get(f"{key}_room_drawing")
-    st.session_state[f"{key}_room_drawing"] = wanted
+    applied = st.session_state.get(keys(key).room_drawing)
+    st.session_state[keys(key).room_drawing] = wanted
     if not entering and applied in (None, wanted):
         return
     for word in DRAWING_WORDS:
@@ -194,7 +196,7 @@ def before_enter(key: str, s: Seat | None, entering: bool) -> None:
             del st.query_params[word]
     if not entering:
         for suffix in view_link.VIEW_SUFFIXES:
-            st.session_state.pop(f"{key}_{suffix}", None)
+            st.session_state.pop(keys(key).of(suffix), None)
 
 
 def before_editor(key: str, s: Seat | None) -> None:
@@ -202,15 +204,15 @@ def before_editor(key: str, s: Seat | None) -> None:
     if not is_student(s) or not following(key):
         return
     view = _view(s)
-    if view is not None and st.session_state.get(f"{key}_good") != view.source:
-        st.session_state[f"{key}_source"] = view.source
-        st.session_state[f"{key}_run_requested"] = True
-        st.session_state[f"{key}_initial_step"] = view.step
+    if view is not None and st.session_state.get(keys(key).good) != view.source:
+        st.session_state[keys(key).source] = view.source
+        st.session_state[keys(key).run_requested] = True
+        st.session_state[keys(key).initial_step] = view.step
 
 
 def after_program(key: str, s: Seat | None, analysis: Analysis) -> None:
     """Teacher: the room follows this program and view. Student: the page opens at the teacher's step."""
-    st.session_state[f"{key}_room_program"] = (program_key(analysis.seed, analysis.source), analysis.n_steps)
+    st.session_state[keys(key).room_program] = (program_key(analysis.seed, analysis.source), analysis.n_steps)
     if s is None or s.ended:
         return
     if s.teacher:
@@ -219,9 +221,9 @@ def after_program(key: str, s: Seat | None, analysis: Analysis) -> None:
             before = _view(s)
             if before is not None and before.source != analysis.source:
                 # a reveal's jump belongs to the question of the program before: never to this one
-                st.session_state.pop(f"{key}_goto", None)
+                st.session_state.pop(keys(key).goto, None)
             room_service.rooms().set_program(s.code, s.token or "", analysis.source, analysis.seed, view_words,
-                                             step=int(st.session_state.get(f"{key}_step", 0)))
+                                             step=int(st.session_state.get(keys(key).step, 0)))
             if before is None or before.source != analysis.source or before.view != view_words:
                 room_service.publish(s.code)
         except (RoomGone, NotTeacher, ValueError):
@@ -229,13 +231,13 @@ def after_program(key: str, s: Seat | None, analysis: Analysis) -> None:
         return
     view = _view(s)
     if view is not None and following(key) and view.source == analysis.source:
-        st.session_state[f"{key}_step"] = view.step
+        st.session_state[keys(key).step] = view.step
 
 
 def _teacher_step(key: str, value: object) -> None:
     """The teacher's player showed another step: the room (and its feed) follows."""
-    s = st.session_state.get(f"{key}_seat")
-    program, n_steps = st.session_state.get(f"{key}_room_program", (None, 0))
+    s = st.session_state.get(keys(key).seat)
+    program, n_steps = st.session_state.get(keys(key).room_program, (None, 0))
     if not isinstance(s, Seat) or not s.teacher or not isinstance(value, dict) or value.get("program") != program:
         return
     try:
@@ -247,7 +249,7 @@ def _teacher_step(key: str, value: object) -> None:
         room_service.rooms().set_step(s.code, s.token or "", step)
     except (RoomGone, NotTeacher):
         return
-    st.session_state[f"{key}_step"] = step
+    st.session_state[keys(key).step] = step
     if before is None or before.step != step:
         room_service.publish(s.code)
 
@@ -257,7 +259,7 @@ def player_room(key: str, s: Seat | None) -> tuple[dict[str, Any] | None, Any]:
     if s is None or s.ended:
         return None, None
     if s.teacher:
-        return ({"role": "teacher", "goto": st.session_state.pop(f"{key}_goto", None)},
+        return ({"role": "teacher", "goto": st.session_state.pop(keys(key).goto, None)},
                 lambda value: _teacher_step(key, value))
     view = _view(s)
     hold = room_push.hold_ms()
@@ -276,19 +278,19 @@ def _reason(err: Exception) -> Message | str:
 
 # -- the teacher ---------------------------------------------------------------------------------------
 def _start(key: str) -> None:
-    source = st.session_state.get(f"{key}_good")
+    source = st.session_state.get(keys(key).good)
     if not isinstance(source, str):
         return
     view_words = {k: v for k, v in st.query_params.to_dict().items() if k in share.VIEW_DEFAULTS}
     try:
-        code, token = room_service.rooms().open(source, 0, view_words, int(st.session_state.get(f"{key}_step", 0)),
+        code, token = room_service.rooms().open(source, 0, view_words, int(st.session_state.get(keys(key).step, 0)),
                                                 owner=_session_id(), address=_address())
     except (RoomsFull, ValueError) as err:
-        st.session_state[f"{key}_room_error"] = _reason(err)
+        st.session_state[keys(key).room_error] = _reason(err)
         return
     room_service.publish(code)
     _held_tokens(key)[code] = token
-    st.session_state[f"{key}_new_token"] = token
+    st.session_state[keys(key).new_token] = token
     st.query_params[ROOM] = code
     _warm_charts()
 
@@ -314,10 +316,10 @@ def start_class(key: str) -> None:
         if not room_feed.serving_on():
             st.warning(_("This server does not serve static files (`server.enableStaticServing`), so students "
                          "could not follow: see the README."), icon=":material/warning:")
-        error = st.session_state.pop(f"{key}_room_error", None)
+        error = st.session_state.pop(keys(key).room_error, None)
         if error:
             st.error(text(error))
-        st.button(_("Start a class"), key=f"{key}_start_class", icon=":material/school:", type="primary",
+        st.button(_("Start a class"), key=keys(key).start_class, icon=":material/school:", type="primary",
                   on_click=_start, args=(key,))
 
 
@@ -336,7 +338,7 @@ def qr_png(text: str) -> bytes:
 
 def next_step(key: str, analysis: Analysis) -> int | None:
     """The step the class is asked to predict: the one after the step on the teacher's screen (None at the end)."""
-    step = int(st.session_state.get(f"{key}_step", 0)) + 1
+    step = int(st.session_state.get(keys(key).step, 0)) + 1
     return step if analysis.trace is not None and step < analysis.n_steps else None
 
 
@@ -346,18 +348,18 @@ def _ask(key: str, s: Seat, analysis: Analysis) -> None:
         return
     try:
         room_service.rooms().ask(s.code, s.token or "", question_at(analysis.trace, step),
-                                 show_rule=bool(st.session_state.get(f"{key}_show_rule", True)),
-                                 kind="choice" if st.session_state.get(f"{key}_ask_choice") else "typed",
+                                 show_rule=bool(st.session_state.get(keys(key).show_rule, True)),
+                                 kind="choice" if st.session_state.get(keys(key).ask_choice) else "typed",
                                  seconds=_countdown(key))
     except (RoomGone, NotTeacher, AnswerRejected) as err:
-        st.session_state[f"{key}_room_error"] = _reason(err)
+        st.session_state[keys(key).room_error] = _reason(err)
         return
-    st.session_state[f"{key}_peek"] = False  # a new question starts hidden from the projector
+    st.session_state[keys(key).peek] = False  # a new question starts hidden from the projector
     room_service.publish(s.code)
 
 
 def _countdown(key: str) -> int | None:
-    chosen = st.session_state.get(f"{key}_countdown", 0)
+    chosen = st.session_state.get(keys(key).countdown, 0)
     return int(chosen) if chosen in COUNTDOWNS and chosen else None
 
 
@@ -366,9 +368,9 @@ def _ask_again(key: str, s: Seat) -> None:
     try:
         room_service.rooms().ask_again(s.code, s.token or "", seconds=_countdown(key))
     except (RoomGone, NotTeacher, AnswerRejected) as err:
-        st.session_state[f"{key}_room_error"] = _reason(err)
+        st.session_state[keys(key).room_error] = _reason(err)
         return
-    st.session_state[f"{key}_peek"] = False  # round 2 starts hidden from the projector too
+    st.session_state[keys(key).peek] = False  # round 2 starts hidden from the projector too
     room_service.publish(s.code)
 
 
@@ -380,8 +382,8 @@ def _reveal(key: str, s: Seat) -> None:
     room_service.publish(s.code)
     view = _view(s)
     if view is not None and view.question is not None:  # the teacher's player shows the revealed step too
-        st.session_state[f"{key}_goto"] = {"step": int(view.question["step"]), "id": view.question["id"]}
-        st.session_state[f"{key}_step"] = int(view.question["step"])
+        st.session_state[keys(key).goto] = {"step": int(view.question["step"]), "id": view.question["id"]}
+        st.session_state[keys(key).step] = int(view.question["step"])
 
 
 def _close(key: str, s: Seat) -> None:
@@ -416,14 +418,14 @@ def _leave(key: str) -> None:
 
 
 def _ended_panel(key: str, s: Seat) -> None:
-    with st.container(border=True, key=f"{key}_class_panel"):
+    with st.container(border=True, key=keys(key).class_panel):
         note, ticket_col, leave_col = st.columns([3.4, 1.8, 1.2], vertical_alignment="center")
         note.markdown(_("Class **{code}** has ended. Its exit ticket stays here for a day.").format(code=s.code))
         ticket_col.download_button(_("Exit ticket"), _ticket(s), file_name=f"exit-ticket-{s.code}.csv",
-                                   mime="text/csv", key=f"{key}_ticket", icon=":material/download:",
+                                   mime="text/csv", key=keys(key).ticket, icon=":material/download:",
                                    help=_("Every question asked, with its correct rate and the class's answers "
                                           "(CSV)."))
-        leave_col.button(_("Close"), key=f"{key}_leave_class", icon=":material/close:", on_click=_leave, args=(key,))
+        leave_col.button(_("Close"), key=keys(key).leave_class, icon=":material/close:", on_click=_leave, args=(key,))
 
 
 def _teacher_heartbeat(key: str, s: Seat) -> None:
@@ -442,7 +444,7 @@ def _student_heartbeat(key: str, s: Seat) -> None:
     if s.student is not None and room_service.rooms().join(s.code, s.student):
         session_presence.seated(_session_id(), s.code, s.student)
     view = _view(s)
-    shown = st.session_state.get(f"{key}_good")
+    shown = st.session_state.get(keys(key).good)
     if view is not None and following(key) and shown is not None and shown != view.source:
         st.rerun(scope="app")
 
@@ -450,7 +452,7 @@ def _student_heartbeat(key: str, s: Seat) -> None:
 def _answers_shown(key: str, q: dict[str, Any]) -> bool:
     """Whether the panel may show the answers' distribution, colours and diagnosis: after *Reveal*, or before it
     when the teacher peeks (a toggle that is off by default and says it is not for the projector)."""
-    return bool(q.get("revealed")) or bool(st.session_state.get(f"{key}_peek", False))
+    return bool(q.get("revealed")) or bool(st.session_state.get(keys(key).peek, False))
 
 
 def _rounds(s: Seat, q: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, float]]]:
@@ -483,7 +485,7 @@ def class_answers(key: str, q: dict[str, Any], values: list[float],
         drawn = answer_chart.chart(q, values) if values else None
     if drawn is not None:
         st.altair_chart(drawn, width="content", height=answer_chart.HEIGHT_PX + 90 + (30 if earlier else 0),
-                        alt=words, theme=None, key=f"{key}_answers_chart")
+                        alt=words, theme=None, key=keys(key).answers_chart)
     st.caption(words)
     if result.wrong is not None:
         why = diagnosis_text(result.diagnosis) or _("No common mistake matches it.")
@@ -493,12 +495,6 @@ def class_answers(key: str, q: dict[str, Any], values: list[float],
                                                         why=why))
 
 
-PANEL_CSS = """<style>
-.st-key-KEY_class_asked p { font-size: 1.3rem; line-height: 1.25; margin: 0; }
-.st-key-KEY_row_asked, *:has(> .st-key-KEY_row_asked) { flex: ASKED 1 0 !important; min-width: 0; }
-.st-key-KEY_row_count, *:has(> .st-key-KEY_row_count) { flex: COUNT 1 0 !important; min-width: 0; }
-</style>"""
-"""The question large enough for the back row, in one compact row under the class's controls."""
 
 
 def _asked_line(q: dict[str, Any]) -> str:
@@ -530,10 +526,10 @@ def _teacher_only(key: str, s: Seat, where: Any) -> None:
     missing = room_service.rooms().unanswered(s.code, s.token or "")
     label = (ngettext("{n} not answered", "{n} not answered", missing.count).format(n=missing.count)
              if missing.count else _("Everyone answered"))
-    with where.popover(label, icon=":material/visibility_lock:", key=f"{key}_unanswered",
+    with where.popover(label, icon=":material/visibility_lock:", key=keys(key).unanswered,
                        help=_("Teacher only: who has not answered this round yet (students connected now, by the "
                               "nickname they typed last), and a peek at the answers.")):
-        st.toggle(_("Peek at answers"), value=False, key=f"{key}_peek",
+        st.toggle(_("Peek at answers"), value=False, key=keys(key).peek,
                   help=_("Teacher only, not for the projector: shows the right answer, the histogram and "
                          "the most common mistake before the reveal."))
         if missing.names:
@@ -563,11 +559,11 @@ def _teacher_question(key: str, s: Seat, analysis: Analysis) -> None:
     popover) and *Ask again* (peer instruction); after it the answer, the rate, how round 2 compares with round 1
     and the class's answers (a popover over the page). Refreshed every second while answers come in, every two
     after."""
-    if st.session_state.get(f"{key}_goto") is not None and st.session_state.get(f"{key}_goto_ran") is None:
+    if st.session_state.get(keys(key).goto) is not None and st.session_state.get(keys(key).goto_ran) is None:
         # Reveal ran in this fragment: the whole page runs again, so the player shows the revealed step.
-        st.session_state[f"{key}_goto_ran"] = True
+        st.session_state[keys(key).goto_ran] = True
         st.rerun(scope="app")
-    st.session_state.pop(f"{key}_goto_ran", None)
+    st.session_state.pop(keys(key).goto_ran, None)
     _favour_teacher()
     view = _view(s)
     if view is None or view.question is None:
@@ -580,7 +576,8 @@ def _teacher_question(key: str, s: Seat, analysis: Analysis) -> None:
     again = not revealed and int(q.get("round", 1)) < peer.MAX_ROUNDS
     compared = _compared(rounds) if revealed else None
     shares = (2, 3) if compared else (3, 2)  # after round 2's reveal the count says more than the answer
-    st.html(PANEL_CSS.replace("KEY", key).replace("ASKED", str(shares[0])).replace("COUNT", str(shares[1])))
+    # the question large enough for the back row, in one compact row under the class's controls
+    st.html(stylesheet(__package__, "panel.css", key=key, asked=shares[0], count=shares[1]))
     shown = _answers_shown(key, q)
     # The row's parts, only those this state draws, in one flex row: every control as wide as its label (never cut
     # short), the question and the count share what is left and wrap there.
@@ -593,10 +590,10 @@ def _teacher_question(key: str, s: Seat, analysis: Analysis) -> None:
         parts["again"] = "content"
     parts.update(act="content", menu="content")
     row = st.container(horizontal=True, vertical_alignment="center", gap="small", wrap=False)
-    cols = {name: row.container(width="stretch" if isinstance(share, int) else share, key=f"{key}_row_{name}")
+    cols = {name: row.container(width="stretch" if isinstance(share, int) else share, key=keys(key).row(name))
             for name, share in parts.items()}
     asked_col, count_col, act_col, menu_col = cols["asked"], cols["count"], cols["act"], cols["menu"]
-    with asked_col, st.container(key=f"{key}_class_asked"):
+    with asked_col, st.container(key=keys(key).class_asked):
         if revealed:
             st.markdown(_("Revealed: {label} = {value}").format(label=q["label"], value=q["expected_text"]))
         else:
@@ -616,21 +613,21 @@ def _teacher_question(key: str, s: Seat, analysis: Analysis) -> None:
     if not revealed:
         _teacher_only(key, s, cols["teacher"])
         if room_push.serving():  # the count follows each answer at once, not only on the panel's timer
-            answer_watch(f"{key}_answer_watch", room_feed.feed_url(s.code), room_push.answers_seen(s.code))
+            answer_watch(keys(key).answer_watch, room_feed.feed_url(s.code), room_push.answers_seen(s.code))
     if shown:
-        with cols["answers"].popover(_("Class answers"), icon=":material/bar_chart:", key=f"{key}_answers",
+        with cols["answers"].popover(_("Class answers"), icon=":material/bar_chart:", key=keys(key).answers,
                                      help=_("The histogram of the class's answers and the most common mistake.")):
             class_answers(key, q, values, [(x, list(v.values())) for x, v in rounds[:-1]])
     if again:
-        cols["again"].button(_("Ask again"), key=f"{key}_ask_again", icon=":material/replay:",
+        cols["again"].button(_("Ask again"), key=keys(key).ask_again, icon=":material/replay:",
                              on_click=_ask_again, args=(key, s),
                              help=_("After the class discussed it: the same question once more (round 2), the answer "
                                     "still hidden. Round 1's answers are kept; the reveal compares both rounds."))
     if revealed:
-        act_col.button(_("Back to following"), key=f"{key}_close_question", icon=":material/close:",
+        act_col.button(_("Back to following"), key=keys(key).close_question, icon=":material/close:",
                        on_click=_close, args=(key, s))
     else:
-        act_col.button(_("Reveal"), key=f"{key}_reveal", type="primary", icon=":material/visibility:",
+        act_col.button(_("Reveal"), key=keys(key).reveal, type="primary", icon=":material/visibility:",
                        on_click=_reveal, args=(key, s))
     with menu_col:
         _class_menu(key, s, analysis, view)
@@ -656,22 +653,22 @@ def _ask_button(key: str, s: Seat, analysis: Analysis, view: RoomView) -> None:
     else:
         ask_help = _("Every student predicts the gradient of the next step (step {step}); *Reveal* shows "
                      "it.").format(step=asked)
-    st.button(_("Ask the class"), key=f"{key}_ask", icon=":material/quiz:", disabled=asked is None,
+    st.button(_("Ask the class"), key=keys(key).ask, icon=":material/quiz:", disabled=asked is None,
               on_click=_ask, args=(key, s, analysis), help=ask_help)
 
 
 def _rule_box(key: str) -> None:
-    st.checkbox(_("Show the rule"), value=True, key=f"{key}_show_rule",
+    st.checkbox(_("Show the rule"), value=True, key=keys(key).show_rule,
                 help=_("With the question, students see the upstream gradient and the local rule."))
 
 
 def _question_options(key: str) -> None:
     """How the next question is answered: typed or multiple choice, and an optional countdown (also for *Ask
     again*)."""
-    st.toggle(_("Multiple choice"), value=False, key=f"{key}_ask_choice",
+    st.toggle(_("Multiple choice"), value=False, key=keys(key).ask_choice,
               help=_("Students pick one of a few numbers: the right one and the values of the common mistakes "
                      "(forgot +=, forgot the broadcast sum, the value for the gradient, the sign)."))
-    st.selectbox(_("Countdown"), COUNTDOWNS, key=f"{key}_countdown",
+    st.selectbox(_("Countdown"), COUNTDOWNS, key=keys(key).countdown,
                  format_func=lambda n: _("{n} s").format(n=n) if n else _("No countdown"),
                  help=_("Answers close when it ends; students see the seconds left."))
 
@@ -685,12 +682,12 @@ def _join_box(s: Seat) -> None:
 
 def _ticket_button(key: str, s: Seat) -> None:
     st.download_button(_("Exit ticket"), _ticket(s), file_name=f"exit-ticket-{s.code}.csv", mime="text/csv",
-                       key=f"{key}_ticket", icon=":material/download:",
+                       key=keys(key).ticket, icon=":material/download:",
                        help=_("Every question asked, with its correct rate and the class's answers (CSV)."))
 
 
 def _end_button(key: str, s: Seat) -> None:
-    st.button(_("End class"), key=f"{key}_end", icon=":material/logout:", on_click=_end, args=(key, s))
+    st.button(_("End class"), key=keys(key).end, icon=":material/logout:", on_click=_end, args=(key, s))
 
 
 def _class_menu(key: str, s: Seat, analysis: Analysis, view: RoomView) -> None:
@@ -722,8 +719,8 @@ def _teacher_panel(key: str, s: Seat, analysis: Analysis) -> None:
         st.warning(_("This class has ended (or was idle too long)."), icon=":material/school:")
         _ended_panel(key, s)
         return
-    with st.container(border=True, key=f"{key}_class_panel"):
-        error = st.session_state.pop(f"{key}_room_error", None)
+    with st.container(border=True, key=keys(key).class_panel):
+        error = st.session_state.pop(keys(key).room_error, None)
         if error:
             st.error(text(error))
         if view.question is not None:  # one row, drawn (and refreshed) by the question's fragment
@@ -754,10 +751,10 @@ def _teacher_panel(key: str, s: Seat, analysis: Analysis) -> None:
 def _submit(key: str, s: Seat, qid: str | None = None) -> None:
     """The student's answer to the round their page showed (``qid``: a round closed since is refused, never counted
     in the next), typed or picked."""
-    typed = st.session_state.get(f"{key}_answer", "")
-    nickname = st.session_state.get(f"{key}_nickname", "")
-    st.session_state[f"{key}_nickname_kept"] = nickname  # the next question's form starts with it
-    picked = st.session_state.get(f"{key}_choice_{qid}") if qid else None
+    typed = st.session_state.get(keys(key).answer, "")
+    nickname = st.session_state.get(keys(key).nickname, "")
+    st.session_state[keys(key).nickname_kept] = nickname  # the next question's form starts with it
+    picked = st.session_state.get(keys(key).choice(qid)) if qid else None
     view = _view(s)
     shown_q = view.question if view is not None and view.question else None
     choice = isinstance(shown_q, dict) and shown_q.get("kind") == "choice"
@@ -768,10 +765,10 @@ def _submit(key: str, s: Seat, qid: str | None = None) -> None:
                                             locale=language.current(), question_id=qid,
                                             choice=picked if choice else None)
     except (AnswerRejected, RoomGone) as err:
-        st.session_state[f"{key}_answer_msg"] = (qid, "error", _reason(err))
+        st.session_state[keys(key).answer_msg] = (qid, "error", _reason(err))
         return
     room_push.answered(s.code)
-    st.session_state[f"{key}_answer_msg"] = (qid, "ok", L_("Answer received: {value}. You may change it until "
+    st.session_state[keys(key).answer_msg] = (qid, "ok", L_("Answer received: {value}. You may change it until "
                                                            "the reveal.", value=format_number(value)))
 
 
@@ -793,14 +790,14 @@ def _student_panel(key: str, s: Seat) -> None:
         st.warning(_("This class is full."), icon=":material/school:")
         return
     session_presence.seated(_session_id(), s.code, s.student)  # a closed tab leaves the count at once
-    with st.container(border=True, key=f"{key}_class_panel"):
+    with st.container(border=True, key=keys(key).class_panel):
         left, right = st.columns([4, 1.4], vertical_alignment="center")
         # The player hides this line while the feed cannot be read and says "not connected" in its own bar
         # (``lucid.viz.player``): a page that lost the server must not read "following the teacher".
-        left.container(key=f"{key}_follow_status").markdown(
+        left.container(key=keys(key).follow_status).markdown(
             (_("Class **{code}** · following the teacher") if following(key)
              else _("Class **{code}** · stepping on your own")).format(code=s.code))
-        right.toggle(_("Follow teacher"), value=True, key=f"{key}_follow",
+        right.toggle(_("Follow teacher"), value=True, key=keys(key).follow,
                      help=_("Off: step on your own. On: jump back to the teacher's step."))
         st.fragment(_student_question)(key, s)
         st.fragment(run_every=room_service.rooms().limits.heartbeat_seconds)(_student_heartbeat)(key, s)
@@ -853,7 +850,7 @@ def _student_question(key: str, s: Seat) -> None:
         st.info(_("This class has ended."), icon=":material/school:")
         return
     q = view.question
-    room_watch(f"{key}_room_watch", question_key(q))
+    room_watch(keys(key).room_watch, question_key(q))
     _question_body(key, s, q)  # first, so the form (or the verdict) is on screen before the page runs again
     room_hold.rerun_if_changed(key, q)  # the player (outside this fragment) holds back another step now
 
@@ -901,20 +898,20 @@ def _question_body(key: str, s: Seat, q: dict[str, Any] | None) -> None:
     left = time_left(q)
     if left is not None:
         _countdown_box(left)
-    if f"{key}_nickname" not in st.session_state and st.session_state.get(f"{key}_nickname_kept"):
-        st.session_state[f"{key}_nickname"] = st.session_state[f"{key}_nickname_kept"]
-    with st.form(f"{key}_answer_form", border=False):
+    if keys(key).nickname not in st.session_state and st.session_state.get(keys(key).nickname_kept):
+        st.session_state[keys(key).nickname] = st.session_state[keys(key).nickname_kept]
+    with st.form(keys(key).answer_form, border=False):
         if q.get("kind") == "choice":
             offered = q.get("choices") or []
-            st.radio(_("Your answer"), list(range(len(offered))), index=None, key=f"{key}_choice_{q['id']}",
+            st.radio(_("Your answer"), list(range(len(offered))), index=None, key=keys(key).choice(q['id']),
                      format_func=_choice_words(q), horizontal=True)
             n, b = st.columns([4, 1], vertical_alignment="bottom")
         else:
             a, n, b = st.columns([2, 2, 1], vertical_alignment="bottom")
-            a.text_input(_("Your answer"), key=f"{key}_answer", max_chars=32, placeholder=_("e.g. -0.25"))
-        n.text_input(_("Nickname (optional)"), key=f"{key}_nickname", max_chars=24)
+            a.text_input(_("Your answer"), key=keys(key).answer, max_chars=32, placeholder=_("e.g. -0.25"))
+        n.text_input(_("Nickname (optional)"), key=keys(key).nickname, max_chars=24)
         b.form_submit_button(_("Submit"), type="primary", on_click=_submit, args=(key, s, q["id"]))
-    msg = st.session_state.get(f"{key}_answer_msg")
+    msg = st.session_state.get(keys(key).answer_msg)
     if msg is not None and msg[0] == q["id"]:
         (st.success if msg[1] == "ok" else st.error)(text(msg[2]))
     elif mine is not None:
@@ -925,7 +922,7 @@ def panel(key: str, s: Seat | None, analysis: Analysis | None) -> None:
     """The class controls for this tab (nothing outside a class)."""
     if s is None:
         return
-    code, token, ask = st.session_state.get(f"{key}_teacher_key_data", (s.code, None, False))
+    code, token, ask = st.session_state.get(keys(key).teacher_key_data, (s.code, None, False))
     teacher_key(key, code, token=token, ask=ask)  # here, in the class's slot: the page's elements keep their places
     if s.ended:
         _ended_panel(key, s)

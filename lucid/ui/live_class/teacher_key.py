@@ -13,6 +13,8 @@ from importlib import resources
 
 import streamlit as st
 
+from lucid.ui.playground.keys import keys
+
 SCRIPT_FILE = "teacher_key.js"
 STYLESHEET_FILE = "teacher_key.css"
 
@@ -32,7 +34,7 @@ def _ignore() -> None:
 def teacher_key_event(key: str) -> object:
     """The token the tab handed back in this run's event, if any (unchecked: the caller checks it)."""
     try:
-        state = st.session_state.get(f"{key}_teacher_key")
+        state = st.session_state.get(keys(key).teacher_key)
     except (RecursionError, ValueError, TypeError):  # a crafted component state Streamlit cannot read
         return None
     return state.get("token") if isinstance(state, dict) else None
@@ -43,5 +45,5 @@ def teacher_key(key: str, code: str, *, token: str | None, ask: bool) -> None:
     if not _component:
         _component.append(st.components.v2.component("lucid_teacher_key", js=_read(SCRIPT_FILE),
                                                       css=_read(STYLESHEET_FILE), isolate_styles=False))
-    _component[0](key=f"{key}_teacher_key", data={"code": code, "token": token or "", "ask": bool(ask)},
+    _component[0](key=keys(key).teacher_key, data={"code": code, "token": token or "", "ask": bool(ask)},
                   on_token_change=_ignore)

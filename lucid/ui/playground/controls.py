@@ -15,6 +15,7 @@ from lucid.session import stepping as stepper
 from lucid.session.options import DIRECTIONS, LARGE_MODES, PRESETS, ZOOMS, DrawOptions
 from lucid.ui.playground import view_link
 from lucid.ui.playground.copy_link import copy_link_button
+from lucid.ui.playground.keys import keys
 from lucid.ui.projector import mode as classroom_state
 from lucid.ui.runtime import language
 
@@ -44,7 +45,7 @@ def view_controls(key: str) -> ViewSettings:
     if not classroom_now:  # on a projector the graph needs the height more: the title folds away
         lead.header(_("Playground"), anchor=False)
         lead.caption(_("Type a program, run it, then watch the backward pass one gradient at a time."))
-    label = st.session_state.setdefault(f"{key}_speed", view_link.entered_value(key, "speed", stepper.DEFAULT_SPEED))
+    label = st.session_state.setdefault(keys(key).speed, view_link.entered_value(key, "speed", stepper.DEFAULT_SPEED))
     with opts_col.popover(_("Drawing"), icon=":material/tune:", width="stretch"):
         options = draw_options(key)
         zoom = st.select_slider(_("Graph size"), list(ZOOMS), **_bound(key, "zoom", next(iter(ZOOMS))),
@@ -73,14 +74,14 @@ def _bound(key: str, suffix: str, default: object) -> dict[str, object]:
     user's back. The value in effect is the widget's own state, or on entering the page the one
     ``lucid.ui.playground.view_link.enter`` read from the link.
     """
-    return {"key": f"{key}_{suffix}", "value": view_link.entered_value(key, suffix, default)}
+    return {"key": keys(key).of(suffix), "value": view_link.entered_value(key, suffix, default)}
 
 
 def _index(key: str, suffix: str, choices: dict[str, object]) -> dict[str, object]:
     """``key=`` and ``index=`` for a radio or selectbox, with the same reason as ``_bound``."""
     labels = list(choices)
     value = _bound(key, suffix, labels[0])["value"]
-    return {"key": f"{key}_{suffix}", "index": labels.index(value) if value in labels else 0}
+    return {"key": keys(key).of(suffix), "index": labels.index(value) if value in labels else 0}
 
 
 def draw_options(key: str) -> DrawOptions:

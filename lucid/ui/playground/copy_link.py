@@ -18,6 +18,7 @@ from importlib import resources
 import streamlit as st
 
 from lucid.i18n import N_, _
+from lucid.ui.playground.keys import keys
 
 LABEL = N_("Copy link")
 HELP = N_("Copies this page's link (program, step and view) to the clipboard, to share or put in a lesson plan.")
@@ -54,5 +55,5 @@ def copy_link_button(key: str) -> None:
 
     Constant, trusted HTML and JavaScript (no user text goes into it), so ``st.html`` may run the script.
     """
-    with st.container(key=f"{key}_copy_link"):
+    with st.container(key=keys(key).copy_link):
         st.html(_page(), unsafe_allow_javascript=True)

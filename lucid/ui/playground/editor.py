@@ -21,36 +21,33 @@ from lucid.expr import ExprError, Program, run
 from lucid.i18n import N_, _
 from lucid.session import share
 from lucid.session.memo import LRUMemo
+from lucid.ui.playground.keys import keys
 
 T = TypeVar("T")
 
 CUSTOM = N_("(your own program)")
 
 
-def _k(key: str, name: str) -> str:
-    return f"{key}_{name}"
-
-
 def session_memo(key: str, name: str = "memo", capacity: int = 32) -> LRUMemo:
     """A per-session LRU memo stored under ``<key>_<name>`` (created on first use)."""
-    slot = _k(key, name)
+    slot = keys(key).of(name)
     if slot not in st.session_state:
         st.session_state[slot] = LRUMemo(capacity)
     return st.session_state[slot]
 
 
 def _load_example(key: str, picker_key: str) -> None:
-    if picker_key != st.session_state.get(_k(key, "picker_shown")):
+    if picker_key != st.session_state.get(keys(key).picker_shown):
         return  # a stale picker's value, sent by a click that left the browser before the last rerun arrived
     title = st.session_state[picker_key]
     example = next((e for e in gallery.EXAMPLES if e.title == title), None)
     if example is not None:
-        st.session_state[_k(key, "source")] = example.source
-        st.session_state[_k(key, "run_requested")] = True
+        st.session_state[keys(key).source] = example.source
+        st.session_state[keys(key).run_requested] = True
 
 
 def _request_run(key: str) -> None:
-    st.session_state[_k(key, "run_requested")] = True
+    st.session_state[keys(key).run_requested] = True
 
 
 def initial_source(share_url: bool) -> tuple[str, int | None]:
@@ -111,12 +108,13 @@ def editor(key: str, evaluate: Callable[[str], T], *, share_url: bool = False,
     and calls ``evaluate`` on every run: for an ``evaluate`` backed by a process-wide cache, so a
     session never pins a large program in memory on its own.
     """
-    source_key, ran_key, good_key, err_key = (_k(key, n) for n in ("source", "ran", "good", "error"))
+    k = keys(key)
+    source_key, ran_key, good_key, err_key = k.source, k.ran, k.good, k.error
     if source_key not in st.session_state:
         text, step = initial_source(share_url)
         st.session_state[source_key] = text
         st.session_state[ran_key] = None
-        st.session_state[_k(key, "initial_step")] = step
+        st.session_state[keys(key).initial_step] = step
 
     current = st.session_state[source_key]
     match = gallery.find_source(current)
@@ -126,8 +124,8 @@ def editor(key: str, evaluate: Callable[[str], T], *, share_url: bool = False,
     # sends two messages; the click can still carry the picker the browser showed before the first rerun
     # arrived. Streamlit keeps an old widget's callback, so _load_example only acts for the picker this
     # run shows: a stale value can never load an example over a program the user just typed.
-    picker_key = f"{_k(key, 'example')}:{shown}"
-    st.session_state[_k(key, "picker_shown")] = picker_key
+    picker_key = f"{keys(key).example}:{shown}"
+    st.session_state[keys(key).picker_shown] = picker_key
     left, right = st.columns([2, 3])
     with left:
         st.selectbox(_("Gallery"), options, index=options.index(shown), key=picker_key,
@@ -135,14 +133,14 @@ def editor(key: str, evaluate: Callable[[str], T], *, share_url: bool = False,
                      help=_("Ready-made programs; each one teaches one thing about backprop."))
         if match:
             st.caption(f":material/lightbulb: {_(match.lesson)}")
-        st.button(_("Run"), key=_k(key, "run"), type="primary", on_click=_request_run, args=(key,),
+        st.button(_("Run"), key=keys(key).run, type="primary", on_click=_request_run, args=(key,),
                   icon=":material/play_arrow:", help=_("Runs the program (Ctrl+Enter in the editor does too)."))
     with right:
         st.text_area(_("Program"), key=source_key, height=height,
                      help=_("One statement per line; the last line is the output. Ctrl+Enter runs it."))
 
     source = st.session_state[source_key]
-    wanted = st.session_state.pop(_k(key, "run_requested"), False) or source != st.session_state[ran_key]
+    wanted = st.session_state.pop(keys(key).run_requested, False) or source != st.session_state[ran_key]
     if wanted:
         st.session_state[ran_key] = source
         try:

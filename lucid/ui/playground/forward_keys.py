@@ -28,6 +28,7 @@ from importlib import resources
 import streamlit as st
 
 from lucid.i18n import _
+from lucid.ui.playground.keys import keys
 
 SCRIPT_FILE = "forward_keys.js"
 STYLESHEET_FILE = "forward_keys.css"
@@ -64,7 +65,7 @@ def forward_keys(key: str, *, slider_key: str, step: int, steps: int) -> None:
     if not _component:
         _component.append(st.components.v2.component("lucid_forward_keys", js=_read(SCRIPT_FILE),
                                                       css=_read(STYLESHEET_FILE), isolate_styles=False))
-    component_key = f"{key}_forward_keys"
+    component_key = keys(key).forward_keys
 
     def pressed() -> None:
         try:

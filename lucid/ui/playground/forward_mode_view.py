@@ -21,6 +21,7 @@ from lucid.session.analysis import Analysis
 from lucid.session.jacobian_build import JACOBIANS, jacobian_key, shared_comparison
 from lucid.session.memo import WaitCancelled
 from lucid.ui.playground.forward_keys import forward_keys
+from lucid.ui.playground.keys import keys
 from lucid.ui.runtime.cancel import session_should_stop
 from lucid.viz.errors import GraphTooLarge
 from lucid.viz.explanation.forward_explain import ForwardExplainer, dotted
@@ -64,7 +65,7 @@ def forward_mode_panel(key: str, analysis: Analysis) -> None:
         choices = _input_choices(analysis)
         options = [c[0] for c in choices] + ([ALL_INPUTS] if n_in > 1 else [])
         label = st.selectbox(_("Move this input number by 1 (the others stay put)"), options,
-                             key=f"{key}_forward_input",
+                             key=keys(key).forward_input,
                              format_func=lambda option: _(ALL_INPUTS) if option == ALL_INPUTS else option)
         if label == ALL_INPUTS:  # a direction over several inputs: the sum of all the Jacobian's columns
             seeds = {leaf: np.ones(leaf.shape) for leaf in program.inputs}
@@ -80,7 +81,7 @@ def forward_mode_panel(key: str, analysis: Analysis) -> None:
         if steps == 0:
             st.info(_("The output does not depend on this input: its tangent is 0."))
             return
-        slider_key = f"{key}_forward_step_{label}"
+        slider_key = keys(key).forward_step(label)
         shown = st.session_state.get(slider_key, steps)
         if not isinstance(shown, int) or not 0 <= shown <= steps:  # kept from another program of the same input
             st.session_state.pop(slider_key, None)
@@ -117,7 +118,7 @@ def _both_modes(key: str, analysis: Analysis, n_in: int, n_out: int) -> None:
     """
     if n_in * n_out > MAX_ENTRIES:
         return
-    if not st.toggle(_("Build the whole Jacobian both ways"), key=f"{key}_forward_both"):
+    if not st.toggle(_("Build the whole Jacobian both ways"), key=keys(key).forward_both):
         return
     built = jacobian_key(analysis) in JACOBIANS
     try:

@@ -17,6 +17,7 @@ from lucid.session.analysis import BUILD_LANES, Analysis
 from lucid.session.memo import LRUMemo
 from lucid.session.options import DrawOptions
 from lucid.ui.playground.editor import session_memo
+from lucid.ui.playground.keys import keys
 from lucid.viz.export import slide as slides
 
 
@@ -71,12 +72,12 @@ def export_buttons(key: str, analysis: Analysis, step: int, options: DrawOptions
     n = analysis.n_steps
     chosen = step
     if n > 1:
-        chosen = int(st.number_input(_("Step to export"), 0, n - 1, value=int(step), key=f"{key}_export_step",
+        chosen = int(st.number_input(_("Step to export"), 0, n - 1, value=int(step), key=keys(key).export_step,
                                      help=_("Step 0 is the seed; the last step shows every final gradient.")))
     base = f"lucid-step{chosen}"
     cols = st.columns(4)
     cols[0].download_button("DOT", lambda: frame(analysis, chosen, options, expanded).source, file_name=f"{base}.dot",
-                            mime="text/vnd.graphviz", key=f"{key}_dl_dot", on_click="ignore",
+                            mime="text/vnd.graphviz", key=keys(key).dl_dot, on_click="ignore",
                             icon=":material/download:")
     if not has_dot():
         st.caption(_("SVG, PNG and GIF exports need Graphviz's `dot` program on the server "
@@ -84,9 +85,9 @@ def export_buttons(key: str, analysis: Analysis, step: int, options: DrawOptions
         return
     cols[1].download_button("SVG", lambda: viz.to_svg(frame(analysis, chosen, options, expanded)),
                             file_name=f"{base}.svg", mime="image/svg+xml",
-                            key=f"{key}_dl_svg", on_click="ignore", icon=":material/download:")
+                            key=keys(key).dl_svg, on_click="ignore", icon=":material/download:")
     cols[2].download_button("PNG", lambda: viz.to_png(frame(analysis, chosen, options, expanded)),
-                            file_name=f"{base}.png", mime="image/png", key=f"{key}_dl_png", on_click="ignore",
+                            file_name=f"{base}.png", mime="image/png", key=keys(key).dl_png, on_click="ignore",
                             icon=":material/download:")
     if analysis.trace is not None:
         with cols[3]:
@@ -117,13 +118,13 @@ def _slide_buttons(key: str, analysis: Analysis, step: int, options: DrawOptions
     language = current_language()
     cols = st.columns(4)
     cols[0].download_button(_("16:9 slide (PNG)"), slide_file(slides.still_png, root, trace, step, kwargs, language),
-                            file_name=f"lucid-step{step}-slide.png", mime="image/png", key=f"{key}_dl_slide_png",
+                            file_name=f"lucid-step{step}-slide.png", mime="image/png", key=keys(key).dl_slide_png,
                             on_click="ignore", icon=":material/slideshow:",
                             help=_("This step on a 1280×720 slide, with its arithmetic line written under or "
                                    "beside the graph."))
     cols[1].download_button(_("16:9 slide (SVG)"), slide_file(slides.still_svg, root, trace, step, kwargs, language),
                             file_name=f"lucid-step{step}-slide.svg", mime="image/svg+xml",
-                            key=f"{key}_dl_slide_svg", on_click="ignore", icon=":material/slideshow:")
+                            key=keys(key).dl_slide_svg, on_click="ignore", icon=":material/slideshow:")
 
 
 def _gif_button(key: str, analysis: Analysis, options: DrawOptions, gifs: LRUMemo) -> None:
@@ -132,13 +133,13 @@ def _gif_button(key: str, analysis: Analysis, options: DrawOptions, gifs: LRUMem
         st.caption(_("No GIF for {n} steps (at most {limit}): export single frames instead.").format(
             n=n, limit=GIF_STEP_LIMIT))
         return
-    slide = st.checkbox(_("16:9 slide"), key=f"{key}_gif_slide",
+    slide = st.checkbox(_("16:9 slide"), key=keys(key).gif_slide,
                         help=_("The whole graph on a 1280×720 canvas, at the same place in every frame, with each "
                                "step's arithmetic line: ready to drop into a presentation."))
     made = ("gif", analysis.source, analysis.seed, options, slide, current_language())
     slot = st.empty()  # the Make button, then the download in its place
     if made not in gifs:
-        if not slot.button(_("Make GIF"), key=f"{key}_make_gif", icon=":material/movie:",
+        if not slot.button(_("Make GIF"), key=keys(key).make_gif, icon=":material/movie:",
                            help=_("Draws all {n} steps of the backward pass into one animation.").format(n=n)):
             return
         trace, root = analysis.trace, analysis.program.output
@@ -151,4 +152,4 @@ def _gif_button(key: str, analysis: Analysis, options: DrawOptions, gifs: LRUMem
             return
     slot.download_button(_("GIF (whole pass)"), lambda: gifs.get(made, bytes),
                          file_name="lucid-backward-slide.gif" if slide else "lucid-backward.gif",
-                         mime="image/gif", key=f"{key}_dl_gif", on_click="ignore", icon=":material/download:")
+                         mime="image/gif", key=keys(key).dl_gif, on_click="ignore", icon=":material/download:")

@@ -12,23 +12,20 @@ import streamlit as st
 from lucid.i18n import N_, _, format_integer, ngettext
 from lucid.session import inspector
 from lucid.session.analysis import Analysis, hierarchy_of
+from lucid.ui.playground.keys import keys
 from lucid.viz.numbers import shape_text
 
 FOLLOW = N_("The node receiving gradient at this step")
-
-
-def _group_key(key: str) -> str:
-    return f"{key}_inspect_group"
 
 
 def inspect_clicked(key: str, analysis: Analysis, node_id: str) -> None:
     """Widget callback for a click in the graph: show that node (or box) in the inspector."""
     k = inspector.node_from_click(node_id, analysis.n_tensors)
     if k is not None:
-        st.session_state[f"{key}_inspect"] = inspector.node_choices(analysis)[k]
-        st.session_state.pop(_group_key(key), None)
+        st.session_state[keys(key).inspect] = inspector.node_choices(analysis)[k]
+        st.session_state.pop(keys(key).inspect_group, None)
     elif inspector.group_from_click(node_id, hierarchy_of(analysis)) is not None:
-        st.session_state[_group_key(key)] = node_id
+        st.session_state[keys(key).inspect_group] = node_id
 
 
 def node_inspector(key: str, analysis: Analysis, step: int | None, current: int | None,
@@ -38,25 +35,25 @@ def node_inspector(key: str, analysis: Analysis, step: int | None, current: int 
     ``expanded``: the boxes open in the drawing (so a clicked box says whether it is open).
     """
     choices = inspector.node_choices(analysis)
-    with st.container(border=True, key=f"{key}_inspector"):
+    with st.container(border=True, key=keys(key).inspector):
         st.markdown(_("**:material/search: Inspect a node** — pick it here or click it in the graph"))
-        pick_key = f"{key}_inspect"
+        pick_key = keys(key).inspect
         if st.session_state.get(pick_key) not in (FOLLOW, *choices):
             st.session_state[pick_key] = FOLLOW
         picked = st.selectbox(_("Node"), [FOLLOW, *choices], key=pick_key, label_visibility="collapsed",
                               format_func=lambda choice: _(FOLLOW) if choice == FOLLOW else choice,
                               help=_("Nodes are numbered in topological order, like t3 in the graph."),
-                              on_change=lambda: st.session_state.pop(_group_key(key), None))
-        box = st.session_state.get(_group_key(key))
+                              on_change=lambda: st.session_state.pop(keys(key).inspect_group, None))
+        box = st.session_state.get(keys(key).inspect_group)
         if box is not None:
             details = inspector.group_details(analysis, hierarchy_of(analysis), box, step, expanded)
             if details is not None:
                 _group_section(details)
-                st.button(_("Inspect single nodes again"), key=f"{key}_inspect_nodes", icon=":material/arrow_back:",
-                          on_click=lambda: st.session_state.pop(_group_key(key), None),
+                st.button(_("Inspect single nodes again"), key=keys(key).inspect_nodes, icon=":material/arrow_back:",
+                          on_click=lambda: st.session_state.pop(keys(key).inspect_group, None),
                           help=_("Back to the node picked in the list (by default the one receiving gradient)."))
                 return
-            st.session_state.pop(_group_key(key), None)
+            st.session_state.pop(keys(key).inspect_group, None)
         k = current if picked == FOLLOW else choices.index(picked)
         if k is None:
             k = len(choices) - 1

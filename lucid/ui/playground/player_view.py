@@ -28,6 +28,7 @@ from lucid.ui.playground import graph_view
 from lucid.ui.playground.clickable_graph import animation_player, program_key, take_click
 from lucid.ui.playground.graph_view import export_buttons, show_legend, static_frame
 from lucid.ui.playground.inspector_view import inspect_clicked, node_inspector
+from lucid.ui.playground.keys import keys
 from lucid.ui.projector.layout import TOP_BAR
 from lucid.viz.graph.style import BLUE, EDGE_STYLE, GREEN, GREY, ORANGE, PROGRESS_STYLE, RED, VERMILLION
 from lucid.viz.player.animation import Animation
@@ -79,7 +80,7 @@ def collapsed_caption(anim: Animation, analysis: Analysis) -> str:
 
 def expanded_groups(key: str, analysis: Analysis) -> tuple[str, ...]:
     """The boxes this session opened in this program's collapsed drawing (none for a program just run)."""
-    shown_key, expanded_key = f"{key}_expanded_for", f"{key}_expanded"
+    shown_key, expanded_key = keys(key).expanded_for, keys(key).expanded
     if st.session_state.get(shown_key) != (analysis.source, analysis.seed):
         st.session_state[shown_key] = (analysis.source, analysis.seed)
         st.session_state[expanded_key] = ()
@@ -88,13 +89,13 @@ def expanded_groups(key: str, analysis: Analysis) -> tuple[str, ...]:
 
 def toggle_box(key: str, analysis: Analysis, box_id: str) -> None:
     """Open a clicked box, or close a clicked open group's header (and every group inside it)."""
-    expanded_key = f"{key}_expanded"
+    expanded_key = keys(key).expanded
     now = st.session_state.get(expanded_key, ())
     st.session_state[expanded_key] = tuple(sorted(viz.toggle(hierarchy_of(analysis), now, box_id)))
 
 
 def _close_all(key: str) -> None:
-    st.session_state[f"{key}_expanded"] = ()
+    st.session_state[keys(key).expanded] = ()
 
 
 OPEN_LEVEL_MAX_DRAWN = 200
@@ -114,7 +115,7 @@ def one_level_deeper(analysis: Analysis, expanded: tuple[str, ...], box_ids: lis
 
 
 def _set_expanded(key: str, expanded: tuple[str, ...]) -> None:
-    st.session_state[f"{key}_expanded"] = expanded
+    st.session_state[keys(key).expanded] = expanded
 
 
 def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seconds: float, classroom: bool,
@@ -131,12 +132,12 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
     ``held_from``: a student while the class predicts that step (``lucid.ui.live_class.room_hold``): the player gets the
     animation cut before it, the step (a click's too) stays before it, and the exports wait for the reveal.
     """
-    step_key = f"{key}_step"
+    step_key = keys(key).step
     n = analysis.n_steps
     program_id = program_key(analysis.seed, analysis.source)
     expanded = expanded_groups(key, analysis)
     shown = n if held_from is None else min(n, max(int(held_from), 1))  # the steps this page may show
-    click = take_click(f"{key}_player", program_id=program_id, n_steps=n)
+    click = take_click(keys(key).player, program_id=program_id, n_steps=n)
     if click is not None:  # a node clicked in the player: before anything reads the step or the boxes
         st.session_state[step_key] = stepper.clamp(click.step, shown)
         if share_url:  # the server's copy of the URL follows, so a later rewrite keeps this step
@@ -148,7 +149,7 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
     step = st.session_state[step_key] = stepper.clamp(st.session_state.get(step_key, 0), shown)
 
     collapsed = False
-    with st.container(key=f"{key}_graph"):
+    with st.container(key=keys(key).graph):
         if graph_view.has_dot():
             try:
                 anim = shared_animation(analysis, options, expanded)
@@ -166,13 +167,13 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
                 if anim.trace_steps:  # the picture shows the end of the box step that holds this step
                     step = st.session_state[step_key] = anim.trace_step(anim.step_for_trace(step))
                 _collapsed_bar(key, anim, analysis, expanded)
-            animation_player(anim, key=f"{key}_player", step=step, program_id=program_id,
+            animation_player(anim, key=keys(key).player, step=step, program_id=program_id,
                              seconds=seconds, classroom=classroom, zoom=zoom, beside=analysis.trace is not None,
                              follow_first=step > 0, share_url=share_url, top=TOP_BAR,
-                             speeds=stepper.SPEEDS, speed=st.session_state.get(f"{key}_speed"),
-                             on_speed=lambda label: st.session_state.__setitem__(f"{key}_speed", label),
+                             speeds=stepper.SPEEDS, speed=st.session_state.get(keys(key).speed),
+                             on_speed=lambda label: st.session_state.__setitem__(keys(key).speed, label),
                              resume=resume, lesson=lesson, on_lesson=on_lesson,
-                             inspector_key=f"{key}_inspector", room=room, on_step=on_step)
+                             inspector_key=keys(key).inspector, room=room, on_step=on_step)
         else:
             try:
                 static_frame(analysis, step if n else None, options)
@@ -210,13 +211,13 @@ def _collapsed_bar(key: str, anim: Animation, analysis: Analysis, expanded: tupl
     except viz.GraphTooLarge:
         drawn = viz.MAX_DRAWN + 1
     too_many = drawn > OPEN_LEVEL_MAX_DRAWN
-    more.button(_("Open one level"), key=f"{key}_open_level", icon=":material/unfold_more:",
+    more.button(_("Open one level"), key=keys(key).open_level, icon=":material/unfold_more:",
                 disabled=deeper == expanded or too_many, on_click=_set_expanded, args=(key, deeper),
                 width="stretch",
                 help=(_("Opening every box would draw {n} boxes and nodes, too many to animate quickly: click the "
                         "boxes you want to open.").format(n=format_integer(drawn)) if too_many else
                       _("Open every box drawn now; the boxes inside them stay closed.")))
-    fewer.button(_("Close all boxes"), key=f"{key}_close_all", icon=":material/unfold_less:",
+    fewer.button(_("Close all boxes"), key=keys(key).close_all, icon=":material/unfold_less:",
                  disabled=not expanded, on_click=_close_all, args=(key,), width="stretch",
                  help=_("Draw every box closed again, as when the program first ran."))
 
@@ -224,8 +225,8 @@ def _collapsed_bar(key: str, anim: Animation, analysis: Analysis, expanded: tupl
 def _server_explanation(key: str, analysis: Analysis, n: int) -> None:
     """Without ``dot`` (no player): a step slider and the explanation, rendered by the server."""
     if n > 1:
-        st.slider(_("Step"), 0, n - 1, key=f"{key}_step", format=_("step %d"))
-    explanation = viz.explain(analysis.trace, st.session_state[f"{key}_step"])
-    with st.container(border=True, key=f"{key}_explanation"):
+        st.slider(_("Step"), 0, n - 1, key=keys(key).step, format=_("step %d"))
+    explanation = viz.explain(analysis.trace, st.session_state[keys(key).step])
+    with st.container(border=True, key=keys(key).explanation):
         st.markdown(f"**{explanation.title_markdown}**")
         st.markdown(explanation.markdown)

@@ -15,6 +15,7 @@ import numpy as np
 
 from lucid.i18n import _
 from lucid.session import share
+from lucid.ui.playground.keys import keys
 from lucid.ui.runtime import streamlit_internals
 
 DIGITS = 6
@@ -108,7 +109,7 @@ def open_in_playground(source: str, step: int | None = None, *, key: str) -> Non
         return
     if classroom():  # the class keeps its projector view in the Playground
         params["classroom"] = "1"
-    st.session_state[f"{key}_opens"] = params  # what the button opens (kept for the page's next run and tests)
+    st.session_state[keys(key).opens] = params  # what the button opens (kept for the page's next run and tests)
     if not st.button(_("Open in Playground"), key=key, icon=":material/hub:",
                      help=_("Step through this graph's backward pass one gradient at a time in the Playground.")):
         return
@@ -116,7 +117,7 @@ def open_in_playground(source: str, step: int | None = None, *, key: str) -> Non
         st.switch_page("pages/playground.py", query_params=params)
     except streamlit_internals.api_exception():
         st.link_button(_("Go to the Playground"), f"/playground?{urllib.parse.urlencode(params)}",
-                       icon=":material/hub:", key=f"{key}_address")
+                       icon=":material/hub:", key=keys(key).address)
 
 
 PLAYGROUND_KEY = "pg"
@@ -137,8 +138,8 @@ def playground_source(state: object) -> str | None:
 def _use_program(key: str, source: str) -> None:
     import streamlit as st
 
-    st.session_state[f"{key}_source"] = source
-    st.session_state[f"{key}_run_requested"] = True
+    st.session_state[keys(key).source] = source
+    st.session_state[keys(key).run_requested] = True
 
 
 def use_playground_program(key: str) -> None:
@@ -146,8 +147,8 @@ def use_playground_program(key: str) -> None:
     import streamlit as st
 
     source = playground_source(st.session_state)
-    same = source is not None and source == st.session_state.get(f"{key}_source")
-    st.button(_("Use the Playground's program"), key=f"{key}_use_playground", icon=":material/hub:",
+    same = source is not None and source == st.session_state.get(keys(key).source)
+    st.button(_("Use the Playground's program"), key=keys(key).use_playground, icon=":material/hub:",
               disabled=source is None or same, on_click=_use_program, args=(key, source or ""),
               help=(_("Check the gradients of the program the Playground shows.") if source is not None and not same
                     else _("This is the Playground's program.") if same

@@ -15,6 +15,7 @@ import streamlit as st
 
 from lucid.session import share
 from lucid.session.options import DIRECTIONS, LARGE_MODES, PRESETS, ZOOMS
+from lucid.ui.playground.keys import keys
 from lucid.ui.projector import mode as classroom_state
 from lucid.ui.runtime import language
 
@@ -75,7 +76,7 @@ def entering(key: str) -> bool:
     Streamlit drops a widget's state whenever a run does not draw it; the view widgets are drawn on every
     run of the page, so their state is missing exactly when the page is entered.
     """
-    return f"{key}_classroom" not in st.session_state
+    return keys(key).classroom not in st.session_state
 
 
 def enter(key: str) -> bool:
@@ -89,8 +90,8 @@ def enter(key: str) -> bool:
     if not entering(key):
         return False
     params = st.query_params.to_dict()
-    remembered = st.session_state.get(f"{key}_link")
-    st.session_state[f"{key}_resumed"] = resumed = not link_asks(params) and bool(remembered)
+    remembered = st.session_state.get(keys(key).link)
+    st.session_state[keys(key).resumed] = resumed = not link_asks(params) and bool(remembered)
     if resumed:
         # Classroom mode is the session's (it may have changed on another page); the rest is the old link.
         params = {k: v for k, v in remembered.items() if k != classroom_state.URL_KEY} | (
@@ -103,23 +104,23 @@ def enter(key: str) -> bool:
     # Handed to the widgets as their value (``lucid.ui.playground.controls``), not set under their keys: a widget
     # both given a value and set through the Session State API makes Streamlit log a warning.
     values = widget_values(view)
-    st.session_state[f"{key}_entered_view"] = {f"{key}_{suffix}": value for suffix, value in values.items()}
+    st.session_state[keys(key).entered_view] = {keys(key).of(suffix): value for suffix, value in values.items()}
     # The speed is no widget (the player's bar sets it): plain session state survives page switches, so the
     # link's value is put in place here rather than offered to a widget.
-    st.session_state[f"{key}_speed"] = values["speed"]
+    st.session_state[keys(key).speed] = values["speed"]
     # The program and step come from the URL too: the editor reads it when its text is missing, and the
     # stepper starts at the linked step for a program it treats as newly shown.
-    st.session_state.pop(f"{key}_source", None)
-    st.session_state.pop(f"{key}_shown", None)
+    st.session_state.pop(keys(key).source, None)
+    st.session_state.pop(keys(key).shown, None)
     return True
 
 
 def entered_value(key: str, suffix: str, default: object) -> object:
     """The value view widget ``<key>_<suffix>`` shows: its own state, else what the page was entered with."""
-    widget_key = f"{key}_{suffix}"
+    widget_key = keys(key).of(suffix)
     if widget_key in st.session_state:
         return st.session_state[widget_key]
-    return st.session_state.get(f"{key}_entered_view", {}).get(widget_key, default)
+    return st.session_state.get(keys(key).entered_view, {}).get(widget_key, default)
 
 
 def resumed(key: str) -> bool:
@@ -127,17 +128,17 @@ def resumed(key: str) -> bool:
 
     The step in that link is the last one the server heard of; the browser tab knows the one it showed.
     """
-    return bool(st.session_state.pop(f"{key}_resumed", False))
+    return bool(st.session_state.pop(keys(key).resumed, False))
 
 
 def remember(key: str) -> None:
     """Keep the URL the page shows now, to put it back when the page is entered again through the menu."""
-    st.session_state[f"{key}_link"] = st.query_params.to_dict()
+    st.session_state[keys(key).link] = st.query_params.to_dict()
 
 
 def publish_view(key: str) -> None:
     """Write the view on screen into the URL: non-default keys set, default ones removed."""
-    current = {s: st.session_state[f"{key}_{s}"] for s in VIEW_SUFFIXES if f"{key}_{s}" in st.session_state}
+    current = {s: st.session_state[keys(key).of(s)] for s in VIEW_SUFFIXES if keys(key).of(s) in st.session_state}
     params = share.encode_view(link_view(current))
     for name in share.VIEW_DEFAULTS:
         if name not in params and name in st.query_params:

@@ -16,40 +16,13 @@ from __future__ import annotations
 
 import streamlit as st
 
+from lucid.ui.runtime.stylesheets import stylesheet
+
 _GRAPH = '.st-key-{key}_graph [data-testid="stGraphVizChart"] > svg'
 """Only the in-browser fallback chart; the clickable SVG sizes itself (see ``clickable_graph``)."""
 
 TOP_BAR = 60
 """Height in px of Streamlit's top bar (the page menu), which covers the top of the scrolling page."""
-
-STICKY_CSS = """
-<style>
-[data-testid="stLayoutWrapper"]:has(> .st-key-KEY_controls) {
-  position: sticky; top: TOPpx; z-index: 50; background: #FFFFFF;
-  padding: 0.9rem 0 0.45rem 0; margin-top: -0.9rem; border-bottom: 1px solid #E6E6E6;
-}
-[data-testid="stLayoutWrapper"]:has(> .st-key-KEY_explanation) {
-  position: sticky; top: EXPLAINpx; align-self: flex-start; width: 100%;
-}
-.st-key-KEY_explanation { max-height: calc(100vh - EXPLAINpx - 1rem); overflow-y: auto; }
-</style>
-"""
-
-CLASSROOM_CSS = """
-<style>
-html { font-size: 20px; }
-[data-testid="stMainBlockContainer"] { padding-top: 66px; }
-SVG { width: 100%; height: auto; max-height: calc(100vh - 300px); min-height: 360px; }
-</style>
-"""
-
-NORMAL_CSS = """
-<style>
-[data-testid="stMainBlockContainer"] { padding-top: 3.2rem; }
-SVG { width: 100%; height: auto; max-height: calc(100vh - 280px); min-height: 320px; }
-</style>
-"""
-
 
 PHONE_WIDTH = 640
 """Widest screen, in CSS px, treated as a phone (portrait phones are 360-430 px wide, small tablets 600+)."""
@@ -58,24 +31,17 @@ PHONE_INPUT_PX = 16
 """Smallest font of a text box on a phone: iOS Safari zooms the page into any input under 16 px on focus
 (the class answer box was 14 px), and the student then has to pinch back out to see the question."""
 
-PHONE_CSS = f"""
-<style>
-@media (max-width: {PHONE_WIDTH}px) {{
-  input, textarea, select, [data-baseweb="input"] input, [data-baseweb="textarea"] textarea,
-  [data-baseweb="select"] input {{ font-size: max({PHONE_INPUT_PX}px, 1rem) !important; }}
-}}
-</style>
-"""
+PHONE_CSS = stylesheet(__package__, "phone.css", phone_width=PHONE_WIDTH, phone_input=PHONE_INPUT_PX)
+"""Text boxes at least 16 px on a phone (``phone.css``)."""
 
 
 def sticky_css(key: str, classroom: bool) -> str:
     """CSS that keeps the stepper row and the explanation of ``key``'s stepper in view while scrolling."""
     explain_top = TOP_BAR + (86 if classroom else 70)
-    return (STICKY_CSS.replace("KEY", key).replace("EXPLAIN", str(explain_top))
-            .replace("TOP", str(TOP_BAR)))
+    return stylesheet(__package__, "sticky.css", key=key, top=TOP_BAR, explain=explain_top)
 
 
 def apply_style(classroom: bool, key: str = "pg") -> None:
     """Inject the CSS for the current mode (it takes no space on the page)."""
-    css = CLASSROOM_CSS if classroom else NORMAL_CSS
-    st.html(css.replace("SVG", _GRAPH.format(key=key)) + sticky_css(key, classroom) + PHONE_CSS)
+    mode = stylesheet(__package__, "classroom.css" if classroom else "normal.css", graph=_GRAPH.format(key=key))
+    st.html(mode + sticky_css(key, classroom) + PHONE_CSS)

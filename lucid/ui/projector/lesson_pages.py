@@ -12,6 +12,8 @@ from typing import Any
 
 import altair as alt
 
+from lucid.ui.runtime.stylesheets import stylesheet
+
 CLASSROOM_ROOT_PX = 20
 """Root font size in Classroom mode: body text (1 rem) is 20 px; Streamlit's 0.875 rem parts are raised to it."""
 TICK_PX = 16
@@ -30,29 +32,13 @@ SMALL_TEXT = ", ".join(f'[data-testid="{testid}"]' for testid in (
 """Streamlit's parts that set their text at 0.875 rem (17.5 px at 20 px type): labels, options, slider numbers,
 metric labels, buttons, the progress line, expanders, tabs. In Classroom mode they read at body size."""
 
-PAGE_CSS = f"""
-<style>
-html {{ font-size: {CLASSROOM_ROOT_PX}px; }}
-[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {{ font-size: 18px; }}
-[data-testid="stMainBlockContainer"] {{ padding-top: {TITLE_BAND_PX}px; }}
-[data-testid="stMain"] h1 {{ font-size: {PAGE_TITLE_REM}rem; padding: 0.2rem 0 0.3rem 0; }}
-[data-testid="stMain"] :is({SMALL_TEXT}) [data-testid="stMarkdownContainer"] p,
-[data-testid="stMain"] button p, [data-testid="stMain"] [data-testid="stCode"] :is(code, span),
-[data-testid="stMain"] textarea, [data-testid="stMain"] input,
-[data-testid="stMain"] [data-testid="stMultiSelectTagsContainer"] span {{ font-size: 1rem; }}
-[data-testid="stMain"] [data-testid="stMarkdownContainer"] :not(pre) > code {{ font-size: 0.9em; }}
-</style>
-"""
+PAGE_CSS = stylesheet(__package__, "lesson_pages.css", root=CLASSROOM_ROOT_PX, title_band=TITLE_BAND_PX,
+                      title=PAGE_TITLE_REM, small_text=SMALL_TEXT)
 """Classroom mode's page type: 20 px body text everywhere (captions 18 px, inline code 18 px: a monospace face
 reads larger at the same size) and a compact title band."""
 
 
-KOREAN_LINE_BREAKS = """
-<style>
-[data-testid="stMarkdownContainer"] :is(p, li, h1, h2, h3), [data-testid="stCaptionContainer"] p {
-  word-break: keep-all; overflow-wrap: anywhere; }
-</style>
-"""
+KOREAN_LINE_BREAKS = stylesheet(__package__, "korean_lines.css")
 """Korean wraps between words, as Korean text is set: a browser's default breaks a Hangul word anywhere
 (합합니|다). ``overflow-wrap`` still breaks a word longer than its column rather than let it overflow."""
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lucid.i18n import N_, _
+from lucid.ui.playground.keys import keys
 
 SESSION_KEY = "lucid_classroom"
 URL_KEY = "classroom"
@@ -59,7 +60,7 @@ def toggle(key: str, container=None) -> bool:
     The toggle is given the setting when the page is entered (its own state was dropped while another
     page ran) and always gets its value passed in as well, so the browser draws what is in effect.
     """
-    widget_key = f"{key}_classroom"
+    widget_key = keys(key).classroom
     value = st.session_state[widget_key] if widget_key in st.session_state else follow_link()
     on = (container or st).toggle(_(LABEL), value=bool(value), key=widget_key, help=_(HELP))
     set_on(on)

@@ -13,6 +13,7 @@ import streamlit as st
 
 from lucid import i18n
 from lucid.i18n import _
+from lucid.ui.playground.keys import keys
 
 SESSION_KEY = "lucid_language"
 URL_KEY = "lang"
@@ -66,7 +67,7 @@ def picker(key: str, container=None) -> str:
     The choice is applied in the widget's callback, before the page's script runs again, so the whole
     rerun (titles, explanations, the URL) is already in the new language.
     """
-    widget_key = f"{key}_language"
+    widget_key = keys(key).language
     language = current()
     if widget_key in st.session_state and st.session_state[widget_key] != language:  # a link changed it since
         del st.session_state[widget_key]  # drawn afresh from ``index`` (setting it too would make Streamlit warn)
@@ -89,4 +90,4 @@ def corner_picker(key: str) -> str:
     """
     st.html(f"<style>.st-key-{key}_language_corner {{ align-self: flex-end; width: 11rem; height: 0;"
             " margin-bottom: -2rem; overflow: visible; z-index: 5; transform: translateY(2.2rem); }</style>")
-    return picker(key, st.container(key=f"{key}_language_corner"))
+    return picker(key, st.container(key=keys(key).language_corner))

@@ -3,7 +3,7 @@
 The app wraps four of Streamlit's internals (the rerun request of a session, the widget values it keeps, a
 session's connect/close, the runtime's stop) and reads a few more (the script run's context, the page manager).
 Private parts change without notice between releases, so they are named here only: the other modules ask this
-one, and ``shape_problems()`` lists what a new Streamlit no longer has. ``tests/test_ui_streamlit_internals.py``
+one, and ``shape_problems()`` lists what a new Streamlit no longer has. ``tests/ui/test_streamlit_internals.py``
 fails loudly on any problem, and ``pyproject.toml`` allows only the releases in ``TESTED``.
 
 Imports are inside the functions: importing this module costs nothing and imports no Streamlit.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import re
+from importlib import resources
 
 import numpy as np
 
@@ -77,21 +78,8 @@ def array_html(arr: np.ndarray) -> str:
 
 #: A default look for the HTML fragment (the page that shows it may use its own): the arithmetic line
 #: large, names bold-ish, heatmap cells in a monospace grid.
-EXPLANATION_CSS = """
-.lgl-explain { font: 15px/1.45 system-ui, sans-serif; color: #1a1a1a; }
-.lgl-arith { font: 600 1.22em/1.3 ui-monospace, Menlo, Consolas, monospace; padding: .35em .5em;
-             background: #fff6e5; border-left: 4px solid #D55E00; margin-bottom: .6em; }
-.lgl-term { display: inline-block; white-space: nowrap; margin-right: .45em; }
-.lgl-long { display: inline; white-space: normal; }
-.lgl-then { display: block; }
-.lgl-p { margin: .45em 0; }
-.lgl-name { font-weight: 600; }
-.lgl-formula { font-family: ui-monospace, Menlo, Consolas, monospace; background: #f2f2f2; padding: 0 .25em; }
-.lgl-array { margin: .3em 0 .6em 1.2em; }
-.lgl-heat { border-collapse: separate; border-spacing: 2px; font: 13px ui-monospace, Menlo, Consolas, monospace; }
-.lgl-heat td { padding: 1px 6px; text-align: right; }
-.lgl-values { margin: 0; font: 13px ui-monospace, Menlo, Consolas, monospace; }
-"""
+EXPLANATION_CSS = resources.files(__package__).joinpath("explanation.css").read_text(encoding="utf-8")
+"""The explanation fragment's own look (``explanation.css``), put before the player's stylesheet."""
 
 
 _TAG = re.compile(r"<[^>]*>")

@@ -229,22 +229,6 @@ _CLASS_AT_END = re.compile(r'class="([^"]*)"\]\s*$')
 _ID_ATTR = re.compile(r"\bid=\"?([A-Za-z0-9_]+)")
 
 
-def active_elements(source: str) -> tuple[str | None, str | None]:
-    """The DOT name of the node receiving gradient and the id of the edge it flows along, in one frame."""
-    node = edge = None
-    for line in source.splitlines():
-        m = _CLASS_AT_END.search(line)
-        if not m:
-            continue
-        classes = m.group(1).split()
-        if "current" in classes and " -> " not in line.split("[", 1)[0]:
-            node = line.split()[0]
-        elif "flowing" in classes:
-            ids = _ID_ATTR.findall(line)  # the last one: the attribute, after any label text
-            edge = ids[-1] if ids else None
-    return node, edge
-
-
 def _frame_image(png: bytes, plan: FramePlan, caption: str | None, font: Any,
                  words: Sequence[str] | None = None, sample: str = "") -> Any:
     """One finished frame: the picture (fitted into the plan's box), on its canvas, with its caption.

@@ -44,11 +44,6 @@ def group(name: str) -> Iterator[Path]:
         _scope.reset(token)
 
 
-def current_group() -> Path:
-    """The path of the innermost open ``group`` (``()`` outside any)."""
-    return _scope.get()
-
-
 def tag(tensors: Tensor | Iterable[Tensor], path: Path | str | None = None, *, overwrite: bool = True) -> None:
     """Put ``tensors`` in group ``path`` (a tuple, or ``"a/b"``; default: the current ``group``)."""
     path = _as_path(path)
@@ -90,13 +85,6 @@ def group_of(tensor: Tensor) -> Path | None:
     if entry is None or entry[0]() is not tensor:
         return None
     return entry[1]
-
-
-def untag(tensors: Iterable[Tensor]) -> None:
-    """Remove the tags of ``tensors`` (e.g. before re-tagging a graph differently)."""
-    for t in tensors:
-        if group_of(t) is not None:
-            del _tags[id(t)]
 
 
 def _as_path(path: Path | str | None) -> Path:

@@ -1,8 +1,10 @@
 """The backward-pass player as files of its own: one ES module and one stylesheet, two hosts.
 
 ``player.js`` plays a ``lucid.viz.player.animation.Animation`` in the browser (stepping, slider, keys,
-autoplay, the lens, the explanation) and ``player.css`` is its look. They ship inside the package,
-so the player works offline, and the same two files serve both hosts: the Streamlit component
+autoplay, the lens, the explanation); its pure logic (steps, per-step patches, fitting, the lens's
+view, keeping the current node in view) is ``logic.mjs``, tested under Node and put into the script
+the hosts get (``script``); ``player.css`` is its look. They ship inside the package, so the player
+works offline, and the same files serve both hosts: the Streamlit component
 (``lucid.ui.playground.clickable_graph``) and the notebook widget (``lucid.viz.stepper``), so a fix to the
 player lands in both. The module's default export tells the hosts apart: Streamlit calls it with
 its component object, anywidget calls it with nothing and gets the widget's ``render``.
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from functools import cache
 from importlib import resources
 
@@ -46,15 +49,37 @@ def player_words() -> dict[str, str]:
     }
 
 SCRIPT_FILE = "player.js"
+LOGIC_FILE = "logic.mjs"
 STYLESHEET_FILE = "player.css"
 ROOM_EVENTS_FILE = "room_events.js"
 """The class events a student's player and the class panel's watcher exchange (DOM events, no globals): the
 Streamlit host puts it at the start of the player's module (``lucid.ui.playground.clickable_graph``), and
 ``lucid.ui.live_class.room_watch`` at the start of the watcher's. The notebook host has no class: it needs none."""
 
+LOGIC_IMPORT = re.compile(r"^import \{(?P<names>[^}]*)\} from '\./logic\.mjs';\n", re.MULTILINE)
+"""player.js's one import: the pure logic (``logic.mjs``, tested under Node), names listed without aliases."""
+
 
 def _read(name: str) -> str:
     return resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
+
+
+def inline_logic(player_js: str, logic_mjs: str) -> str:
+    """``player_js`` with its import of ``logic.mjs`` replaced by that module's text, its ``export``s dropped.
+
+    Neither host can resolve a relative import (Streamlit and anywidget are handed the module as text), so
+    they get one self-contained module; its exports stay player.js's own. Refuses a script without exactly
+    one such import, and an import that renames (``a as b``): the names must be the module's own.
+    """
+    found = list(LOGIC_IMPORT.finditer(player_js))
+    if len(found) != 1:
+        raise ValueError(f"{SCRIPT_FILE} must import {LOGIC_FILE} exactly once, not {len(found)} times")
+    names = found[0]["names"]
+    if re.search(r"\bas\b", names):
+        raise ValueError(f"{SCRIPT_FILE} imports {LOGIC_FILE} under other names: {names.strip()}")
+    body = re.sub(r"^export (?=(?:async )?function |const |let |class )", "", logic_mjs, flags=re.MULTILINE)
+    start, end = found[0].span()
+    return player_js[:start] + body + player_js[end:]
 
 
 @cache
@@ -65,8 +90,8 @@ def room_events() -> str:
 
 @cache
 def script() -> str:
-    """The player's ES module (read once per process)."""
-    return _read(SCRIPT_FILE)
+    """The player's ES module, self-contained: player.js with the pure logic put in (read once per process)."""
+    return inline_logic(_read(SCRIPT_FILE), _read(LOGIC_FILE))
 
 
 @cache

@@ -3,7 +3,13 @@
 // One module, two hosts. Streamlit's v2 component calls the default export with its component object
 // ({ data, setTriggerValue, parentElement }); anywidget calls the default export with nothing and gets back
 // { render }, the notebook widget (lucid.viz.stepper). Both end in ``mount``, so a fix lands in both.
-// No imports, no network: the module is shipped inside the Python package and handed to the host as text.
+// No network: the module is shipped inside the Python package and handed to the host as text, with its one
+// import (the pure logic, tested under Node) replaced by that module's text (lucid.viz.player.script).
+import {
+  BASE, bodyFont, boxOf, clampStep, fitScale, inViewBox, keyStep, lensView, lookPatch, looksAt, overlaps,
+  playerStepOf, say, scrollToShow, stepPatches, storedStepOf, tickDelay, traceStepOf,
+} from './logic.mjs';
+
 const PREFIX = 'lucid-player';
 
 function el(tag, attrs, text) {
@@ -37,13 +43,6 @@ function icon(name) {
   path.setAttribute('fill-rule', 'evenodd');
   svg.appendChild(path);
   return svg;
-}
-
-function say(words, name, fallback, values) {
-  // A word of the player in the page's language (``player_words``), else the English one; {k} etc. filled in.
-  let text = (words && typeof words[name] === 'string') ? words[name] : fallback;
-  for (const [k, v] of Object.entries(values || {})) text = text.split('{' + k + '}').join(String(v));
-  return text;
 }
 
 function relabel(ui, words) {
@@ -107,6 +106,7 @@ function build(parent) {
   const host = el('div', { class: 'lucid-svg-host' });
   const expl = el('div', { class: 'lucid-expl', 'aria-live': 'polite' });
   const lens = el('div', { class: 'lucid-lens', 'aria-hidden': 'true' });
+  lens.addEventListener('scroll', () => { if (lens.__ui) lens.__ui.lensScroll = null; }, { passive: true });
   const title = el('div', { class: 'lucid-expl-head' });
   const text = el('div', { class: 'lucid-expl-body' });
   expl.append(lens, title, text);
@@ -116,8 +116,10 @@ function build(parent) {
   body.append(column, expl);
   root.append(bar, body);
   parent.appendChild(root);
-  return { root, bar, buttons, slider, label, lessonAt, lessonTitle, roomStatus, inspect, speed, keys, column, host,
-           expl, lens, title, text };
+  const ui = { root, bar, buttons, slider, label, lessonAt, lessonTitle, roomStatus, inspect, speed, keys, column,
+               host, expl, lens, title, text, lensScroll: null };
+  lens.__ui = ui;
+  return ui;
 }
 
 function scroller(node) {
@@ -136,6 +138,7 @@ function pageTop(node) {
 }
 
 function fit(ui, p) {
+  if (p.boxes) p.boxes.clear();  // measured again when next needed (a font that arrived late changes them)
   ui.root.style.setProperty('--lucid-bar-h', ui.bar.offsetHeight + 'px');
   // "screen": fit the width and the screen height below the controls, but never shrink past a
   // readable scale (then the page scrolls) nor blow a tiny graph up; "width": fit the width only;
@@ -159,16 +162,11 @@ function fit(ui, p) {
     total = body.clientWidth - (parseFloat(getComputedStyle(body).columnGap) || 16);
     width = Math.round(total * data.graph_share);
   }
-  let scale;
-  if (typeof data.zoom === 'number') scale = data.zoom;
-  else if (data.zoom === 'width') scale = Math.min(width / w, data.max_scale);
-  else if (whole) {
-    const height = Math.max(data.min_height, window.innerHeight - pageTop(ui.host) - data.margin);
-    scale = Math.min(width / w, height / h, data.max_scale);
-  } else {
-    const height = Math.max(320, window.innerHeight - data.reserve);
-    scale = Math.max(Math.min(width / w, height / h, data.max_scale), data.min_scale);
-  }
+  const fixed = typeof data.zoom === 'number' || data.zoom === 'width';
+  const height = fixed ? 0 : whole ? Math.max(data.min_height, window.innerHeight - pageTop(ui.host) - data.margin)
+    : Math.max(320, window.innerHeight - data.reserve);
+  const scale = fitScale(data.zoom, { w, h, width, height, maxScale: data.max_scale, minScale: data.min_scale,
+                                      whole });
   svg.style.width = Math.round(w * scale) + 'px';
   svg.style.height = Math.round(h * scale) + 'px';
   ui.column.style.flex = shared ? `0 0 ${Math.min(width, Math.max(Math.round(w * scale) + 4,
@@ -193,12 +191,66 @@ function fit(ui, p) {
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
 function graphBox(p, g) {
-  // The box of a node or edge group in the outer SVG's own units (the graph group's transform applied).
-  const b = g.getBBox();
-  const m = p.graphMatrix;
-  const xs = [b.x, b.x + b.width].map((x) => m.a * x + m.e);
-  const ys = [b.y, b.y + b.height].map((y) => m.d * y + m.f);
-  return { left: Math.min(...xs), right: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys) };
+  // The box of a node or edge group in the outer SVG's own units (the graph group's transform applied),
+  // measured once per look the element takes: only its look changes its box, and every measure forces a
+  // layout of the page. ``fit`` forgets them (a font that arrived late, a new size).
+  const key = g.id + ':' + (p.shown.has(g.id) ? p.shown.get(g.id) : BASE);
+  let box = p.boxes.get(key);
+  if (!box) {
+    box = boxOf(g.getBBox(), p.graphMatrix);
+    p.boxes.set(key, box);
+  }
+  return box;
+}
+
+function lensItems(p) {
+  // What the graph group draws, in paint order (background, clusters, edges, nodes), each with an id that
+  // a <use> can name: the lens draws the few of them its view reaches, not a copy of the whole graph.
+  if (!p.lensItems) {
+    const graph = p.graphEl;
+    p.lensItems = [];
+    let i = 0;
+    for (const c of graph.children) {
+      if (c.tagName.toLowerCase() === 'title') continue;
+      if (!c.id) c.id = `${p.graphId}-${i++}`;
+      p.lensItems.push(c);
+    }
+  }
+  return p.lensItems;
+}
+
+/** Graph units around the lens view in which an element still counts as seen there (its stroke's width). */
+const LENS_SLACK = 8;
+
+function lensPicture(ui, p, svg, view) {
+  // The lens SVG draws the elements of the graph its ``view`` reaches, one <use> each, in paint order: a
+  // step changes a few elements, and only their copies are made again (a <use> of the whole graph group was
+  // copied whole, every node's text laid out again, on every step). Elements stay where they are, new ones
+  // go in between. When another graph on the page has the same ids (two players), a <use> would find its
+  // element instead: then the lens shows the whole graph group, as it did before.
+  if (svg.__whole) return;
+  const scope = ui.root.getRootNode();
+  const want = lensItems(p).filter((g) => overlaps(graphBox(p, g), view, LENS_SLACK));
+  const group = svg.firstElementChild;
+  if (!want.every((g) => scope.getElementById(g.id) === g)) {
+    svg.__whole = true;
+    const use = document.createElementNS(SVG_NS, 'use');
+    use.setAttribute('href', '#' + p.graphId);
+    svg.replaceChildren(use);
+    return;
+  }
+  const have = svg.__uses;
+  const keep = new Set(want.map((g) => g.id));
+  for (const [id, use] of have) if (!keep.has(id)) { use.remove(); have.delete(id); }
+  let next = group.firstChild;
+  for (const g of want) {
+    const there = have.get(g.id);
+    if (there) { next = there.nextSibling; continue; }
+    const use = document.createElementNS(SVG_NS, 'use');
+    use.setAttribute('href', '#' + g.id);
+    group.insertBefore(use, next);
+    have.set(g.id, use);
+  }
 }
 
 function headlineRoom(ui, p) {
@@ -226,7 +278,7 @@ function lensParts(ui) {
 function lens(ui, p) {
   // Whenever the picture is drawn so small that node text is under min_text_px on screen, the lens above
   // the explanation shows the step's node WHOLE, with text at least lens_text_px high: a magnified live copy
-  // of the graph (an SVG <use>: every step's looks, no copy to keep in step) with the edge the gradient
+  // of the graph (SVG <use>s of what it shows: every step's looks, no copy to keep in step) with the edge the gradient
   // takes when that fits too; a node too big for that at readable size (a gradient grid) is shown as its
   // card instead (``lucid.viz.explanation.lens_card``: the grid in the page's font, the headline's entry highlighted).
   const data = p.data;
@@ -234,6 +286,7 @@ function lens(ui, p) {
   const cur = p.current && p.current[step] && p.els[p.current[step]];
   const small = data.min_text_px && p.minFont && p.scale && p.minFont * 4 / 3 * p.scale < data.min_text_px;
   if (!cur || !small || !p.graphId || ui.expl.style.display === 'none') {
+    ui.lensScroll = null;
     ui.lens.style.display = 'none';
     delete ui.lens.dataset.node;
     delete ui.lens.dataset.mode;
@@ -246,30 +299,24 @@ function lens(ui, p) {
     if (svg) svg.remove();
     svg = document.createElementNS(SVG_NS, 'svg');
     svg.dataset.graph = p.graphId;
-    const use = document.createElementNS(SVG_NS, 'use');
-    use.setAttribute('href', '#' + p.graphId);
-    svg.appendChild(use);
+    const group = document.createElementNS(SVG_NS, 'g');
+    group.setAttribute('transform', p.graphEl.getAttribute('transform') || '');
+    svg.appendChild(group);
+    svg.__uses = new Map();
     ui.lens.insertBefore(svg, card);
   }
   const node = graphBox(p, cur);
   const edge = p.edge[step] && p.els[p.edge[step]];
-  const pad = 6;
-  let region = { ...node };
-  if (edge) {
-    const e = graphBox(p, edge);
-    region = { left: Math.min(region.left, e.left), right: Math.max(region.right, e.right),
-               top: Math.min(region.top, e.top), bottom: Math.max(region.bottom, e.bottom) };
-  }
   const width = Math.max(120, ui.lens.clientWidth || ui.expl.clientWidth - 32);
   const maxH = p.lensRoom || Math.max(60, headlineRoom(ui, p));
-  const kMin = data.lens_text_px / p.minFont;
-  const kMax = data.lens_max_px / p.minFont;
-  const fits = (b) => Math.min(width / (b.right - b.left + 2 * pad), maxH / (b.bottom - b.top + 2 * pad), kMax);
   const cardHtml = p.cards && p.cards[step];
   // The node with its edge when both fit at a readable size, else the node alone, else its card.
-  const shown = fits(region) >= kMin ? region : fits(node) >= kMin ? node : null;
+  const view = lensView({ node, edge: edge ? graphBox(p, edge) : null, width, maxH,
+                          kMin: data.lens_text_px / p.minFont, kMax: data.lens_max_px / p.minFont,
+                          hasCard: !!cardHtml });
   ui.lens.dataset.node = cur.id;
-  if (!shown && cardHtml) {
+  if (view.mode === 'card') {
+    ui.lensScroll = null;
     svg.style.display = 'none';
     card.style.display = '';
     if (card.dataset.step !== `${p.animId}:${step}`) {
@@ -289,18 +336,21 @@ function lens(ui, p) {
   svg.style.display = '';
   card.style.display = 'none';
   ui.lens.dataset.mode = 'graph';
-  const box = shown || node;
-  const k = Math.max(shown ? 0 : kMin, fits(box));
-  const left = box.left - pad, right = box.right + pad, top = box.top - pad, bottom = box.bottom + pad;
-  const vw = Math.max(right - left, width / k);
-  const vx = left - (vw - (right - left)) / 2;
-  svg.setAttribute('viewBox', `${vx} ${top} ${vw} ${bottom - top}`);
-  svg.style.width = Math.round(vw * k) + 'px';
-  svg.style.height = Math.round((bottom - top) * k) + 'px';
+  const [vx, vy, vw, vh] = view.viewBox;
+  lensPicture(ui, p, svg, { left: vx, top: vy, right: vx + vw, bottom: vy + vh });
+  svg.setAttribute('viewBox', `${vx} ${vy} ${vw} ${vh}`);
+  svg.style.width = view.width + 'px';
+  svg.style.height = view.height + 'px';
   ui.lens.style.maxHeight = maxH + 'px';
-  // A node that does not fit even alone (no card for it): open on its top-left (the name), the rest scrolls.
-  ui.lens.scrollLeft = shown ? 0 : (node.left - vx) * k - 8;
-  ui.lens.scrollTop = 0;
+  // Setting a scroll lays the page out at once: skipped when the lens is known to be scrolled there already
+  // (as read after the last time it was set, and nothing scrolled it since: any scroll, a clamp included,
+  // forgets it). A new size clamps a scroll the same way whether it is set again or not.
+  const at = ui.lensScroll;
+  if (!(at && at[0] === view.scrollLeft && at[1] === 0)) {
+    ui.lens.scrollLeft = view.scrollLeft;
+    ui.lens.scrollTop = 0;
+    ui.lensScroll = [ui.lens.scrollLeft, ui.lens.scrollTop];
+  }
 }
 
 function keepInView(ui, p, smooth) {
@@ -309,35 +359,26 @@ function keepInView(ui, p, smooth) {
   const step = p.step;
   const cur = p.current[step] && p.els[p.current[step]];
   if (!cur) return;
-  let box = cur.getBoundingClientRect();
   const edge = p.edge[step] && p.els[p.edge[step]];
   const top = ui.bar.getBoundingClientRect().bottom + 8;
   const bottom = window.innerHeight - 8;
   const view = ui.host.getBoundingClientRect();
-  if (edge) {
-    const e = edge.getBoundingClientRect();
-    const u = { top: Math.min(box.top, e.top), bottom: Math.max(box.bottom, e.bottom),
-                left: Math.min(box.left, e.left), right: Math.max(box.right, e.right) };
-    // With the edge only when both fit: a long edge across a wide (collapsed) graph must not push the
-    // node itself out of the graph's horizontal scroll.
-    if (u.bottom - u.top <= bottom - top && u.right - u.left <= view.width) box = u;
-  }
+  const box = inViewBox(cur.getBoundingClientRect(), edge ? edge.getBoundingClientRect() : null, top, bottom,
+                        view.width);
   const behavior = smooth ? 'smooth' : 'auto';
-  if (box.left < view.left || box.right > view.right) {
-    const dx = box.left - view.left - Math.max(0, (view.width - (box.right - box.left)) / 2);
-    ui.host.scrollBy({ left: dx, behavior });
-  }
-  if (box.top < top || box.bottom > bottom) {
-    let dy = box.top - top - Math.max(0, (bottom - top - (box.bottom - box.top)) / 2);
-    if (dy > 0 && ui.expl.offsetParent && getComputedStyle(ui.expl).position === 'sticky') {
+  const { dx, dy } = scrollToShow(box, view, top, bottom);
+  if (dx !== null) ui.host.scrollBy({ left: dx, behavior });
+  if (dy !== null) {
+    let by = dy;
+    if (by > 0 && ui.expl.offsetParent && getComputedStyle(ui.expl).position === 'sticky') {
       // The explanation sticks below the bar only while the graph's column reaches below it: do not
       // scroll further than that (unless the node itself would stay below the screen).
       const body = ui.root.querySelector('.lucid-body').getBoundingClientRect();
       const room = body.bottom - (top + ui.expl.offsetHeight + 8);
-      dy = Math.max(Math.min(dy, room), box.bottom - bottom);
+      by = Math.max(Math.min(by, room), box.bottom - bottom);
     }
     const s = scroller(ui.root);
-    s.scrollBy({ top: dy, behavior });
+    s.scrollBy({ top: by, behavior });
   }
 }
 
@@ -374,6 +415,9 @@ function load(ui, p, data) {
   // The lens shows the graph group itself (an SVG <use>): give it an id no other player on the page has.
   const graph = svg && svg.querySelector('g.graph');
   p.graphId = null;
+  p.graphEl = graph;
+  p.lensItems = null;
+  p.boxes = new Map();
   if (graph) {
     p.graphId = `${PREFIX}-graph-${Math.random().toString(36).slice(2, 10)}`;
     graph.id = p.graphId;
@@ -388,17 +432,13 @@ function load(ui, p, data) {
     if (g && !(id in p.base)) p.base[id] = { cls: g.getAttribute('class'), html: inner(g) };
   }
   p.shown = new Map();
+  p.patches = stepPatches(p.changes, p.variants);
+  p.models = new Map();
   p.step = 0;
   // The node text that carries names, values and gradients: the size most node text is set in
   // (the small kind/shape caption line is smaller and does not set the scale).
-  const counts = new Map();
-  ui.host.querySelectorAll('g.node text').forEach((t) => {
-    const f = parseFloat(t.getAttribute('font-size'));
-    if (f > 0) counts.set(f, (counts.get(f) || 0) + 1);
-  });
-  let body = 0, most = 0;
-  for (const [f, c] of counts) if (c > most || (c === most && f < body)) { body = f; most = c; }
-  p.minFont = body;
+  p.minFont = bodyFont(Array.from(ui.host.querySelectorAll('g.node text'),
+                                  (t) => parseFloat(t.getAttribute('font-size'))));
   ui.host.querySelectorAll('g.node').forEach((node) => {
     // t<k>/op<k>: a tensor or its op (the inspector); g<n>: a box or an open group's header (open/close it).
     if (/^(t|op)[0-9]+$/.test(node.id) || (p.collapsed && /^g[0-9]+$/.test(node.id))) {
@@ -408,6 +448,7 @@ function load(ui, p, data) {
         () => p.trigger('node', { node: node.id, step: traceOf(p, p.step), program: p.programId }));
     }
   });
+  parseLooksWhenIdle(p);
   ui.slider.max = String(Math.max(p.n - 1, 0));
   ui.bar.style.display = p.n > 1 || p.data.lesson ? '' : 'none';
   ui.expl.style.display = p.n > 0 ? '' : 'none';
@@ -415,15 +456,12 @@ function load(ui, p, data) {
 
 function traceOf(p, k) {
   // The step of the backward trace that player step k shows (what links and the server count in).
-  return p.traceSteps ? p.traceSteps[Math.max(0, Math.min(k, p.traceSteps.length - 1))] : k;
+  return traceStepOf(p.traceSteps, k);
 }
 
 function playerOf(p, t) {
   // The player step that shows trace step t: the first one whose run of trace steps reaches t.
-  if (!p.traceSteps) return t;
-  let lo = 0, hi = p.traceSteps.length - 1;
-  while (lo < hi) { const mid = (lo + hi) >> 1; if (p.traceSteps[mid] < t) lo = mid + 1; else hi = mid; }
-  return lo;
+  return playerStepOf(p.traceSteps, t);
 }
 
 function inner(g) {
@@ -432,24 +470,101 @@ function inner(g) {
   return html;
 }
 
-function setLook(g, cls, html) {
-  for (const c of Array.from(g.children)) if (c.tagName.toLowerCase() !== 'title') c.remove();
-  g.setAttribute('class', cls);
-  g.insertAdjacentHTML('beforeend', html);
+function syncAttributes(target, model) {
+  // ``target`` gets exactly ``model``'s attributes (namespaced ones too: an <a>'s xlink:href), touching only
+  // those that differ: a new colour is a repaint, not a new element to style and lay out.
+  for (const a of Array.from(target.attributes)) {
+    if (!model.hasAttributeNS(a.namespaceURI, a.localName)) target.removeAttributeNS(a.namespaceURI, a.localName);
+  }
+  for (const a of model.attributes) {
+    const now = target.getAttributeNS(a.namespaceURI, a.localName);
+    if (now !== a.value) target.setAttributeNS(a.namespaceURI, a.name, a.value);
+  }
+}
+
+function sameShape(a, b) {
+  // Whether two lists of nodes have the same kinds of node (and tags) in the same order.
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i].nodeType !== b[i].nodeType || a[i].nodeName !== b[i].nodeName) return false;
+  }
+  return true;
+}
+
+function morph(target, model) {
+  // Make ``target`` (an element already in the page) the same as ``model`` (its look, parsed once): the same
+  // attributes and the same children, updated in place where they have the same shape, replaced where not.
+  syncAttributes(target, model);
+  const have = target.childNodes, want = model.childNodes;
+  if (!sameShape(have, want)) {
+    target.replaceChildren(...Array.from(want, (c) => c.cloneNode(true)));
+    return;
+  }
+  for (let i = 0; i < want.length; i++) {
+    if (want[i].nodeType === Node.ELEMENT_NODE) morph(have[i], want[i]);
+    else if (have[i].nodeValue !== want[i].nodeValue) have[i].nodeValue = want[i].nodeValue;
+  }
+}
+
+function lookModel(p, id, v) {
+  // Look ``v`` of element ``id`` (BASE: as drawn) as parsed SVG, outside the page: parsed once, on first use.
+  const key = id + ':' + v;
+  let model = p.models.get(key);
+  if (!model) {
+    model = document.createElementNS(SVG_NS, 'g');
+    model.innerHTML = v === BASE ? p.base[id].html : p.variants[v][2];
+    p.models.set(key, model);
+  }
+  return model;
+}
+
+function parseLooksWhenIdle(p) {
+  // Every look of the animation parsed while the page is idle, a few milliseconds at a time, so even the first
+  // pass through the steps parses none of them.
+  const animId = p.animId;
+  const todo = [...Object.keys(p.base).map((id) => [id, BASE]), ...p.variants.map((v, i) => [v[0], i])];
+  const later = typeof requestIdleCallback === 'function'
+    ? (f) => requestIdleCallback(f, { timeout: 2000 }) : (f) => setTimeout(f, 50);
+  let i = 0;
+  const run = () => {
+    if (p.animId !== animId) return;  // another animation was loaded meanwhile
+    const until = performance.now() + 6;
+    while (i < todo.length && performance.now() < until) {
+      const [id, v] = todo[i++];
+      if (p.els[id]) lookModel(p, id, v);
+    }
+    if (i < todo.length) later(run);
+  };
+  later(run);
+}
+
+function setLook(p, id, v) {
+  // Put look ``v`` (BASE: as drawn) on element ``id``: its class, and its parts (all but the <title>). A part
+  // of the same kind as the look's is updated in place (its colours, its text), so a step restyles and lays
+  // out only what it changes; parts of another kind are replaced.
+  const g = p.els[id];
+  const model = lookModel(p, id, v);
+  const cls = v === BASE ? p.base[id].cls : p.variants[v][1];
+  if (g.getAttribute('class') !== cls) g.setAttribute('class', cls);
+  const have = Array.from(g.children).filter((c) => c.tagName.toLowerCase() !== 'title');
+  const want = Array.from(model.children);
+  if (sameShape(have, want)) {
+    for (let i = 0; i < want.length; i++) morph(have[i], want[i]);
+  } else {
+    for (const c of have) c.remove();
+    for (const c of want) g.appendChild(c.cloneNode(true));
+  }
+  if (v === BASE) p.shown.delete(id);
+  else p.shown.set(id, v);
 }
 
 function show(ui, p, k, opts) {
-  k = Math.max(0, Math.min(k, p.n - 1));
+  k = clampStep(k, p.n);
   if (p.n > 0) {
-    const target = new Map();
-    for (let i = 1; i <= k; i++) for (const v of p.changes[i]) target.set(p.variants[v][0], v);
-    for (const [id, v] of p.shown) {
-      if (!target.has(id)) { const b = p.base[id]; setLook(p.els[id], b.cls, b.html); }
-    }
-    for (const [id, v] of target) {
-      if (p.shown.get(id) !== v) setLook(p.els[id], p.variants[v][1], p.variants[v][2]);
-    }
-    p.shown = target;
+    // A press of → or ← applies that step's patch, made once at load; a jump works out what differs.
+    const patch = k === p.step + 1 ? p.patches.forward[k] : k === p.step - 1 ? p.patches.backward[p.step]
+      : lookPatch(p.shown, looksAt(p.changes, p.variants, k));
+    for (const [id, v] of patch) setLook(p, id, v);
     ui.title.textContent = p.titles[k];
     ui.text.innerHTML = p.explanations[k];
   }
@@ -620,7 +735,7 @@ function speedChoice(ui, p, data) {
 function storedStep(programId, fallback) {
   let raw = null;
   try { raw = sessionStorage.getItem('lucid-step:' + programId); } catch (e) { raw = null; }
-  return raw !== null && /^[0-9]+$/.test(raw) ? Number(raw) : fallback;
+  return storedStepOf(raw, fallback);
 }
 
 function setPlaying(ui, p, on) {
@@ -643,7 +758,7 @@ function setPlaying(ui, p, on) {
     i += 1;
     show(ui, p, from + i);
     if (p.step >= p.n - 1) { setPlaying(ui, p, false); return; }
-    p.timer = setTimeout(tick, Math.max(0, start + (i + 1) * interval - performance.now()));
+    p.timer = setTimeout(tick, tickDelay(start, i, interval, performance.now()));
   };
   p.timer = setTimeout(tick, interval);
 }
@@ -760,12 +875,9 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
     if (e.defaultPrevented || e.ctrlKey || e.altKey || e.metaKey || typing(e.target) || !root.isConnected) return;
     if (p.n <= 1 && !p.data.lesson) return;
     const onButton = e.target && e.target.closest && e.target.closest('button, a, [role=button]');
-    let k = null;
-    if (e.key === 'ArrowRight' || e.key === 'PageDown') k = p.step + 1;
-    else if (e.key === 'ArrowLeft' || e.key === 'PageUp') k = p.step - 1;
-    else if (e.key === 'Home') k = 0;
-    else if (e.key === 'End') k = p.n - 1;
-    else if ((e.key === ' ' || e.key === 'Spacebar') && !onButton) {
+    const k = keyStep(e.key, p.step, p.n);
+    if (k === 'play') {
+      if (onButton) return;  // Space on a button presses that button
       e.preventDefault();
       setPlaying(ui, p, !p.playing);
       return;

@@ -1,0 +1,166 @@
+// The player's pure logic: numbers in, numbers out, no DOM. player.js imports it (the package hands the hosts
+// player.js with this module's text put in place of that import, see lucid.viz.player.script), and
+// tests/js/player_logic.test.mjs runs it under `node --test`.
+
+/** The look index of a node or edge as the laid-out SVG drew it (no step's variant applied). */
+export const BASE = -1;
+
+export function clampStep(k, n) {
+  // The player step shown for a request of step k in a player of n steps (0 when there are none).
+  return Math.max(0, Math.min(k, n - 1));
+}
+
+export function traceStepOf(traceSteps, k) {
+  // The step of the backward trace that player step k shows (a collapsed drawing steps box by box:
+  // player step k shows the trace up to traceSteps[k]); without traceSteps they are the same.
+  return traceSteps ? traceSteps[Math.max(0, Math.min(k, traceSteps.length - 1))] : k;
+}
+
+export function playerStepOf(traceSteps, t) {
+  // The player step that shows trace step t: the first one whose run of trace steps reaches t.
+  if (!traceSteps) return t;
+  let lo = 0, hi = traceSteps.length - 1;
+  while (lo < hi) { const mid = (lo + hi) >> 1; if (traceSteps[mid] < t) lo = mid + 1; else hi = mid; }
+  return lo;
+}
+
+export function looksAt(changes, variants, k) {
+  // Map element id -> variant index of every element step k shows in a look of its own (the others are BASE).
+  const looks = new Map();
+  for (let i = 1; i <= k; i++) for (const v of changes[i]) looks.set(variants[v][0], v);
+  return looks;
+}
+
+export function lookPatch(shown, target) {
+  // [id, look] pairs that turn the looks ``shown`` into ``target`` (both from looksAt): only what differs,
+  // the elements going back to their drawn look first.
+  const patch = [];
+  for (const id of shown.keys()) if (!target.has(id)) patch.push([id, BASE]);
+  for (const [id, v] of target) if (shown.get(id) !== v) patch.push([id, v]);
+  return patch;
+}
+
+export function stepPatches(changes, variants) {
+  // Per step k >= 1, the patches between steps k-1 and k, made once: ``forward[k]`` turns step k-1's looks
+  // into step k's and ``backward[k]`` turns step k's back into step k-1's, so a press of → or ← touches only
+  // the elements that step changes, however long the trace.
+  const forward = [[]], backward = [[]];
+  let looks = new Map();
+  for (let k = 1; k < changes.length; k++) {
+    const next = new Map(looks);
+    for (const v of changes[k]) next.set(variants[v][0], v);
+    forward.push(lookPatch(looks, next));
+    backward.push(lookPatch(next, looks));
+    looks = next;
+  }
+  return { forward, backward };
+}
+
+export function keyStep(key, step, n) {
+  // The step a presenter's key asks for from ``step`` (unclamped: past either end a lesson moves on),
+  // 'play' for Space, null for any other key.
+  if (key === 'ArrowRight' || key === 'PageDown') return step + 1;
+  if (key === 'ArrowLeft' || key === 'PageUp') return step - 1;
+  if (key === 'Home') return 0;
+  if (key === 'End') return n - 1;
+  if (key === ' ' || key === 'Spacebar') return 'play';
+  return null;
+}
+
+export function say(words, name, fallback, values) {
+  // A word of the player in the page's language (``player_words``), else the English one; {k} etc. filled in.
+  let text = (words && typeof words[name] === 'string') ? words[name] : fallback;
+  for (const [k, v] of Object.entries(values || {})) text = text.split('{' + k + '}').join(String(v));
+  return text;
+}
+
+export function storedStepOf(raw, fallback) {
+  // A step kept in the tab's storage (text, or null when none): a whole number, else ``fallback``.
+  return raw !== null && raw !== undefined && /^[0-9]+$/.test(raw) ? Number(raw) : fallback;
+}
+
+export function bodyFont(sizes) {
+  // The font size most node text is set in (names, values, gradients), the smaller one on a tie; 0 for none.
+  const counts = new Map();
+  for (const f of sizes) if (f > 0) counts.set(f, (counts.get(f) || 0) + 1);
+  let body = 0, most = 0;
+  for (const [f, c] of counts) if (c > most || (c === most && f < body)) { body = f; most = c; }
+  return body;
+}
+
+export function fitScale(zoom, { w, h, width, height, maxScale, minScale, whole }) {
+  // The scale the graph (w × h px at scale 1) is drawn at in ``width`` × ``height`` px of room:
+  // a number is that fixed scale; "width" fits the width only; "screen" fits both (never past maxScale),
+  // and outside Classroom mode (``whole`` false) never shrinks past minScale (the page scrolls instead).
+  if (typeof zoom === 'number') return zoom;
+  if (zoom === 'width') return Math.min(width / w, maxScale);
+  if (whole) return Math.min(width / w, height / h, maxScale);
+  return Math.max(Math.min(width / w, height / h, maxScale), minScale);
+}
+
+export function boxOf(b, m) {
+  // An SVG bounding box {x, y, width, height} mapped by the scale-and-translate matrix m ({a, d, e, f}).
+  const xs = [m.a * b.x + m.e, m.a * (b.x + b.width) + m.e];
+  const ys = [m.d * b.y + m.f, m.d * (b.y + b.height) + m.f];
+  return { left: Math.min(...xs), right: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys) };
+}
+
+export function union(a, b) {
+  return { left: Math.min(a.left, b.left), right: Math.max(a.right, b.right),
+           top: Math.min(a.top, b.top), bottom: Math.max(a.bottom, b.bottom) };
+}
+
+export function overlaps(box, view, pad) {
+  // Whether ``box`` reaches into ``view`` grown by ``pad`` on every side.
+  return box.right >= view.left - pad && box.left <= view.right + pad
+    && box.bottom >= view.top - pad && box.top <= view.bottom + pad;
+}
+
+export const LENS_PAD = 6;
+
+export function lensView({ node, edge, width, maxH, kMin, kMax, hasCard }) {
+  // What the lens shows for the step's node box ``node`` (and the box of the edge its gradient takes, or null),
+  // in ``width`` × ``maxH`` px, magnified kMin to kMax times: the node with its edge when both fit at kMin
+  // or more, else the node alone, else its card when it has one ({mode: 'card'}). In graph mode: the
+  // viewBox (in the graph's units), the lens SVG's size in px, and where its scroll opens.
+  const pad = LENS_PAD;
+  const region = edge ? union(node, edge) : node;
+  const fits = (b) => Math.min(width / (b.right - b.left + 2 * pad), maxH / (b.bottom - b.top + 2 * pad), kMax);
+  const shown = fits(region) >= kMin ? region : fits(node) >= kMin ? node : null;
+  if (!shown && hasCard) return { mode: 'card' };
+  const box = shown || node;
+  const k = Math.max(shown ? 0 : kMin, fits(box));
+  const left = box.left - pad, right = box.right + pad, top = box.top - pad, bottom = box.bottom + pad;
+  const vw = Math.max(right - left, width / k);
+  const vx = left - (vw - (right - left)) / 2;
+  return { mode: 'graph', k, viewBox: [vx, top, vw, bottom - top],
+           width: Math.round(vw * k), height: Math.round((bottom - top) * k),
+           // A node that does not fit even alone (no card for it): open on its top-left (the name).
+           scrollLeft: shown ? 0 : (node.left - vx) * k - 8 };
+}
+
+export function inViewBox(box, edge, screenTop, screenBottom, viewWidth) {
+  // The box kept in view for the step: the node with its edge when both fit the screen's height and the
+  // graph's width (a long edge across a wide graph must not push the node itself out of view), else the node.
+  if (!edge) return box;
+  const u = union(box, edge);
+  return u.bottom - u.top <= screenBottom - screenTop && u.right - u.left <= viewWidth ? u : box;
+}
+
+export function scrollToShow(box, view, top, bottom) {
+  // How far to scroll so ``box`` is inside ``view`` horizontally (centred in it when it was not) and inside
+  // [top, bottom] of the screen vertically (centred in that when it was not): {dx, dy}, null where it is.
+  let dx = null, dy = null;
+  if (box.left < view.left || box.right > view.right) {
+    dx = box.left - view.left - Math.max(0, (view.width - (box.right - box.left)) / 2);
+  }
+  if (box.top < top || box.bottom > bottom) {
+    dy = box.top - top - Math.max(0, (bottom - top - (box.bottom - box.top)) / 2);
+  }
+  return { dx, dy };
+}
+
+export function tickDelay(start, i, interval, now) {
+  // Autoplay: step i + 1 is due at start + (i + 1) * interval, so a late tick never delays the ones after it.
+  return Math.max(0, start + (i + 1) * interval - now);
+}
