@@ -7,18 +7,21 @@ Every simulated tab is what a browser sends (``bench.streamlit_client``):
   class*, then *Reveal*); while a question is open the teacher's answer panel refreshes on its
   ``run_every`` timer, as the browser's would;
 - each student opens the join link (``?room=``) and then does what the player does in the browser: reads
-  the room's feed (``/app/static/rooms/<code>.json``) as often as the player does (``room_view.POLL_MS``) over
-  one keep-alive connection, and asks for a rerun only when the feed's question changed; then types an answer
-  and presses *Submit*.
+  the room's feed over one keep-alive connection, the way the player's room data says (``room_view.player_room``:
+  ``poll_ms`` between reads, and ``hold_ms`` > 0 when the server holds a read until the feed changes), and
+  asks for a rerun only when the feed's question changed (the class panel's watcher: a question, its reveal,
+  its close); on a question it types an answer and presses *Submit*.
 
-Measured: step propagation (teacher's event sent -> a student's poll sees the step) p50/p95,
-answer-to-teacher latency (a student's Submit done -> the teacher's panel counts it), the server's CPU
-while idle (students polling, nobody acting: % of one core per 10 students) and over the whole class
-(CPU seconds per student per minute), and peak RSS. ``--redis`` runs two Streamlit processes sharing one
-``redis-server`` (students split across both, the teacher on the first).
+Measured, each event's p95 printed next to the 1 s target: a step (the teacher's key press sent -> a student's
+feed shows it), a question (*Ask the class* sent -> the question's form on a student's page), a reveal (*Reveal*
+sent -> the revealed answer on a student's page), an answer (a student's Submit done -> the teacher's panel
+counts it); and the server's CPU while idle (students following, nobody acting: % of one core per 10 students),
+CPU per student per minute over the whole class (ms of CPU), and peak RSS. ``--redis`` runs two Streamlit
+processes sharing one ``redis-server`` (students split across both, the teacher on the first).
 
     python bench/bench_class.py                 # N = 30, 60
     python bench/bench_class.py -n 120 --redis
+    python bench/bench_class.py --all           # N = 30, 60, 120 on one process, then on two
 
 Loopback only; every wait is bounded.
 """
@@ -29,7 +32,6 @@ import asyncio
 import contextlib
 import json
 import re
-import statistics
 import sys
 import time
 import urllib.parse
@@ -47,7 +49,9 @@ STEPS = [*range(1, 18), 16, 15, 14]
 """The teacher's 20 key presses: through the scalar lesson's 17 steps and back three."""
 ASK_AFTER = (5, 10, 15)
 """After these many presses the teacher asks the class (then reveals)."""
-POLL_SECONDS = room_view.POLL_MS / 1000  # the player's own poll interval, one number for both
+POLL_SECONDS = room_view.POLL_MS / 1000  # the player's poll interval when the server holds no read
+TARGET = 1.0
+"""Seconds: every event on every screen within this, p95 (issue 27)."""
 IDLE_SECONDS = 20.0
 ANSWER_WAIT = 20.0
 DEBUG = False
@@ -66,6 +70,11 @@ class Result:
     peak_rss: float = 0.0
     errors: list[str] = field(default_factory=list)
     student_runs: list[float] = field(default_factory=list)  # a student's panel run for a question / a submit
+    question_latency: list[float] = field(default_factory=list)  # Ask sent -> the question on a student's screen
+    reveal_latency: list[float] = field(default_factory=list)  # Reveal sent -> the answer on a student's screen
+    form_latency: list[float] = field(default_factory=list)  # Ask sent -> the panel's run drew the answer form
+    verdict_latency: list[float] = field(default_factory=list)  # Reveal sent -> the panel's run drew the verdict
+    pushed: bool = False  # the server held feed reads until a change (push), else the students polled
 
 
 def _button(sess, label: str):
@@ -88,18 +97,23 @@ def _component(sess, name: str) -> str:
 
 
 class Poller:
-    """A student's browser reading the feed: one keep-alive HTTP connection, a GET every ``POLL_SECONDS``."""
+    """A student's browser reading the feed: one keep-alive HTTP connection, a GET every ``poll`` seconds; with
+    ``hold`` the GET names the version seen last (``?v=``) and the server answers when the feed changes."""
 
-    def __init__(self, port: int, path: str) -> None:
-        self.port, self.path = port, path
+    def __init__(self, port: int, path: str, *, poll: float = POLL_SECONDS, hold: bool = False) -> None:
+        self.port, self.path, self.poll, self.hold = port, path, poll, hold
         self.seen: list[tuple[float, dict]] = []
         self.reader = self.writer = None
         self.failures = 0
+        self.changed = asyncio.Event()
 
     async def get(self) -> dict | None:
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
-        self.writer.write(f"GET {self.path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCache-Control: no-store\r\n\r\n".encode())
+        path = self.path
+        if self.hold:
+            path += "?v=" + (str(self.seen[-1][1].get("v", "")) if self.seen else "")
+        self.writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCache-Control: no-store\r\n\r\n".encode())
         await self.writer.drain()
         head = await self.reader.readuntil(b"\r\n\r\n")
         length = int(re.search(rb"(?i)content-length:\s*(\d+)", head).group(1))
@@ -117,46 +131,74 @@ class Poller:
                 self.reader = self.writer = None
             else:
                 if feed is not None:
+                    if not self.seen or self.seen[-1][1] != feed:
+                        self.changed.set()
                     self.seen.append((time.perf_counter(), feed))
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), POLL_SECONDS)
+                await asyncio.wait_for(stop.wait(), self.poll)
         if self.writer is not None:
             self.writer.close()
 
 
 async def student(port: int, code: str, index: int, stop: asyncio.Event, submitted: list[tuple[float, str]],
-                  errors: list[str], ready: asyncio.Event, timeout: float, runs: list[float]) -> Poller:
+                  errors: list[str], ready: asyncio.Event, timeout: float, runs: list[float],
+                  shown: dict[str, list[float]], drawn_at: dict[str, list[float]], modes: list[bool]) -> Poller:
     poller = Poller(port, "/" + f"{room_feed.ROUTE}/{code}.json")
     try:
         async with session(port, query=f"room={code}", timeout=timeout) as s:
             await s.run(timeout=timeout)
+            room = s.player_data().get("room") or {}
+            hold = int(room.get("hold_ms") or 0) > 0
+            modes.append(hold)
+            poller = Poller(port, room.get("feed") or poller.path, poll=float(room.get("poll_ms", 600)) / 1000,
+                            hold=hold)
             ready.set()
             task = asyncio.create_task(poller.run(stop))
-            asked = ""
+            on_page = room.get("question", "")
             while not stop.is_set():
-                await asyncio.sleep(POLL_SECONDS / 2)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(poller.changed.wait(), 0.5)
+                poller.changed.clear()
                 if not poller.seen:
                     continue
-                q = poller.seen[-1][1].get("q", "")
-                if q and q != asked and q.endswith(":0"):
-                    asked = q
-                    # The player tells the class panel's watcher, whose event reruns the panel's fragment; a new
-                    # question then runs the whole page once (``ui.live_class.room_hold``: the player gets the pass
-                    # held back from the asked step), so the answer form arrives in that page run.
-                    watch = _component(s, WATCHER)
-                    events = s.events(json.dumps([{"event": "question", "value": q}]), component_id=watch)
-                    await s.ws.send(s.fragment_message(s.fragment_of[watch], events, auto=False))
-                    shown = await s.finish(timeout)  # what it holds back: tests/ui/test_app_class_hold.py
-                    box = s.widget_id("text_input", "Your answer")
-                    answer = "-0.5" if index % 3 else "0.5"
-                    submitted.append((time.perf_counter(), q))  # pressed now (the teacher may count it mid-run)
-                    submit = _button(s, "Submit")
-                    await s.ws.send(s.fragment_message(s.fragment_of[submit.id], s.set_text(box, answer), submit,
-                                                       auto=False))
-                    done = await s.finish(timeout)
-                    if done.player is not None or not any("Answer received" in a for a in done.alerts):
-                        raise RuntimeError("Submit reran the whole page, or the answer was not received")
-                    runs.extend([shown.seconds, done.seconds])
+                seen_at, feed = poller.seen[-1]
+                q = feed.get("q", "")
+                if q == on_page:
+                    continue
+                on_page = q
+                card = feed.get("card") or {}
+                if q and (card.get("answer") is not None) == q.endswith(":1") and card.get("label"):
+                    shown.setdefault(q, []).append(seen_at)  # the watcher shows the feed's card at once
+                # The player tells the class panel's watcher, whose event reruns the panel's fragment (a question,
+                # its reveal, its close); a new question or its reveal may run the whole page once
+                # (``ui.live_class.room_hold``), so the form, or the answer, arrives in that run.
+                watch = _component(s, WATCHER)
+                events = s.events(json.dumps([{"event": "question", "value": q}]), component_id=watch)
+                sent_at = time.perf_counter()
+                await s.ws.send(s.fragment_message(s.fragment_of[watch], events, auto=False))
+                drawn = await s.finish(timeout)  # what it holds back: tests/ui/test_app_class_hold.py
+                # the panel draws the form (or the verdict) before it runs the page again for the hold
+                drawn_time = sent_at + (drawn.early if drawn.early is not None else drawn.seconds)
+                if not q:
+                    continue
+                qid, revealed = q.split(":")
+                drawn_at.setdefault(q, []).append(drawn_time)
+                if not card:  # no card in the feed: the question is on screen when the panel's run drew it
+                    shown.setdefault(q, []).append(drawn_time)
+                if revealed == "1":
+                    if not any("the class:" in a for a in drawn.alerts):
+                        raise RuntimeError("the reveal did not show the answer")
+                    continue
+                box = s.widget_id("text_input", "Your answer")
+                answer = "-0.5" if index % 3 else "0.5"
+                submitted.append((time.perf_counter(), q))  # pressed now (the teacher may count it mid-run)
+                submit = _button(s, "Submit")
+                await s.ws.send(s.fragment_message(s.fragment_of[submit.id], s.set_text(box, answer), submit,
+                                                   auto=False))
+                done = await s.finish(timeout)
+                if done.player is not None or not any("Answer received" in a for a in done.alerts):
+                    raise RuntimeError("Submit reran the whole page, or the answer was not received")
+                runs.extend([drawn.seconds, done.seconds])
             await task
     except Exception as err:  # noqa: BLE001 - one student's failure is reported
         errors.append(f"student {index}: {type(err).__name__}: {err}"[:200])
@@ -174,9 +216,14 @@ async def teacher_class(ports: list[int], n: int, timeout: float, result: Result
 
         stop = asyncio.Event()
         submitted: list[tuple[float, str]] = []
+        on_screen: dict[str, list[float]] = {}  # question key -> when each student's screen showed it
+        drawn: dict[str, list[float]] = {}  # question key -> when each student's panel run drew the form / verdict
+        pressed: dict[str, float] = {}  # question key -> when the teacher pressed Ask / Reveal
+        modes: list[bool] = []
         readies = [asyncio.Event() for _ in range(n)]
         tasks = [asyncio.create_task(student(ports[i % len(ports)], code, i, stop, submitted, result.errors,
-                                             readies[i], timeout, result.student_runs)) for i in range(n)]
+                                             readies[i], timeout, result.student_runs, on_screen, drawn, modes))
+                 for i in range(n)]
         await asyncio.wait_for(asyncio.gather(*(r.wait() for r in readies)), timeout * 2)
         await asyncio.sleep(2.0)
 
@@ -194,23 +241,30 @@ async def teacher_class(ports: list[int], n: int, timeout: float, result: Result
             sent.append((t0, step))
             await asyncio.sleep(1.0)
             if press in ASK_AFTER:
+                t0 = time.perf_counter()
                 await t.run(_button(t, "Ask the class"), timeout=timeout)
                 asked = json.loads(room_feed.writer().path(code).read_text())["q"]
+                pressed[asked] = t0
                 deadline = time.perf_counter() + ANSWER_WAIT
+                message = None
                 while time.perf_counter() < deadline:  # the answer panel's run_every timer, as in the browser
                     # the answer panel refreshes fastest; the page's once-a-minute heartbeat is another fragment
                     fragment = min(t.auto_reruns, key=t.auto_reruns.__getitem__, default=None)
                     if fragment is None:
                         break
-                    await t.ws.send(t.fragment_message(fragment))
+                    await t.ws.send(message or t.fragment_message(fragment))
                     run = await t.finish(timeout)
                     counts = [int(m.group(1)) for text in run.markdown
                               if (m := re.match(r"\*\*(\d+) / \d+\*\* answered", text))]
+                    if DEBUG:
+                        print(f"teacher panel run {run.seconds:.2f} s, counts {counts}, "
+                              f"{'pushed' if message else 'timer'}")
                     if counts:
                         fragment_runs.append((time.perf_counter(), counts[-1]))
                         if counts[-1] >= n:
                             break
-                    await asyncio.sleep(t.auto_reruns[fragment])
+                    # the panel's answer watcher (a held read of the answer count), else the timer alone
+                    message = await _answer_pushed(t, ports[0], t.auto_reruns[fragment])
                 mine = sorted(at for at, q in submitted if q == asked)
                 if DEBUG:
                     print("submitted", [round(x - mine[0], 2) for x in mine],
@@ -222,7 +276,13 @@ async def teacher_class(ports: list[int], n: int, timeout: float, result: Result
                         result.answer_latency.append(shown - at)
                 result.answers_expected += n
                 t.auto_reruns.clear()
+                t0 = time.perf_counter()
                 await t.run(_button(t, "Reveal"), timeout=timeout)
+                revealed = asked.split(":")[0] + ":1"
+                pressed[revealed] = t0
+                deadline = time.perf_counter() + ANSWER_WAIT  # the class reads the answer before the teacher moves on
+                while time.perf_counter() < deadline and len(drawn.get(revealed, [])) < n - len(result.errors):
+                    await asyncio.sleep(0.2)
                 await asyncio.sleep(1.0)
                 await t.run(_button(t, "Back to following"), timeout=timeout)
                 await asyncio.sleep(1.0)
@@ -231,11 +291,59 @@ async def teacher_class(ports: list[int], n: int, timeout: float, result: Result
         result.class_minutes = (time.perf_counter() - wall0) / 60
         stop.set()
         pollers = await asyncio.gather(*tasks)
+        result.pushed = bool(modes) and all(modes)
+        for q, at in pressed.items():
+            reveal = q.endswith(":1")
+            (result.reveal_latency if reveal else result.question_latency).extend(
+                ts - at for ts in on_screen.get(q, []))
+            (result.verdict_latency if reveal else result.form_latency).extend(ts - at for ts in drawn.get(q, []))
         for poller in pollers:
             for t0, step in sent:
+                if _already(poller, t0, step):
+                    continue
                 seen = next((ts for ts, feed in poller.seen if ts >= t0 and feed.get("step") == step), None)
                 if seen is not None:
                     result.propagation.append(seen - t0)
+        if DEBUG:
+            for press, (t0, step) in enumerate(sent, start=1):
+                lags = sorted(next((ts - t0 for ts, feed in p.seen if ts >= t0 and feed.get("step") == step), -1)
+                              if not _already(p, t0, step) else 0.0 for p in pollers)
+                print(f"press {press} (step {step}): lag min {lags[0]:.2f} median {lags[len(lags) // 2]:.2f} "
+                      f"max {lags[-1]:.2f}")
+
+
+async def _answer_pushed(t, port: int, interval: float) -> bytes | None:
+    """What the teacher's browser sends next while a question is open: the answer watcher's event as soon as the
+    server's held read says another answer came (``room_watch.answer_watch``), or None for the panel's timer
+    (after ``interval`` seconds; at once without a watcher on the page)."""
+    found = [c for c in t.last.of_type("bidi_component") if c.component_name == "lucid_answer_watch"]
+    if not found:
+        await asyncio.sleep(interval)
+        return None
+    data = json.loads(found[-1].json)
+    reader = writer = None
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(f"GET {data['feed']}?answers={data['seen']} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), interval)
+        length = int(re.search(rb"(?i)content-length:\s*(\d+)", head).group(1))
+        got = json.loads(await reader.readexactly(length)).get("answers")
+    except (TimeoutError, OSError, ValueError, AttributeError, asyncio.IncompleteReadError):
+        return None
+    finally:
+        if writer is not None:
+            writer.close()
+    if got is None or got == data["seen"]:
+        return None
+    events = t.events(json.dumps([{"event": "answers", "value": got}]), component_id=found[-1].id)
+    return t.fragment_message(t.fragment_of[found[-1].id], events, auto=False)
+
+
+def _already(poller: Poller, t0: float, step: int) -> bool:
+    """The student's feed showed ``step`` before the key press (a reveal moves the class to the step it asked
+    about, and the teacher's next press is that step): nothing to propagate, no sample."""
+    before = [feed for ts, feed in poller.seen if ts < t0]
+    return bool(before) and before[-1].get("step") == step
 
 
 def _redis():
@@ -265,17 +373,45 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
+def _per_student_ms(r: Result) -> float:
+    """Milliseconds of server CPU per student per minute of class (stepping, asking, answering, revealing)."""
+    return 1000 * r.class_cpu / r.n / r.class_minutes if r.class_minutes else float("nan")
+
+
 def table(rows: list[Result]) -> str:
-    lines = ["| students | servers | step p50 | step p95 | answer→teacher p50 | p95 | answers seen | "
-             "student run p95 | idle CPU / 10 students | CPU s / student / min | peak RSS MB | errors |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| students | servers | feed | step p50 | step p95 | question p95 | reveal p95 | answer→teacher p50 | "
+             "p95 | answers seen | student run p95 | idle CPU / 10 students | CPU ms / student / min | peak RSS MB | "
+             "errors |",
+             "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        per_student = r.class_cpu / r.n / r.class_minutes if r.class_minutes else float("nan")
-        lines.append(f"| {r.n} | {r.servers} | {_pct(r.propagation, 0.5):.2f} s | {_pct(r.propagation, 0.95):.2f} s | "
+        lines.append(f"| {r.n} | {r.servers} | {'push' if r.pushed else 'poll'} | {_pct(r.propagation, 0.5):.2f} s | "
+                     f"{_pct(r.propagation, 0.95):.2f} s | {_pct(r.question_latency, 0.95):.2f} s | "
+                     f"{_pct(r.reveal_latency, 0.95):.2f} s | "
                      f"{_pct(r.answer_latency, 0.5):.2f} s | {_pct(r.answer_latency, 0.95):.2f} s | "
                      f"{len(r.answer_latency)}/{r.answers_expected} | {_pct(r.student_runs, 0.95):.2f} s | "
                      f"{100 * r.idle_cpu / r.n * 10:.1f} % | "
-                     f"{per_student:.3f} | {r.peak_rss:.0f} | {len(r.errors)} |")
+                     f"{_per_student_ms(r):.0f} | {r.peak_rss:.0f} | {len(r.errors)} |")
+    return "\n".join(lines)
+
+
+def targets(r: Result) -> str:
+    """Each event's p95 next to its target, and the CPU figures, for one row."""
+    events = [("a teacher's key press on every student's screen", r.propagation),
+              ("a question on every student's screen", r.question_latency),
+              ("a reveal on every student's screen", r.reveal_latency),
+              ("an answer on the teacher's panel", r.answer_latency)]
+    lines = [f"{r.n} students, {r.servers} process{'es' if r.servers > 1 else ''} "
+             f"({'push' if r.pushed else 'poll'}):"]
+    for name, values in events:
+        p95 = _pct(values, 0.95)
+        lines.append(f"  {name:<48} p95 {p95:5.2f} s  target {TARGET:.0f} s  "
+                     f"{'ok' if p95 < TARGET else 'MISSED'}  ({len(values)} samples)")
+    idle = 100 * r.idle_cpu / r.n * 10
+    for name, values in (("  then the panel's run drew the answer form", r.form_latency),
+                         ("  then the panel's run drew the verdict", r.verdict_latency)):
+        lines.append(f"  {name:<48} p95 {_pct(values, 0.95):5.2f} s  (p50 {_pct(values, 0.5):.2f} s)")
+    lines.append(f"  {'idle CPU per 10 students':<48} {idle:5.1f} %  target 5 %  {'ok' if idle < 5 else 'MISSED'}")
+    lines.append(f"  {'CPU per student per minute of class':<48} {_per_student_ms(r):5.0f} ms")
     return "\n".join(lines)
 
 
@@ -283,19 +419,29 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("-n", type=int, action="append", help="students (repeatable); default 30 and 60")
     parser.add_argument("--redis", action="store_true", help="two Streamlit processes sharing one redis-server")
+    parser.add_argument("--all", action="store_true", help="30, 60 and 120 students, on one process then on two")
     parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument("--debug", action="store_true", help="print each key press's lags and each question's runs")
     args = parser.parse_args(argv)
+    global DEBUG
+    DEBUG = args.debug
     rows = []
-    for n in args.n or [30, 60]:
-        row = run_n(n, redis=args.redis, timeout=args.timeout)
-        rows.append(row)
-        for err in row.errors[:5]:
-            print("  ", err)
-        print(table([row]), flush=True)
+    sizes = args.n or ([30, 60, 120] if args.all else [30, 60])
+    for redis in ([False, True] if args.all else [args.redis]):
+        for n in sizes:
+            row = run_n(n, redis=redis, timeout=args.timeout)
+            rows.append(row)
+            for err in row.errors[:5]:
+                print("  ", err)
+            print(table([row]), flush=True)
+            print(targets(row), flush=True)
     print()
     print(table(rows))
-    print(f"\nstep propagation: {len(STEPS)} key presses, students poll every {POLL_SECONDS} s; "
-          f"statistics: {statistics.__name__} of all (student, step) pairs")
+    print()
+    for row in rows:
+        print(targets(row))
+    print(f"\n{len(STEPS)} key presses and {len(ASK_AFTER)} questions; nearest-rank percentiles of all "
+          "(student, event) pairs")
     return 0
 
 

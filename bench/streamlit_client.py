@@ -172,6 +172,7 @@ class Run:
     elements: list[Any] = field(default_factory=list)  # every new element (Element protos), in order
     graph_at: float | None = None  # seconds from the request to the player's arrival
     seconds: float = 0.0  # from the request to the end of the run
+    early: float | None = None  # from the request to the first part's end, when a rerun followed (st.rerun)
 
     def of_type(self, kind: str) -> list[Any]:
         return [getattr(e, kind) for e in self.elements if e.WhichOneof("type") == kind]
@@ -279,6 +280,8 @@ class Session:
             elif kind == "script_finished":
                 if msg.script_finished == self.ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                     run.elements.clear()  # the rerun that follows draws the page again (widget ids may differ)
+                    if run.early is None:
+                        run.early = time.perf_counter() - start
                     continue
                 run.seconds = time.perf_counter() - start
                 self.last = run

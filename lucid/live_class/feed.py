@@ -7,7 +7,10 @@ every student may see: the room's version, the teacher's step, which program (it
 and which question is open (its id and whether it is revealed). Never the token, never answers.
 
 A browser follows the step from the feed by itself; it asks the server for a rerun only when the
-program or the question changed (a few times per class, not per step).
+program or the question changed (a few times per class, not per step). With a question open, the feed also
+carries its card (``question_card``: the label and the step asked, and after the reveal the answer), so a
+student's page shows the question, and then the answer, the moment its read answers, before the class panel's
+run draws the form or the verdict.
 
 ``FeedWriter`` writes a feed atomically (a reader never sees half a file). With several server
 processes sharing rooms through Redis, ``RedisFeedRelay`` publishes each feed on a channel and every
@@ -22,6 +25,7 @@ import os
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +64,40 @@ def feed_of(view: RoomView) -> dict[str, Any]:
             "q": question_key(view.question), "d": drawing_key(view.view)}
 
 
+_listeners: list[Callable[[str], None]] = []
+
+
+def on_write(listener: Callable[[str], None]) -> None:
+    """Call ``listener(code)`` after every write or removal of a feed by this process (``FeedWriter``), from the
+    writing thread: held reads of that feed answer now (``lucid.live_class.feed_push``). Added once."""
+    if listener not in _listeners:
+        _listeners.append(listener)
+
+
+def _wrote(code: str) -> None:
+    for listener in list(_listeners):
+        with contextlib.suppress(Exception):  # a listener's failure never fails the write
+            listener(code)
+
+
+def question_card(view: RoomView) -> dict[str, Any]:
+    """``{"card": ...}``: what every student's screen shows of the open question before the panel's run: the label
+    and the step asked (the form shows both), and once revealed the answer as the page writes it. Empty without
+    an open question. Nothing an unrevealed question's answer could be read from."""
+    q = view.question
+    if not q:
+        return {}
+    card: dict[str, Any] = {"label": str(q.get("label", "")), "step": int(q.get("step", 0))}
+    if q.get("revealed"):
+        card["answer"] = str(q.get("expected_text", ""))
+    return {"card": card}
+
+
+def published(view: RoomView) -> dict[str, Any]:
+    """What the server writes for a room: its feed and the open question's card."""
+    return feed_of(view) | question_card(view)
+
+
 class FeedWriter:
     """Writes ``<code>.json`` feeds into ``directory`` (the static folder's ``rooms/``)."""
 
@@ -85,10 +123,12 @@ class FeedWriter:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
+        _wrote(target.stem)
 
     def remove(self, code: str) -> None:
         with contextlib.suppress(OSError, ValueError):
             self.path(code).unlink()
+            _wrote(clean_code(code) or "")
 
     def sweep(self, older_than: float) -> int:
         """Remove feeds not written for ``older_than`` seconds (rooms that expired idle); returns how many."""

@@ -7,7 +7,10 @@ twentieth of the GIL and every classmate's run a twentieth of the CPU. So a scri
 while it holds one of ``SLOTS`` run slots (``lucid.ui.runtime.rerun_gate`` takes one around every run), and a
 slot that frees goes to the waiting session that has used the fewest slot-seconds lately
 (``HALF_LIFE_SECONDS``): a session that ran a lot waits behind those that did not, so a student
-opening the page goes before the tabs that have been rerunning all along.
+opening the page goes before the tabs that have been rerunning all along. A class's teacher is ``favour``-ed: their
+runs (a step, *Ask*, the answer count) go before every student's, since the whole class waits on them, and one
+person's reruns are bounded by the rerun gate. A fragment's run (``quick``: a *Submit*, a class panel) goes before
+whole page runs: when a question sends every student's page to run again, the answers still come through.
 
 A run that blocks on other work (a shared computation another session owns, a compute lane of
 ``lucid.session.analysis``) is not computing: it sets its slot aside while it waits (``set_aside``,
@@ -33,6 +36,8 @@ RUN_CHARGE_SECONDS = 0.05
 """Use charged per slot taken on top of the time held, so many short runs count too."""
 REACQUIRE_SECONDS = 2.0
 """Longest a run that set its slot aside waits to get one back before it goes on without one."""
+FAVOUR_SECONDS = 300.0
+"""How long a ``favour`` lasts unless renewed (a teacher's page renews it at every run of its class panel)."""
 POLL_SECONDS = 0.05
 """How often a waiting run asks whether its session still wants it (a stopped run leaves its place)."""
 
@@ -55,11 +60,23 @@ class FairSlots:
         self._tickets = itertools.count()
         self._waiting: dict[int, tuple[int, float, int]] = {}
         self._use: dict[Hashable, tuple[float, float]] = {}
+        self._favoured: dict[Hashable, float] = {}  # owner -> until (monotonic clock)
         self._mine = threading.local()
         self.taken = 0
         """Slots handed out so far."""
         self.borrowed = 0
         """Times a run went on without a slot after ``REACQUIRE_SECONDS`` (should stay 0)."""
+
+    def favour(self, owner: Hashable, seconds: float = FAVOUR_SECONDS) -> None:
+        """For ``seconds`` from now, ``owner``'s runs wait only behind urgent ones (a class's teacher)."""
+        with self._cond:
+            now = self._clock()
+            self._favoured = {o: until for o, until in self._favoured.items() if until > now}
+            self._favoured[owner] = now + seconds
+
+    def favoured(self, owner: Hashable) -> bool:
+        with self._cond:
+            return self._favoured.get(owner, float("-inf")) > self._clock()
 
     def use(self, owner: Hashable) -> float:
         """The owner's recent use in slot-seconds (decayed)."""
@@ -80,15 +97,19 @@ class FairSlots:
         return getattr(self._mine, "held", None) is not None
 
     def acquire(self, owner: Hashable, *, should_stop: Callable[[], bool] | None = None,
-                timeout: float | None = None, urgent: bool = False, poll: float = POLL_SECONDS) -> bool:
+                timeout: float | None = None, urgent: bool = False, quick: bool = False,
+                poll: float = POLL_SECONDS) -> bool:
         """Wait for a slot for ``owner``; False if ``should_stop()`` turned true or ``timeout`` passed first.
 
-        ``urgent``: ahead of every non-urgent waiter (a run coming back from a wait, holding other work).
+        ``urgent``: ahead of every non-urgent waiter (a run coming back from a wait, holding other work). Then a
+        favoured owner's runs (``favour``), then ``quick`` ones (a fragment's run: a student's *Submit*, the class
+        panel showing a question), then the rest (whole pages), each tier by least recent use.
         """
         with self._cond:
             now = self._clock()
             ticket = next(self._tickets)
-            self._waiting[ticket] = rank = (0 if urgent else 1, self._use_now(owner, now), ticket)
+            tier = 0 if urgent else 1 if self._favoured.get(owner, float("-inf")) > now else 2 if quick else 3
+            self._waiting[ticket] = rank = (tier, self._use_now(owner, now), ticket)
             deadline = None if timeout is None else time.monotonic() + timeout
             try:
                 while not (self._free > 0 and min(self._waiting.values()) == rank):

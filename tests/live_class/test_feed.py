@@ -67,3 +67,19 @@ def test_a_feed_published_by_one_process_is_written_by_every_process(tmp_path):
                 break
             time.sleep(0.1)
         assert not target.exists()
+
+
+def test_the_published_feed_adds_the_question_card_with_no_answer_before_the_reveal():
+    from lucid.live_class.feed import published, question_card
+
+    rooms = Rooms(MemoryStore())
+    code, token = rooms.open("x = 3.0\ny = x * x\n")
+    assert question_card(rooms.view(code)) == {} and published(rooms.view(code)) == feed_of(rooms.view(code))
+    rooms.ask(code, token, {"step": 2, "label": "grad x", "expected": 6.0, "expected_text": "6.000"},
+              show_rule=True)
+    asked = published(rooms.view(code))
+    assert asked["card"] == {"label": "grad x", "step": 2}  # what the form says too: no number of the answer
+    assert "6.0" not in json.dumps(asked) and token not in json.dumps(asked)
+    assert {k: v for k, v in asked.items() if k != "card"} == feed_of(rooms.view(code))
+    rooms.reveal(code, token)
+    assert published(rooms.view(code))["card"] == {"label": "grad x", "step": 2, "answer": "6.000"}

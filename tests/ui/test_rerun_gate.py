@@ -212,6 +212,65 @@ def test_a_freed_slot_goes_to_the_session_that_used_the_least():
     assert order == ["newcomer", "stormer"]
 
 
+def test_a_favoured_session_the_class_s_teacher_goes_before_sessions_that_used_less_until_its_favour_ends():
+    clock = Clock()
+    slots = FairSlots(1, clock=clock)
+    for _ in range(10):  # the teacher ran ten times (the answer count, every step)
+        assert slots.acquire("teacher")
+        clock.advance(1.0)
+        slots.release()
+    slots.favour("teacher", seconds=60)
+    assert slots.favoured("teacher") and not slots.favoured("student")
+    assert slots.acquire("holder")
+    order: list[str] = []
+
+    def wait(owner: str) -> None:
+        assert slots.acquire(owner, timeout=5)
+        order.append(owner)
+        slots.release()
+
+    deadline = time.monotonic() + 5
+    student = threading.Thread(target=wait, args=("student",))  # came first, used nothing
+    student.start()
+    while slots.waiting() < 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    teacher = threading.Thread(target=wait, args=("teacher",))
+    teacher.start()
+    while slots.waiting() < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    slots.release()
+    student.join()
+    teacher.join()
+    assert order == ["teacher", "student"]
+    clock.advance(61.0)
+    assert not slots.favoured("teacher")  # the favour ended: the teacher is one session among the others again
+
+
+def test_a_fragment_s_run_goes_before_a_whole_page_run_and_a_favoured_one_before_both():
+    slots = FairSlots(1)
+    assert slots.acquire("holder")
+    order: list[str] = []
+
+    def wait(owner: str, **how: bool) -> None:
+        assert slots.acquire(owner, timeout=5, **how)
+        order.append(owner)
+        slots.release()
+
+    deadline = time.monotonic() + 5
+    slots.favour("teacher")
+    threads = [threading.Thread(target=wait, args=("page",)),  # a student's page, sent again by a question
+               threading.Thread(target=wait, args=("submit",), kwargs={"quick": True}),  # a classmate's Submit
+               threading.Thread(target=wait, args=("teacher",))]  # the teacher's answer count
+    for k, thread in enumerate(threads, start=1):
+        thread.start()
+        while slots.waiting() < k and time.monotonic() < deadline:
+            time.sleep(0.01)
+    slots.release()
+    for thread in threads:
+        thread.join()
+    assert order == ["teacher", "submit", "page"]
+
+
 def test_a_session_s_use_is_forgotten_with_its_half_life():
     clock = Clock()
     slots = FairSlots(1, half_life=30.0, run_charge=0.0, clock=clock)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from lucid.live_class import MemoryStore, RedisStore, Rooms, SQLiteStore
-from lucid.live_class.feed import LocalFeed, RedisFeedRelay, feed_of
+from lucid.live_class.feed import LocalFeed, RedisFeedRelay, published
 from lucid.ui.live_class import room_feed
 
 REDIS_ENV = "LUCID_REDIS_URL"
@@ -57,11 +57,11 @@ def rooms() -> Rooms:
             room_feed.writer().sweep(made.limits.idle_seconds)
             for code in store.index():  # after a restart: every open class's feed is there for its students
                 view = made.view(code)
-                _made["feed"].publish(code, None if view is None else feed_of(view))
+                _made["feed"].publish(code, None if view is None else published(view))
         return _made["rooms"]
 
 
 def publish(code: str) -> None:
     """Write the room's feed (or remove it when the room is gone), for every student's browser to poll."""
     view = rooms().view(code)
-    _made["feed"].publish(code, None if view is None else feed_of(view))
+    _made["feed"].publish(code, None if view is None else published(view))

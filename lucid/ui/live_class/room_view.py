@@ -38,8 +38,9 @@ from lucid.live_class.ticket import exit_ticket
 from lucid.session import share
 from lucid.session.analysis import Analysis
 from lucid.session.browser_events import BadBrowserValue, whole_number
-from lucid.ui.live_class import answer_chart, room_feed, room_hold, room_service, session_presence
-from lucid.ui.live_class.room_watch import room_watch
+from lucid.session.script_slots import RUNS
+from lucid.ui.live_class import answer_chart, room_feed, room_hold, room_push, room_service, session_presence
+from lucid.ui.live_class.room_watch import answer_watch, room_watch
 from lucid.ui.live_class.teacher_key import teacher_key, teacher_key_event
 from lucid.ui.playground import view_link
 from lucid.ui.playground.keys import keys
@@ -49,9 +50,12 @@ from lucid.viz.numbers import format_number
 
 ROOM, TEACH, ME = "room", "teach", "me"
 POLL_MS = 600
-"""How often a student's browser reads the feed. Each read costs the server about 2.5 ms of CPU (Streamlit's static
-route, measured): 0.6 s keeps a sitting class under 5 % of a core per 10 students, and a step on screen within
-about 0.7 s."""
+"""How often a student's browser reads the feed where the server cannot hold a read (``room_push``). Each read
+costs the server about 2.5 ms of CPU (Streamlit's static route, measured): 0.6 s keeps a sitting class under 5 % of
+a core per 10 students, and a step on screen within about 0.7 s."""
+PUSH_TICK_MS = 200
+"""Where the server holds reads until the feed changes: the most a page waits after one read before the next (the
+held read itself answers the moment the teacher acts)."""
 TEACHER_REFRESH = 1.0
 """Seconds between refreshes of the teacher's answer count while a question is open (one session)."""
 COUNT_REFRESH = 2.0
@@ -258,7 +262,9 @@ def player_room(key: str, s: Seat | None) -> tuple[dict[str, Any] | None, Any]:
         return ({"role": "teacher", "goto": st.session_state.pop(keys(key).goto, None)},
                 lambda value: _teacher_step(key, value))
     view = _view(s)
-    return {"role": "student", "feed": room_feed.feed_url(s.code), "follow": following(key), "poll_ms": POLL_MS,
+    hold = room_push.hold_ms()
+    return {"role": "student", "feed": room_feed.feed_url(s.code), "follow": following(key),
+            "poll_ms": PUSH_TICK_MS if hold else POLL_MS, "hold_ms": hold,
             "question": question_key(view.question if view else None),
             "drawing": drawing_key(view.view) if view else None}, None
 
@@ -558,6 +564,7 @@ def _teacher_question(key: str, s: Seat, analysis: Analysis) -> None:
         st.session_state[keys(key).goto_ran] = True
         st.rerun(scope="app")
     st.session_state.pop(keys(key).goto_ran, None)
+    _favour_teacher()
     view = _view(s)
     if view is None or view.question is None:
         st.rerun(scope="app")  # the class ended or the question closed: the panel is drawn another way
@@ -605,6 +612,8 @@ def _teacher_question(key: str, s: Seat, analysis: Analysis) -> None:
     count_col.markdown(answered)
     if not revealed:
         _teacher_only(key, s, cols["teacher"])
+        if room_push.serving():  # the count follows each answer at once, not only on the panel's timer
+            answer_watch(keys(key).answer_watch, room_feed.feed_url(s.code), room_push.answers_seen(s.code))
     if shown:
         with cols["answers"].popover(_("Class answers"), icon=":material/bar_chart:", key=keys(key).answers,
                                      help=_("The histogram of the class's answers and the most common mistake.")):
@@ -696,7 +705,15 @@ def _class_menu(key: str, s: Seat, analysis: Analysis, view: RoomView) -> None:
         _join_box(s)
 
 
+def _favour_teacher() -> None:
+    """The class waits on the teacher's runs (a step, *Ask*, the answer count): they go before the students'."""
+    session = _session_id()
+    if session is not None:
+        RUNS.favour(session)
+
+
 def _teacher_panel(key: str, s: Seat, analysis: Analysis) -> None:
+    _favour_teacher()
     view = _view(s)
     if view is None:
         st.warning(_("This class has ended (or was idle too long)."), icon=":material/school:")
@@ -750,6 +767,7 @@ def _submit(key: str, s: Seat, qid: str | None = None) -> None:
     except (AnswerRejected, RoomGone) as err:
         st.session_state[keys(key).answer_msg] = (qid, "error", _reason(err))
         return
+    room_push.answered(s.code)
     st.session_state[keys(key).answer_msg] = (qid, "ok", L_("Answer received: {value}. You may change it until "
                                                            "the reveal.", value=format_number(value)))
 
@@ -833,7 +851,12 @@ def _student_question(key: str, s: Seat) -> None:
         return
     q = view.question
     room_watch(keys(key).room_watch, question_key(q))
+    _question_body(key, s, q)  # first, so the form (or the verdict) is on screen before the page runs again
     room_hold.rerun_if_changed(key, q)  # the player (outside this fragment) holds back another step now
+
+
+def _question_body(key: str, s: Seat, q: dict[str, Any] | None) -> None:
+    """The open question's form, or its verdict once revealed (nothing without a question)."""
     if q is None:
         return
     rooms = room_service.rooms()

@@ -1,40 +1,43 @@
 """The class panel's watcher: an invisible component that reruns only the student's class panel.
 
 The player (``clickable_graph``) reads the room's feed; when the question changes (opened, revealed,
-closed) it tells this watcher through a window event, and the watcher sends its own event. The watcher
-is drawn inside the class panel's fragment, so Streamlit reruns that fragment alone: opening a question
-for 120 students costs 120 runs of a small panel, not 120 runs of the whole Playground.
+closed) it tells this watcher through a window event (``lucid/viz/player/room_events.js``, the start of both
+modules), with the question's card from the feed: the watcher shows the card at once (the question asked, or
+its answer once revealed), sends its own event, and the fragment's run replaces the card with the form or
+the verdict. The watcher is drawn inside the class panel's fragment, so Streamlit reruns that fragment alone:
+opening a question for 120 students costs 120 runs of a small panel, not 120 runs of the whole Playground.
 
 If the page drew no watcher (no class panel), the player asks for a whole rerun instead.
 """
 from __future__ import annotations
 
+from functools import cache
+from importlib import resources
+
 import streamlit as st
 
-_JS = r"""
-export default function(component) {
-  const { data, setTriggerValue } = component;
-  window.__lucidRoomWatch = (window.__lucidRoomWatch || 0) + 1;
-  let sent = null;
-  const fire = () => {
-    const q = window.__lucidRoomQ;
-    if (q === undefined || q === data.question || q === sent) return;
-    sent = q;
-    setTriggerValue('question', q);
-  };
-  window.addEventListener('lucid-room-q', fire);
-  fire();  // a change seen before this watcher was drawn
-  return () => {
-    window.removeEventListener('lucid-room-q', fire);
-    window.__lucidRoomWatch -= 1;
-  };
-}
-"""
+from lucid.i18n import _
+from lucid.viz import player
 
-_CSS = """
-/* The watcher has nothing to show: its element takes no room in the class panel. */
-.stElementContainer[class*="_room_watch"] { display: none; }
-"""
+SCRIPT_FILE = "room_watch.js"
+STYLESHEET_FILE = "room_watch.css"
+
+
+@cache
+def script() -> str:
+    """The watcher's ES module: the class events it shares with the player (``room_events.js``), then its own."""
+    return player.room_events() + "\n" + _read(SCRIPT_FILE)
+
+
+@cache
+def stylesheet() -> str:
+    return _read(STYLESHEET_FILE)
+
+
+@cache
+def _read(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text("utf-8")
+
 
 _component: list = []
 
@@ -46,6 +49,23 @@ def _ignore() -> None:
 def room_watch(key: str, question: str) -> None:
     """Draw the watcher (inside a fragment); ``question`` is the question key this run shows."""
     if not _component:
-        _component.append(st.components.v2.component("lucid_room_watch", js=_JS, css=_CSS,
+        _component.append(st.components.v2.component("lucid_room_watch", js=script(), css=stylesheet(),
                                                       isolate_styles=False))
-    _component[0](key=key, data={"question": question}, on_question_change=_ignore)
+    words = {"asked": _("Question about step {step}: {label} = ? · the answer box is on its way"),
+             "revealed": _("The answer: {label} = {answer}")}
+    _component[0](key=key, data={"question": question, "words": words}, on_question_change=_ignore)
+
+
+ANSWER_SCRIPT_FILE = "answer_watch.js"
+ANSWER_STYLESHEET_FILE = "answer_watch.css"
+_answer_component: list = []
+
+
+def answer_watch(key: str, feed: str, seen: int) -> None:
+    """The teacher's question fragment reruns as soon as this process takes another answer: ``feed`` the room's
+    feed address (``room_feed.feed_url``), ``seen`` the answers counted when this run drew it."""
+    if not _answer_component:
+        _answer_component.append(st.components.v2.component(
+            "lucid_answer_watch", js=_read(ANSWER_SCRIPT_FILE), css=_read(ANSWER_STYLESHEET_FILE),
+            isolate_styles=False))
+    _answer_component[0](key=key, data={"feed": feed, "seen": seen}, on_answers_change=_ignore)

@@ -8,29 +8,21 @@ teacher. A student's tab has nothing stored, so it sends nothing.
 """
 from __future__ import annotations
 
+from functools import cache
+from importlib import resources
+
 import streamlit as st
 
 from lucid.ui.playground.keys import keys
 
-_JS = r"""
-export default function(component) {
-  const { data, setTriggerValue } = component;
-  const name = 'lucid-teach-' + data.code;
-  try {
-    if (data.token) {
-      window.sessionStorage.setItem(name, data.token);
-    } else if (data.ask) {
-      const token = window.sessionStorage.getItem(name);
-      if (token && token.length < 100) setTriggerValue('token', token);
-    }
-  } catch (err) { /* storage off (private mode): the teacher keeps the tab open, as before */ }
-}
-"""
+SCRIPT_FILE = "teacher_key.js"
+STYLESHEET_FILE = "teacher_key.css"
 
-_CSS = """
-/* Nothing to show: the keeper takes no room on the page. */
-.stElementContainer[class*="_teacher_key"] { display: none; }
-"""
+
+@cache
+def _read(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text("utf-8")
+
 
 _component: list = []
 
@@ -51,6 +43,7 @@ def teacher_key_event(key: str) -> object:
 def teacher_key(key: str, code: str, *, token: str | None, ask: bool) -> None:
     """Keep ``token`` for room ``code`` in this tab (when given), or ask the tab for one it keeps (``ask``)."""
     if not _component:
-        _component.append(st.components.v2.component("lucid_teacher_key", js=_JS, css=_CSS, isolate_styles=False))
+        _component.append(st.components.v2.component("lucid_teacher_key", js=_read(SCRIPT_FILE),
+                                                      css=_read(STYLESHEET_FILE), isolate_styles=False))
     _component[0](key=keys(key).teacher_key, data={"code": code, "token": token or "", "ask": bool(ask)},
                   on_token_change=_ignore)

@@ -41,7 +41,7 @@ import streamlit as st
 
 from lucid.i18n import _
 from lucid.session.browser_events import BadBrowserValue, NodeClick, lesson_move, node_click
-from lucid.viz.player import KEYS_HELP, animation_id, player_words, script, sizing, stylesheet
+from lucid.viz.player import KEYS_HELP, animation_id, player_words, room_events, script, sizing, stylesheet
 from lucid.viz.player.animation import Animation
 
 _component: list = []
@@ -49,7 +49,8 @@ _component: list = []
 
 def _player_component():  # registered on first use, from inside a script run
     if not _component:
-        _component.append(st.components.v2.component("lucid_animation_player", js=script(), css=stylesheet(),
+        _component.append(st.components.v2.component("lucid_animation_player", js=room_events() + "\n" + script(),
+                                                      css=stylesheet(),
                                                       isolate_styles=False))
     return _component[0]
 

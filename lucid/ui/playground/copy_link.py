@@ -12,6 +12,8 @@ Trusted inline JavaScript in ``st.html`` (constant text, no user input), no buil
 from __future__ import annotations
 
 import html
+from functools import cache
+from importlib import resources
 
 import streamlit as st
 
@@ -29,65 +31,13 @@ _HTML = """
 </div>
 """
 
-_JS = r"""
-async function copyText(text) {
-  if (navigator.clipboard && window.isSecureContext) {
-    try { await navigator.clipboard.writeText(text); return true; } catch (e) { /* fall through */ }
-  }
-  const area = document.createElement('textarea');
-  area.value = text;
-  area.setAttribute('readonly', '');
-  area.style.position = 'fixed';
-  area.style.opacity = '0';
-  document.body.appendChild(area);
-  area.select();
-  let ok = false;
-  try { ok = document.execCommand('copy'); } catch (e) { ok = false; }
-  area.remove();
-  return ok;
-}
+SCRIPT_FILE = "copy_link.js"
+STYLESHEET_FILE = "copy_link.css"
 
-function bind(root) {
-  root.dataset.ready = '1';
-  const button = root.querySelector('.lucid-copy-button');
-  const status = root.querySelector('.lucid-copy-status');
-  const field = root.querySelector('.lucid-copy-field');
-  let timer = null;
-  button.addEventListener('click', async () => {
-    // the player keeps ?step= in it up to date; a class's teacher token (teach=) never leaves in a link
-    const url = new URL(window.location.href);
-    url.searchParams.delete('teach');
-    const link = url.toString();
-    const ok = await copyText(link);
-    root.dataset.copied = ok ? link : '';
-    field.hidden = ok;
-    if (ok) {
-      status.textContent = root.dataset.copiedText || 'Link copied';
-    } else {
-      status.textContent = root.dataset.pressText || 'Press Ctrl+C to copy:';
-      field.value = link;
-      field.focus();
-      field.select();
-    }
-    clearTimeout(timer);
-    if (ok) timer = setTimeout(() => { status.textContent = ''; }, 2500);
-  });
-}
 
-document.querySelectorAll('.lucid-copy-link:not([data-ready])').forEach(bind);
-"""
-
-_CSS = """
-.lucid-copy-link { display: flex; align-items: center; gap: 0.5rem; flex-wrap: wrap; }
-.lucid-copy-link .lucid-copy-button {
-  font: inherit; padding: 0.25rem 0.75rem; min-height: 2.5rem; cursor: pointer;
-  color: inherit; background: transparent; border: 1px solid rgba(49, 51, 63, 0.2); border-radius: 0.5rem;
-}
-.lucid-copy-link .lucid-copy-button:hover { border-color: #D55E00; color: #D55E00; }
-.lucid-copy-link .lucid-copy-status { font-size: 0.875rem; color: #555555; white-space: nowrap; }
-.lucid-copy-link .lucid-copy-field { font: inherit; font-size: 0.875rem; width: 100%; }
-"""
-
+@cache
+def _read(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text("utf-8")
 
 
 def _page() -> str:
@@ -97,7 +47,7 @@ def _page() -> str:
     body = _HTML
     for marker, word in words.items():
         body = body.replace(marker, html.escape(word, quote=True))
-    return f"<style>{_CSS}</style>{body}<script>{_JS}</script>"
+    return f"<style>{_read(STYLESHEET_FILE)}</style>{body}<script>{_read(SCRIPT_FILE)}</script>"
 
 
 def copy_link_button(key: str) -> None:

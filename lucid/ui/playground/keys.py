@@ -121,6 +121,7 @@ class PageKeys:
     room_drawing = _Key("the teacher's drawing this student's page last applied")
     room_error = _Key("str: the class's last error, shown once")
     room_watch = _Key("the class panel's watcher")
+    answer_watch = _Key("the teacher's answer watcher (the count follows each answer)")
     held_from = _Key("int | None: the first step a student's page holds back while the class predicts")
     goto = _Key("int: the step the player jumps to (a reveal)")
     goto_ran = _Key("bool: that jump was handed over")

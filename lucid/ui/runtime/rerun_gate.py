@@ -283,7 +283,8 @@ def _install() -> None:
 
     def run_in_a_slot(func: Callable[[], Any], ctx: Any) -> Any:
         def run() -> Any:
-            if not RUNS.acquire(ctx.session_id, should_stop=lambda: stopping(ctx)):
+            quick = bool(getattr(ctx, "fragment_ids_this_run", None))  # a fragment's run: short, goes first
+            if not RUNS.acquire(ctx.session_id, should_stop=lambda: stopping(ctx), quick=quick):
                 raise StopException()  # replaced while it waited: this run never starts
             try:
                 return func()

@@ -10,7 +10,9 @@ Imports are inside the functions: importing this module costs nothing and import
 """
 from __future__ import annotations
 
+import gc
 import inspect
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -128,6 +130,59 @@ def script_run_context_class() -> Any:
     return ScriptRunContext
 
 
+def starlette_class() -> Any:
+    """The web framework class of Streamlit's server (``starlette.applications.Starlette``)."""
+    from starlette.applications import Starlette
+
+    return Starlette
+
+
+def server_app_factory() -> Any:
+    """The function that makes the running server's application: present means the server is Starlette's."""
+    from streamlit.web.server.starlette.starlette_app import create_starlette_app
+
+    return create_starlette_app
+
+
+_route_lock = threading.Lock()
+_apps: list[Any] = []
+
+
+def _server_app() -> Any | None:
+    """The running server's Starlette application, found once among the live objects (Streamlit keeps it only
+    in its server's locals), or None: bare mode, tests, several or none found."""
+    if not _apps:
+        try:
+            cls = starlette_class()
+        except ImportError:
+            return None
+        found = [o for o in gc.get_objects() if type(o) is cls]
+        if len(found) != 1:
+            return None
+        _apps.append(found[0])
+    return _apps[0]
+
+
+def add_route(path: str, endpoint: Callable[..., Any], name: str) -> bool:
+    """Serve ``endpoint`` (an async Starlette endpoint) at ``path`` under ``server.baseUrlPath``, ahead of
+    Streamlit's own routes (so it may take a path the static route would serve). Once per process; False when
+    there is no running Starlette server to add it to (the caller then keeps to what Streamlit serves)."""
+    with _route_lock:
+        app = _server_app()
+        if app is None:
+            return False
+        routes = app.router.routes
+        if any(getattr(r, "name", None) == name for r in routes):
+            return True
+        import streamlit as st
+        from starlette.routing import Route
+
+        base = str(st.get_option("server.baseUrlPath") or "").strip("/")
+        full = "/" + "/".join(p for p in (base, path.strip("/")) if p)
+        routes.insert(0, Route(full, endpoint, methods=["GET"], name=name))
+        return True
+
+
 def _has(owner: Callable[[], Any], *names: str) -> Callable[[], list[str]]:
     """Attributes of a class (methods, class attributes, properties)."""
     def check() -> list[str]:
@@ -217,6 +272,12 @@ SHAPE: dict[str, Callable[[], list[str]]] = {
     "a deep link is sent through the navigation": _has(pages_manager, "uses_pages_directory"),
     "a page reads its run's session, cursors and requests": _fields(
         script_run_context_class, "session_id", "cursors", "script_requests"),
+    "run slots tell a fragment's run from a page's": _fields(script_run_context_class, "fragment_ids_this_run"),
+    "the room feed's held reads are a route added to the server's Starlette application": lambda: [
+        *[f"streamlit.web.server.starlette.starlette_app.{n}" for n in ("create_starlette_app",)
+          if not callable(server_app_factory())],
+        *[f"Starlette().router.{n}" for n in ("routes",)
+          if not isinstance(getattr(starlette_class()().router, n, None), list)]],
 }
 
 

@@ -51,6 +51,10 @@ def player_words() -> dict[str, str]:
 SCRIPT_FILE = "player.js"
 LOGIC_FILE = "logic.mjs"
 STYLESHEET_FILE = "player.css"
+ROOM_EVENTS_FILE = "room_events.js"
+"""The class events a student's player and the class panel's watcher exchange (DOM events, no globals): the
+Streamlit host puts it at the start of the player's module (``lucid.ui.playground.clickable_graph``), and
+``lucid.ui.live_class.room_watch`` at the start of the watcher's. The notebook host has no class: it needs none."""
 
 LOGIC_IMPORT = re.compile(r"^import \{(?P<names>[^}]*)\} from '\./logic\.mjs';\n", re.MULTILINE)
 """player.js's one import: the pure logic (``logic.mjs``, tested under Node), names listed without aliases."""
@@ -76,6 +80,12 @@ def inline_logic(player_js: str, logic_mjs: str) -> str:
     body = re.sub(r"^export (?=(?:async )?function |const |let |class )", "", logic_mjs, flags=re.MULTILINE)
     start, end = found[0].span()
     return player_js[:start] + body + player_js[end:]
+
+
+@cache
+def room_events() -> str:
+    """The class events' few lines (constants and two functions), to put at the start of a module."""
+    return _read(ROOM_EVENTS_FILE)
 
 
 @cache

@@ -605,10 +605,12 @@ function reportStep(p) {
 }
 
 function followRoom(ui, p, root) {
-  // A student's player polls the room's feed (a tiny static JSON file: no script run on the server) and
-  // shows the teacher's step; it asks the server for a rerun only when the program or the question changed.
+  // A student's player reads the room's feed in a loop (a tiny JSON: no script run on the server; with hold_ms the
+  // server holds a read naming the version seen until the feed changes) and shows the teacher's step; it asks the
+  // server for a rerun only when the program or the question changed.
   const room = p.data.room;
   if (!room || room.role !== 'student' || !room.feed) return null;
+  const lostMs = ROOM_LOST_MS + (room.hold_ms || 0);
   let busy = false;
   let lastOk = Date.now();
   const status = (state) => roomStatus(ui, state);
@@ -621,9 +623,10 @@ function followRoom(ui, p, root) {
     if (busy || !root.isConnected) return;
     busy = true;
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), ROOM_LOST_MS);
+    const timer = setTimeout(() => abort.abort(), lostMs);
     try {
-      const r = await fetch(room.feed, { cache: 'no-store', signal: abort.signal });
+      const url = room.hold_ms ? `${room.feed}?v=${encodeURIComponent(root.dataset.roomVersion || '')}` : room.feed;
+      const r = await fetch(url, { cache: 'no-store', signal: abort.signal });
       if (r.status === 404) { lastOk = Date.now(); status('ended'); ask('gone'); return; }
       if (!r.ok) return;
       const f = await r.json();
@@ -634,16 +637,17 @@ function followRoom(ui, p, root) {
       const now = p.data.room;
       if (f.q !== now.question) {
         // A question opened, was revealed or closed: the class panel's watcher (``lucid.ui.live_class.room_watch``)
-        // reruns that panel alone; without one on the page, the whole page runs again.
-        window.__lucidRoomQ = f.q;
-        if (window.__lucidRoomWatch) {
-          if (p.roomAsked !== 'q' + f.q) { p.roomAsked = 'q' + f.q; window.dispatchEvent(new Event('lucid-room-q')); }
-        } else ask('q' + f.v);
+        // reruns that panel alone (room_events.js); without one on the page, the whole page runs again.
+        p.roomFeed = f;
+        if (p.roomAsked !== 'q' + f.q) {
+          p.roomWatched = roomAnnounce(f);
+          if (p.roomWatched) p.roomAsked = 'q' + f.q; else ask('q' + f.v);
+        }
       }
       if (f.program !== p.programId) { if (now.follow) ask('p' + f.v); return; }
       // The teacher draws the graph another way: the page runs again with that drawing.
       if (now.follow && f.d !== undefined && now.drawing && f.d !== now.drawing) { ask('d' + f.d); return; }
-      if (f.q !== now.question && !window.__lucidRoomWatch) return;
+      if (f.q !== now.question && !p.roomWatched) return;
       if (now.follow && p.n > 0 && f.step !== traceOf(p, p.step)) {
         if (p.playing) setPlaying(ui, p, false);
         show(ui, p, playerOf(p, f.step));
@@ -657,18 +661,27 @@ function followRoom(ui, p, root) {
     // No feed read for ROOM_LOST_MS (the network cut, the server gone): the student is told at once that the
     // screen no longer follows the teacher, rather than reading a stale step as if it were live.
     if (!root.isConnected) return;
-    if (!navigator.onLine || Date.now() - lastOk > ROOM_LOST_MS) status('lost');
+    if (!navigator.onLine || Date.now() - lastOk > lostMs) status('lost');
     poll();
   };
   const offline = () => status('lost');
+  const lastQuestion = (e) => {
+    if (p.roomFeed) Object.assign(e.detail, { q: p.roomFeed.q, card: p.roomFeed.card });
+  };
   window.addEventListener('offline', offline);
+  window.addEventListener(ROOM_QUESTION_ASK, lastQuestion);
   poll();
   const every = setInterval(watch, room.poll_ms || 400);
-  return { stop: () => { clearInterval(every); window.removeEventListener('offline', offline); status(''); } };
+  return { stop: () => {
+    clearInterval(every);
+    window.removeEventListener('offline', offline);
+    window.removeEventListener(ROOM_QUESTION_ASK, lastQuestion);
+    status('');
+  } };
 }
 
 const ROOM_LOST_MS = 1800;
-/** A student's feed unread this long: "not connected" (the feed is read every 0.6 s; a hiccup is not a loss). */
+/** A student's feed unread this long (past a held read's hold_ms): "not connected" (a hiccup is not a loss). */
 
 function roomStatus(ui, state) {
   // The class's connection in the player's bar (aria-live): "" connected, "lost" or "ended". While lost the
