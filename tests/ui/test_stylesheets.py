@@ -26,10 +26,10 @@ def test_the_phone_rule_keeps_its_numbers():
     assert "@media (max-width: 640px)" in layout.PHONE_CSS and "max(16px, 1rem)" in layout.PHONE_CSS
 
 
-def test_no_module_holds_a_stylesheet_as_a_python_string():
+def test_no_module_holds_a_stylesheet_or_a_script_as_a_python_string():
     found = []
     for path in sorted((ROOT / "lucid").rglob("*.py")):
         text = path.read_text(encoding="utf-8")
-        for m in re.finditer(r"<style>\s*\n", text):
+        for m in re.finditer(r"<style>\s*\n|<script>\s*\n|\n\s*[.#\[][^\n{]*\{[^\n}]*:\s[^\n}]*;\s*\}|=>\s*\{", text):
             found.append(f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, m.start()) + 1}")
     assert found == []

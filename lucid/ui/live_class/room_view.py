@@ -45,7 +45,7 @@ from lucid.ui.live_class.teacher_key import teacher_key, teacher_key_event
 from lucid.ui.playground import view_link
 from lucid.ui.playground.keys import keys
 from lucid.ui.runtime import language, streamlit_internals
-from lucid.ui.runtime.stylesheets import stylesheet
+from lucid.ui.runtime.stylesheets import page_file, stylesheet
 from lucid.viz.numbers import format_number
 
 ROOM, TEACH, ME = "room", "teach", "me"
@@ -803,37 +803,18 @@ def _student_panel(key: str, s: Seat) -> None:
         st.fragment(run_every=room_service.rooms().limits.heartbeat_seconds)(_student_heartbeat)(key, s)
 
 
-COUNTDOWN_HTML = """<div class="lucid-countdown" data-left="LEFT" data-up="UP" role="timer" aria-live="off"
- style="font-size:1.25rem;font-weight:600;">TEXT</div>
-<script>
-document.querySelectorAll('.lucid-countdown:not([data-ready])').forEach((el) => {
-  el.dataset.ready = '1';
-  const end = Date.now() + parseFloat(el.dataset.left) * 1000;
-  const word = el.textContent.replace(/[0-9]+/, '#');
-  const tick = () => {
-    if (!el.isConnected) { clearInterval(timer); return; }
-    const left = Math.ceil((end - Date.now()) / 1000);
-    el.textContent = left > 0 ? word.replace('#', String(left)) : el.dataset.up;
-    if (left <= 0) clearInterval(timer);
-  };
-  const timer = setInterval(tick, 250);
-  tick();
-});
-</script>"""
-"""The seconds left, counted down in the student's browser (no script run per second: the server sends the
-seconds left once, when the round's panel is drawn, and the browser counts from there, so its clock may be wrong).
-Constant, trusted text: the only values put in are a number and our own translated words, escaped."""
-
-
 def _countdown_box(left: float) -> None:
     import html as html_text
 
     if left <= 0:
         st.warning(_("Time is up: answers are closed."), icon=":material/timer_off:")
         return
-    body = (COUNTDOWN_HTML.replace("LEFT", f"{left:.2f}")
-            .replace("UP", html_text.escape(_("Time is up: answers are closed."), quote=True))
-            .replace("TEXT", html_text.escape(_("{n} s left").format(n=int(-(-left // 1))))))
+    # The seconds left, counted down in the student's browser (``countdown.html``; no script run per second: the
+    # server sends the seconds left once, when the round's panel is drawn, and the browser counts from there).
+    # Constant, trusted text: the only values put in are a number and our own translated words, escaped.
+    body = page_file(__package__, "countdown.html", left=f"{left:.2f}",
+                     up=html_text.escape(_("Time is up: answers are closed."), quote=True),
+                     text=html_text.escape(_("{n} s left").format(n=int(-(-left // 1)))))
     st.html(body, unsafe_allow_javascript=True)
 
 
