@@ -172,6 +172,7 @@ class Run:
     elements: list[Any] = field(default_factory=list)  # every new element (Element protos), in order
     graph_at: float | None = None  # seconds from the request to the player's arrival
     seconds: float = 0.0  # from the request to the end of the run
+    fragment: bool = False  # a fragment's run (the rest of the page stays as the last full run drew it)
 
     def of_type(self, kind: str) -> list[Any]:
         return [getattr(e, kind) for e in self.elements if e.WhichOneof("type") == kind]
@@ -281,6 +282,7 @@ class Session:
                     run.elements.clear()  # the rerun that follows draws the page again (widget ids may differ)
                     continue
                 run.seconds = time.perf_counter() - start
+                run.fragment = msg.script_finished == self.ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
                 self.last = run
                 self._mirror_player_step(run)
                 return run

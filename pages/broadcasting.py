@@ -1,9 +1,9 @@
 """Broadcasting page: forward copies an input along axes, backward sums over exactly those axes.
 
-Thin over ``lucid.lessons.broadcasting``; every number is computed live.
+Thin over ``lucid.lessons.broadcasting``; every number is computed live. While the server's warm-up still loads
+pandas (``lucid.ui.warmup``), the page's text and controls are drawn at once and the arrays fill in.
 """
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from lucid.i18n import N_, _
@@ -16,7 +16,7 @@ from lucid.lessons.broadcasting import (
     shape_cases,
     summed_axes_text,
 )
-from lucid.ui import page_classroom
+from lucid.ui import page_classroom, warmup
 from lucid.ui.entry import ensure_navigation
 from lucid.ui.playground_link import broadcast_program, open_in_playground
 from lucid.viz import format_array
@@ -73,6 +73,10 @@ try:
 except ValueError as err:
     st.error(str(err))
     st.stop()
+if warmup.pending("broadcasting"):  # the server has just started
+    warmup.fill_in_later("broadcasting")
+    st.stop()
+import pandas as pd  # noqa: E402 - loaded by the warm-up meanwhile (the page's text needs none of it)
 
 st.header(_("Forward"))
 st.write(_("`a` {a} {op} `b` {b} → result {out}. Shapes are lined up from the right:").format(

@@ -1,25 +1,18 @@
 """Op reference page: generated from ``lucid.REGISTRY``, with a live gradcheck of every op.
 
-Thin over ``lucid.lessons.op_reference`` (shared with its test).
+Thin over ``lucid.lessons.op_reference`` (shared with its test). The gradcheck table is shared by every
+session (``lucid.ui.lesson_cache``); while the server's warm-up still prepares it (``lucid.ui.warmup``), the
+page's text and controls are drawn at once and the table fills in.
 """
-import pandas as pd
 import streamlit as st
 
 from lucid.i18n import _
-from lucid.lessons.op_reference import check_all, translated_rows
-from lucid.ui import page_classroom
+from lucid.lessons.op_reference import translated_rows
+from lucid.ui import lesson_cache, page_classroom, warmup
 from lucid.ui.entry import ensure_navigation
-from lucid.ui.process_cache import process_cache
 
 ensure_navigation()
 page_classroom.apply_page_style()  # Classroom mode: 20 px type (charts: see page_classroom.chart)
-
-
-@process_cache(max_entries=8, spinner=_("Checking every op against finite differences…"))  # no client can clear it
-def gradcheck_table(seed: int) -> dict:
-    """Gradcheck status of every op for one draw of random sample inputs (cached per seed)."""
-    return {name: (c.status, c.samples, c.inputs_checked, c.max_abs_error, c.max_rel_error, c.error)
-            for name, c in check_all(seed).items()}
 
 
 st.title(_("Op reference"))
@@ -29,9 +22,14 @@ st.write(_("Every op of lucid, generated from the op registry: the symbol it is 
            "central differences under a random, non-ones upstream gradient."))
 
 seed = int(st.columns(3)[0].number_input(
-    _("random seed for the sample inputs"), min_value=0, max_value=10_000, value=0, step=1, key="ops_seed",
-    help=_("a new seed draws new random inputs and upstream gradients")))
-checks = gradcheck_table(seed)
+    _("random seed for the sample inputs"), min_value=0, max_value=10_000, value=lesson_cache.OPS_SEED, step=1,
+    key="ops_seed", help=_("a new seed draws new random inputs and upstream gradients")))
+if seed == lesson_cache.OPS_SEED and warmup.pending("op_reference"):  # the server has just started
+    warmup.fill_in_later("op_reference")
+    st.stop()
+import pandas as pd  # noqa: E402 - loaded by the warm-up meanwhile (the page's text needs none of it)
+
+checks = lesson_cache.gradcheck_table(seed)
 rows = translated_rows()
 for row in rows:
     status, samples, inputs, abs_err, rel_err, error = checks[row["op"]]
