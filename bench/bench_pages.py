@@ -5,9 +5,10 @@ and one new session, spoken to with ``bench.streamlit_client`` (a websocket clie
 page's fragment timers the way the browser does). Twice per page:
 
 - **cold**: the page is opened as soon as the server answers its health check (the warm-up has just begun);
-- **warmed**: the page is opened once the server's log says the warm-up of the default experiments is
-  done (``WARMED``), or after one Playground visit when no warm-up line comes within ``--warm-timeout``
-  (the server before the warm-up existed).
+- **warmed**: one Playground visit (the server's first script run starts its warm-up), then the page is
+  opened once the server's log says the warm-up of the default experiments is done (``WARMED``), or after
+  ``--warm-timeout`` seconds without that line (a server without a warm-up: as warmed as one Playground
+  visit makes it).
 
 For each: **render**, the seconds to the first run's script-finished message (the page is drawn: titles,
 text, controls, a placeholder where an experiment is still computing), and **shown**, the seconds until
@@ -44,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import os
 import shutil
 import statistics
@@ -184,7 +186,7 @@ class Visit:
     page: str
     render: list[float] = field(default_factory=list)  # cold, then warmed: seconds to the first script-finished
     shown: list[float] = field(default_factory=list)  # cold, then warmed: seconds to the experiment on screen
-    warm_up: float = float("nan")  # seconds from the health check to the warm-up's log line
+    warm_up: float = float("nan")  # seconds from the Playground visit that starts the warm-up to its log line
     errors: list[str] = field(default_factory=list)
 
 
@@ -257,12 +259,11 @@ def first_visits(pages: list[str], *, repeats: int, timeout: float, warm_timeout
                     log = Path(scratch) / f"{page}-{mode}-{k}.log"
                     try:
                         with server(log=log, env={"LUCID_DATA_DIR": str(data)}) as running:
-                            if mode == "warmed":
-                                seconds = _warmed(log, warm_timeout)
-                                if seconds == seconds:
-                                    visits[page].warm_up = seconds
-                                else:
-                                    first_visit(running.port, BASELINE, timeout)
+                            if mode == "warmed":  # one Playground visit starts the server's warm-up (app.py)
+                                start = time.monotonic()
+                                first_visit(running.port, BASELINE, timeout)
+                                if not math.isnan(_warmed(log, warm_timeout)):
+                                    visits[page].warm_up = time.monotonic() - start
                             into[page].append(first_visit(running.port, page, timeout))
                     except Exception as err:  # noqa: BLE001 - reported in the table
                         visits[page].errors.append(f"{mode}: {err}"[:200])
