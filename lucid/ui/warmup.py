@@ -33,6 +33,10 @@ DONE_LINE = "lucid: page warm-up done in {seconds:.1f} s"
 """What the server's log says once every page's defaults are ready (``bench/bench_pages.py`` waits for it)."""
 POLL_SECONDS = 0.5
 """How often a page waiting for the warm-up looks again (its fragment's timer)."""
+PATIENCE_SECONDS = 1.0
+"""Longest the warm-up waits, before each of its steps, for the script runs in progress to end: two cores and
+one GIL, so a visitor's run (the first Playground visit of a fresh server, say) goes first, and a server
+that is never idle still gets warmed."""
 PREPARING = N_("Preparing this experiment for everyone: the server has just started. It appears here in a moment.")
 
 
@@ -106,7 +110,8 @@ class WarmUp:
     is ready. ``pending`` is what a page asks; a warm-up that is not running has nothing pending."""
 
     def __init__(self, pages: Sequence[Page] = PAGES, modules: Sequence[str] = MODULES,
-                 languages: Sequence[str] = tuple(LANGUAGES)) -> None:
+                 languages: Sequence[str] = tuple(LANGUAGES), *, patience: float = PATIENCE_SECONDS,
+                 busy: Callable[[], bool] | None = None) -> None:
         self.pages = {page.name: page for page in pages}
         self.modules = tuple(modules)
         self.languages = tuple(languages)
@@ -117,6 +122,14 @@ class WarmUp:
         self.finished = threading.Event()
         self.seconds: float | None = None
         self.failures: list[str] = []
+        self.patience = patience
+        self._busy = busy or _runs_in_progress
+
+    def _after_visitors(self) -> None:
+        """Wait (at most ``patience`` seconds) until no script run is computing."""
+        deadline = time.monotonic() + self.patience
+        while time.monotonic() < deadline and self._busy():
+            time.sleep(0.05)
 
     def pending(self, page: str, language: str | None = None) -> bool:
         """Whether the warm-up is still preparing ``page`` in ``language`` (default: this run's)."""
@@ -130,6 +143,7 @@ class WarmUp:
         with self._lock:
             if module in self._imported:
                 return
+        self._after_visitors()
         try:
             importlib.import_module(module)
         except Exception as err:  # noqa: BLE001 - a page imports it again and says what is wrong
@@ -149,6 +163,7 @@ class WarmUp:
                 for page in self.pages.values():
                     for module in page.modules:
                         self._import(module)
+                    self._after_visitors()
                     try:
                         with use_language(language):
                             page.work()
@@ -182,6 +197,13 @@ def skip_unused_optional_imports() -> None:
         sys.modules.setdefault(name, None)  # type: ignore[arg-type] - ``import`` then raises ImportError
 
 
+def _runs_in_progress() -> bool:
+    """Whether a page's script run holds a run slot right now (``lucid.ui.script_slots``)."""
+    from lucid.ui.script_slots import RUNS
+
+    return RUNS.free < RUNS.n
+
+
 _CURRENT: WarmUp | None = None
 _START_LOCK = threading.Lock()
 
@@ -192,7 +214,8 @@ def start(warm_up: WarmUp | None = None) -> WarmUp:
     with _START_LOCK:
         if _CURRENT is None:
             skip_unused_optional_imports()
-            _CURRENT = warm_up or WarmUp()
+            starter = threading.current_thread()  # the first script run (app.py's) holds no run slot: wait for it
+            _CURRENT = warm_up or WarmUp(busy=lambda: starter.is_alive() or _runs_in_progress())
             with _CURRENT._lock:
                 _CURRENT.running = True  # pending from this moment, before the thread is scheduled
             threading.Thread(target=_CURRENT.run, name="lucid-page-warmup", daemon=True).start()
