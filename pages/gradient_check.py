@@ -173,5 +173,7 @@ st.subheader(_("Choosing eps"))
 st.write(_("Too large a step measures the slope of a chord, not the tangent (error ∝ eps²); too small a step "
            "drowns in floating-point rounding (error ∝ 1/eps). The worst relative error of this program for each "
            "eps:"))
-if not waiting:
+if waiting:
+    warmup.fill_in_later("gradient_check")
+else:
     show_sweep()
