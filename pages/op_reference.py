@@ -24,13 +24,16 @@ st.write(_("Every op of lucid, generated from the op registry: the symbol it is 
 seed = int(st.columns(3)[0].number_input(
     _("random seed for the sample inputs"), min_value=0, max_value=10_000, value=lesson_cache.OPS_SEED, step=1,
     key="ops_seed", help=_("a new seed draws new random inputs and upstream gradients")))
+rows = translated_rows()
+groups = sorted({r["group"] for r in rows})  # English keys, kept in the session; shown translated
 if seed == lesson_cache.OPS_SEED and warmup.pending("op_reference"):  # the server has just started
     warmup.fill_in_later("op_reference")
+    st.multiselect(_("groups"), groups, default=groups, key="ops_groups", format_func=_)
+    st.text_input(_("filter by name or symbol"), key="ops_filter")
     st.stop()
 import pandas as pd  # noqa: E402 - loaded by the warm-up meanwhile (the page's text needs none of it)
 
 checks = lesson_cache.gradcheck_table(seed)
-rows = translated_rows()
 for row in rows:
     status, samples, inputs, abs_err, rel_err, error = checks[row["op"]]
     row.update({"gradcheck": _(status), "samples": samples, "inputs checked": inputs,
@@ -52,7 +55,6 @@ else:
     st.success(_("All {n} differentiable ops agree with central differences (seed {seed}).").format(
         n=passing, seed=seed), icon=":material/check_circle:")
 
-groups = sorted({r["group"] for r in rows})  # English keys, kept in the session; shown translated
 chosen = st.multiselect(_("groups"), groups, default=groups, key="ops_groups", format_func=_)
 needle = st.text_input(_("filter by name or symbol"), key="ops_filter").strip().lower()
 

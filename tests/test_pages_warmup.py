@@ -59,6 +59,15 @@ def test_a_page_run_without_a_warm_up_has_nothing_pending(monkeypatch):
     assert not warmup.pending("train_mlp")
 
 
+def test_the_environment_can_turn_the_warm_up_off(monkeypatch):
+    monkeypatch.setattr(warmup, "_CURRENT", None)
+    for value in ("0", "off", " False "):
+        monkeypatch.setenv("LUCID_WARMUP", value)
+        assert not warmup.enabled() and warmup.start() is None and warmup.current() is None
+    monkeypatch.setenv("LUCID_WARMUP", "1")
+    assert warmup.enabled()
+
+
 def test_pending_is_per_page_and_language_until_the_warm_up_has_it(monkeypatch, capsys):
     done = []
     gate = threading.Event()
@@ -112,7 +121,8 @@ def test_op_reference_draws_its_text_and_controls_at_once_and_the_table_once_the
     held = Held(monkeypatch)
     at = page("op_reference")
     assert at.title[0].value == "Op reference" and "live gradient check" in at.markdown[-1].value
-    assert at.number_input(key="ops_seed").value == 0
+    assert at.number_input(key="ops_seed").value == 0 and at.text_input(key="ops_filter").value == ""
+    assert len(at.multiselect(key="ops_groups").value) == 9  # every group chosen, as always
     assert preparing(at) == 1 and not at.metric and not at.dataframe
     held.release()
     at.run()

@@ -14,11 +14,15 @@ still on that page, the page draws everything else (titles, text, controls) and,
 and reruns the page once the warm-up has it. A page run without the warm-up (a test's ``AppTest``, a
 server whose warm-up has finished or failed) computes on demand, as it always did; so does any setting
 other than the defaults.
+
+``LUCID_WARMUP=0`` in the server's environment turns it off (a test that counts the work a visit does, a
+benchmark of the pages' own computing).
 """
 from __future__ import annotations
 
 import importlib
 import logging
+import os
 import sys
 import threading
 import time
@@ -29,6 +33,7 @@ from lucid.i18n import LANGUAGES, N_, _, current_language, use_language
 
 _LOG = logging.getLogger(__name__)
 
+ENV = "LUCID_WARMUP"
 DONE_LINE = "lucid: page warm-up done in {seconds:.1f} s"
 """What the server's log says once every page's defaults are ready (``bench/bench_pages.py`` waits for it)."""
 POLL_SECONDS = 0.5
@@ -208,11 +213,17 @@ _CURRENT: WarmUp | None = None
 _START_LOCK = threading.Lock()
 
 
-def start(warm_up: WarmUp | None = None) -> WarmUp:
-    """Start the warm-up in a daemon thread, once per process (later calls return the one started)."""
+def enabled() -> bool:
+    """Whether this server warms its pages up (``LUCID_WARMUP`` is not 0, off, no or false)."""
+    return os.environ.get(ENV, "1").strip().lower() not in {"0", "off", "no", "false"}
+
+
+def start(warm_up: WarmUp | None = None) -> WarmUp | None:
+    """Start the warm-up in a daemon thread, once per process (later calls return the one started; None when
+    the environment turns it off)."""
     global _CURRENT
     with _START_LOCK:
-        if _CURRENT is None:
+        if _CURRENT is None and enabled():
             skip_unused_optional_imports()
             starter = threading.current_thread()  # the first script run (app.py's) holds no run slot: wait for it
             _CURRENT = warm_up or WarmUp(busy=lambda: starter.is_alive() or _runs_in_progress())
