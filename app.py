@@ -3,9 +3,10 @@ import streamlit as st
 
 from lucid.i18n import _
 from lucid.ui.projector import mode as classroom_state
-from lucid.ui.runtime import language, shutdown
+from lucid.ui.runtime import language, shutdown, warmup
 
 shutdown.install()  # once per process: SIGTERM ends the server within seconds, even mid-computation
+warmup.start()  # once per process: the lesson pages' default experiments, computed in the background
 st.set_page_config(page_title="Lucid Graph Lab", page_icon=":material/hub:", layout="wide")
 language.follow_link()  # this run's language (the link's lang=, else the session's), before any text is made
 

@@ -173,6 +173,7 @@ class Run:
     graph_at: float | None = None  # seconds from the request to the player's arrival
     seconds: float = 0.0  # from the request to the end of the run
     early: float | None = None  # from the request to the first part's end, when a rerun followed (st.rerun)
+    fragment: bool = False  # a fragment's run (the rest of the page stays as the last full run drew it)
 
     def of_type(self, kind: str) -> list[Any]:
         return [getattr(e, kind) for e in self.elements if e.WhichOneof("type") == kind]
@@ -284,6 +285,7 @@ class Session:
                         run.early = time.perf_counter() - start
                     continue
                 run.seconds = time.perf_counter() - start
+                run.fragment = msg.script_finished == self.ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
                 self.last = run
                 self._mirror_player_step(run)
                 return run

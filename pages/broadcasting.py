@@ -1,9 +1,9 @@
 """Broadcasting page: forward copies an input along axes, backward sums over exactly those axes.
 
-Thin over ``lucid.lessons.broadcasting``; every number is computed live.
+Thin over ``lucid.lessons.broadcasting``; every number is computed live. While the server's warm-up still loads
+pandas (``lucid.ui.runtime.warmup``), the page's text and controls are drawn at once and the arrays fill in.
 """
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from lucid.i18n import N_, _
@@ -18,6 +18,7 @@ from lucid.lessons.broadcasting import (
 )
 from lucid.ui.playground.playground_link import broadcast_program, open_in_playground
 from lucid.ui.projector import lesson_pages as page_classroom
+from lucid.ui.runtime import warmup
 from lucid.ui.runtime.entry import ensure_navigation
 from lucid.viz import format_array
 
@@ -73,6 +74,10 @@ try:
 except ValueError as err:
     st.error(str(err))
     st.stop()
+if warmup.pending("broadcasting"):  # the server has just started
+    warmup.fill_in_later("broadcasting")
+    st.stop()
+import pandas as pd  # noqa: E402 - loaded by the warm-up meanwhile (the page's text needs none of it)
 
 st.header(_("Forward"))
 st.write(_("`a` {a} {op} `b` {b} → result {out}. Shapes are lined up from the right:").format(

@@ -1,25 +1,20 @@
 """Op reference page: generated from ``lucid.REGISTRY``, with a live gradcheck of every op.
 
-Thin over ``lucid.lessons.op_reference`` (shared with its test).
+Thin over ``lucid.lessons.op_reference`` (shared with its test). The gradcheck table is shared by every
+session (``lucid.ui.lesson_pages.lesson_cache``); while the server's warm-up still prepares it
+(``lucid.ui.runtime.warmup``), the page's text and controls are drawn at once and the table fills in.
 """
-import pandas as pd
 import streamlit as st
 
 from lucid.i18n import _
-from lucid.lessons.op_reference import check_all, translated_rows
+from lucid.lessons.op_reference import translated_rows
+from lucid.ui.lesson_pages import lesson_cache
 from lucid.ui.projector import lesson_pages as page_classroom
+from lucid.ui.runtime import warmup
 from lucid.ui.runtime.entry import ensure_navigation
-from lucid.ui.runtime.process_cache import process_cache
 
 ensure_navigation()
 page_classroom.apply_page_style()  # Classroom mode: 20 px type (charts: see page_classroom.chart)
-
-
-@process_cache(max_entries=8, spinner=_("Checking every op against finite differences…"))  # no client can clear it
-def gradcheck_table(seed: int) -> dict:
-    """Gradcheck status of every op for one draw of random sample inputs (cached per seed)."""
-    return {name: (c.status, c.samples, c.inputs_checked, c.max_abs_error, c.max_rel_error, c.error)
-            for name, c in check_all(seed).items()}
 
 
 st.title(_("Op reference"))
@@ -29,10 +24,18 @@ st.write(_("Every op of lucid, generated from the op registry: the symbol it is 
            "central differences under a random, non-ones upstream gradient."))
 
 seed = int(st.columns(3)[0].number_input(
-    _("random seed for the sample inputs"), min_value=0, max_value=10_000, value=0, step=1, key="ops_seed",
-    help=_("a new seed draws new random inputs and upstream gradients")))
-checks = gradcheck_table(seed)
+    _("random seed for the sample inputs"), min_value=0, max_value=10_000, value=lesson_cache.OPS_SEED, step=1,
+    key="ops_seed", help=_("a new seed draws new random inputs and upstream gradients")))
 rows = translated_rows()
+groups = sorted({r["group"] for r in rows})  # English keys, kept in the session; shown translated
+if seed == lesson_cache.OPS_SEED and warmup.pending("op_reference"):  # the server has just started
+    warmup.fill_in_later("op_reference")
+    st.multiselect(_("groups"), groups, default=groups, key="ops_groups", format_func=_)
+    st.text_input(_("filter by name or symbol"), key="ops_filter")
+    st.stop()
+import pandas as pd  # noqa: E402 - loaded by the warm-up meanwhile (the page's text needs none of it)
+
+checks = lesson_cache.gradcheck_table(seed)
 for row in rows:
     status, samples, inputs, abs_err, rel_err, error = checks[row["op"]]
     row.update({"gradcheck": _(status), "samples": samples, "inputs checked": inputs,
@@ -54,7 +57,6 @@ else:
     st.success(_("All {n} differentiable ops agree with central differences (seed {seed}).").format(
         n=passing, seed=seed), icon=":material/check_circle:")
 
-groups = sorted({r["group"] for r in rows})  # English keys, kept in the session; shown translated
 chosen = st.multiselect(_("groups"), groups, default=groups, key="ops_groups", format_func=_)
 needle = st.text_input(_("filter by name or symbol"), key="ops_filter").strip().lower()
 

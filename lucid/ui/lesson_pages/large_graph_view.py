@@ -48,7 +48,7 @@ def _view(seed: int, expanded: tuple[str, ...]) -> tuple[CollapsedView, float]:
     return view, time.perf_counter() - start
 
 
-@process_cache(max_entries=256, max_bytes=64 << 20, sizeof=lambda svg_seconds: len(svg_seconds[0]))
+@process_cache(max_entries=256, max_bytes=64 << 20, sizeof=lambda svg_seconds: len(svg_seconds[0]), disk=True)
 def _svg(seed: int, expanded: tuple[str, ...], step: int, which: str) -> tuple[bytes, float]:
     view, view_seconds = _view(seed, expanded)
     start = time.perf_counter()
@@ -57,7 +57,7 @@ def _svg(seed: int, expanded: tuple[str, ...], step: int, which: str) -> tuple[b
     return svg, time.perf_counter() - start + view_seconds
 
 
-@process_cache(max_entries=128, max_bytes=32 << 20, sizeof=len)
+@process_cache(max_entries=128, max_bytes=32 << 20, sizeof=len, disk=True)
 def _svg_of(dot_source: str) -> bytes:
     """The SVG of one DOT text, laid out once per server: a page's graph depends only on its widgets' values,
     so every session showing the same graph reuses the layout (a ``dot`` run costs tens of milliseconds)."""
@@ -69,11 +69,30 @@ def graph_image(graph: graphviz.Digraph, width: str | int = "content") -> None:
     shrunk only to fit the column), so its text stays the size it was made; ``st.graphviz_chart`` (which
     lays it out in the browser) when ``dot`` is missing."""
     try:
-        svg = _svg_of(graph.source)
+        svg = graph_svg(graph)
     except (GraphvizNotInstalled, RenderError):
         st.graphviz_chart(graph)
         return
     st.image(svg.decode("utf-8"), width=width)
+
+
+def graph_svg(graph: graphviz.Digraph) -> bytes:
+    """The SVG ``graph_image`` shows for ``graph`` (laid out once per server; the warm-up asks first)."""
+    return _svg_of(graph.source)
+
+
+def _tensor_step_graph(sizes: GraphSizes) -> graphviz.Digraph:
+    # its structure is the point here: names, kinds and shapes only, so it is drawn at full size
+    return to_dot(sizes.tensor.root, direction="TB", show_values=False, show_grads=False, large=True)
+
+
+def warm_scalar_section(seed: int) -> None:
+    """Compute what ``scalar_step_section(seed)`` shows before anyone opens or steps it (``lucid.ui.runtime.warmup``):
+    both graphs, the collapsed view and its three drawings at the last step."""
+    graph_svg(_tensor_step_graph(_sizes(int(seed))))
+    view, _seconds = _view(int(seed), ())
+    for which in ("main", "overview", "detail"):
+        _svg(int(seed), (), len(view.steps) - 1, which)
 
 
 def scalar_step_section(seed: int) -> None:
@@ -93,8 +112,7 @@ def scalar_step_section(seed: int) -> None:
         a.metric(_("nodes"), f"{sizes.tensor.nodes:,}")
         b.metric(_("build + backward"), f"{sizes.tensor.seconds * 1000:.1f} ms")
         st.metric(_("loss"), f"{sizes.tensor.loss:.12f}")
-        # its structure is the point here: names, kinds and shapes only, so it is drawn at full size
-        graph_image(to_dot(sizes.tensor.root, direction="TB", show_values=False, show_grads=False, large=True))
+        graph_image(_tensor_step_graph(sizes))
     with right:
         st.subheader(_("scalars, collapsed"))
         a, b = st.columns(2)

@@ -8,9 +8,10 @@ Classroom mode is on is the session's setting (``lucid.ui.projector.mode``) or t
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import altair as alt
+if TYPE_CHECKING:  # imported where a chart is made: a page draws its text before Altair (seconds) is loaded
+    import altair as alt
 
 from lucid.ui.runtime.stylesheets import stylesheet
 
@@ -77,6 +78,7 @@ def chart(chart_: alt.TopLevelMixin, on: bool | None = None) -> alt.TopLevelMixi
 
 def loss_curve(losses: list[float]) -> alt.TopLevelMixin:
     """The training loss per step as a line (what ``st.line_chart`` drew, with Classroom mode's fonts)."""
+    import altair as alt
     import pandas as pd
 
     from lucid.i18n import _

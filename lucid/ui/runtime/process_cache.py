@@ -68,11 +68,13 @@ def _key(args: tuple, kwargs: dict) -> Hashable:
 
 
 def process_cache(*, max_entries: int = 64, max_bytes: int | None = None,
-                  sizeof: Callable[[Any], int] | None = None, spinner: str | None = None) -> Callable[[F], F]:
+                  sizeof: Callable[[Any], int] | None = None, spinner: str | None = None,
+                  disk: bool = False) -> Callable[[F], F]:
     """Memoize a function of hashable arguments for the whole server process, shared by every session.
 
     Values are shared by reference, never copied: callers treat them as read-only (as with
     ``st.cache_resource``). ``spinner``: text shown while this session computes or waits for the value.
+    ``disk``: also keep each (picklable) value in the data folder across restarts (``lucid.ui.runtime.disk_cache``).
     """
     def decorate(fn: F) -> F:
         where = _identity(fn)
@@ -80,20 +82,49 @@ def process_cache(*, max_entries: int = 64, max_bytes: int | None = None,
             cache = _CACHES.get(where)
             if cache is None:
                 cache = _CACHES[where] = SharedCache(max_entries=max_entries, max_bytes=max_bytes, sizeof=sizeof)
+        name = f"{fn.__module__}.{fn.__qualname__}.{where[2]}"
 
         @functools.wraps(fn)
         def cached(*args: Hashable, **kwargs: Hashable) -> Any:
             key = _key(args, kwargs)
-            if spinner is None or key in cache:
-                return _get(cache, key, lambda: fn(*args, **kwargs))
+            # without a disk the call is fn's own, as deep in the stack as ever (a lesson measures its depth)
+            compute = ((lambda: _from_disk_or_compute(name, key, lambda: fn(*args, **kwargs))) if disk
+                       else (lambda: fn(*args, **kwargs)))
+            if spinner is None or key in cache or not _in_script_run():  # the warm-up's thread shows nothing
+                return _get(cache, key, compute)
             import streamlit as st
 
             with st.spinner(_(spinner)):
-                return _get(cache, key, lambda: fn(*args, **kwargs))
+                return _get(cache, key, compute)
 
         cached.cache = cache  # type: ignore[attr-defined]
         return cached  # type: ignore[return-value]
     return decorate
+
+
+def _in_script_run() -> bool:
+    """Whether this thread runs a page's script (a spinner has a page to appear on)."""
+    from lucid.ui.runtime import streamlit_internals
+
+    return streamlit_internals.script_run_context() is not None
+
+
+def _from_disk_or_compute(name: str, key: Hashable, compute: Callable[[], Any]) -> Any:
+    """The value the data folder keeps for ``(name, key)`` under this code's version, else ``compute()``'s
+    (then written there for the next server). The folder failing in any way only means computing."""
+    from lucid.ui.runtime import disk_cache
+
+    try:
+        store = disk_cache.default()
+        found, value = store.load(name, key)
+    except Exception:  # noqa: BLE001 - no folder, no version: compute as without a disk cache
+        store, found, value = None, False, None
+    if found:
+        return value
+    value = compute()
+    if store is not None:
+        store.store(name, key, value)
+    return value
 
 
 def _get(cache: SharedCache, key: Hashable, compute: Callable[[], Any]) -> Any:

@@ -1,0 +1,258 @@
+"""``warmup``: every lesson page's default experiments, computed once per server in the background at its start.
+
+The first visit of a lesson page after a server start used to pay for everything the page shows
+by default: importing Altair (seconds: its JSON-schema checker compiles dozens of grammars), training the
+default network, building the 4,658-node scalar graph, a gradient check of every op. ``start`` (app.py
+calls it on the server's first script run) starts one daemon thread that does all of it, page by page,
+into the same ``process_cache``s the pages read (``lucid.ui.lesson_pages.lesson_cache``; values that can be pickled are
+also read back from the data folder, ``lucid.ui.runtime.disk_cache``), first in English, then in Korean. Its log
+says ``page warm-up done`` when it ends.
+
+Nobody waits for it. A page asks ``pending(page)`` before a default experiment: while the warm-up is
+still on that page, the page draws everything else (titles, text, controls) and, in the experiment's slot,
+``fill_in_later``: a line saying the experiment is being prepared, in a fragment that checks twice a second
+and reruns the page once the warm-up has it. A page run without the warm-up (a test's ``AppTest``, a
+server whose warm-up has finished or failed) computes on demand, as it always did; so does any setting
+other than the defaults.
+
+``LUCID_WARMUP=0`` in the server's environment turns it off (a test that counts the work a visit does, a
+benchmark of the pages' own computing).
+"""
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from lucid.i18n import LANGUAGES, N_, _, current_language, use_language
+
+_LOG = logging.getLogger(__name__)
+
+ENV = "LUCID_WARMUP"
+DONE_LINE = "lucid: page warm-up done in {seconds:.1f} s"
+"""What the server's log says once every page's defaults are ready (``bench/bench_pages.py`` waits for it)."""
+POLL_SECONDS = 0.5
+"""How often a page waiting for the warm-up looks again (its fragment's timer)."""
+PATIENCE_SECONDS = 1.0
+"""Longest the warm-up waits, before each of its steps, for the script runs in progress to end: two cores and
+one GIL, so a visitor's run (the first Playground visit of a fresh server, say) goes first, and a server
+that is never idle still gets warmed."""
+PREPARING = N_("Preparing this experiment for everyone: the server has just started. It appears here in a moment.")
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page's warm-up: the libraries it draws with, then ``work`` (which computes its defaults)."""
+
+    name: str
+    modules: tuple[str, ...]
+    work: Callable[[], None]
+
+
+def _gradient_check() -> None:
+    """The default program's check is milliseconds (the libraries were the cost), done per session."""
+    import lucid.lessons.gradient_check  # noqa: F401
+    import lucid.ui.playground.editor  # noqa: F401
+
+
+def _broadcasting() -> None:
+    import lucid.lessons.broadcasting  # noqa: F401
+    import lucid.ui.playground.playground_link  # noqa: F401
+
+
+def _op_reference() -> None:
+    from lucid.lessons.op_reference import translated_rows
+    from lucid.ui.lesson_pages import lesson_cache
+
+    lesson_cache.gradcheck_table(lesson_cache.OPS_SEED)
+    translated_rows()
+
+
+def _pitfalls() -> None:
+    from lucid.lessons.pitfalls import first_failing_chain_length, square_gradients
+    from lucid.ui.lesson_pages import lesson_cache
+    from lucid.ui.lesson_pages.large_graph_view import graph_svg
+    from lucid.viz import to_dot
+
+    square = square_gradients(lesson_cache.PITFALL_X)
+    graph_svg(to_dot(square.graph_root, square.trace))
+    lesson_cache.lucid_backward(first_failing_chain_length())  # the recursive sort is the page's own (its depth)
+
+
+def _train_mlp() -> None:
+    from lucid.lessons import training
+    from lucid.ui.lesson_pages import large_graph_view, lesson_cache
+
+    name, _optimizer, hidden, _lr, _steps, seed = lesson_cache.TRAIN_DEFAULTS
+    ds = lesson_cache.dataset(name)
+    lesson_cache.trained(*lesson_cache.TRAIN_DEFAULTS)
+    prepared = training.prepare(ds)
+    step = training.first_step_graph(ds.n_features, hidden, seed, prepared.Z, prepared.y, batch=4)
+    large_graph_view.graph_svg(lesson_cache.step_dot(step))
+    large_graph_view.warm_scalar_section(seed)
+    lesson_cache.comparison(name, lesson_cache.compare_hidden(hidden), lesson_cache.COMPARE_LR,
+                            lesson_cache.COMPARE_STEPS, lesson_cache.COMPARE_SAMPLES)
+
+
+PAGES: tuple[Page, ...] = (  # cheapest first: a visitor waits only for the pages before theirs
+    Page("broadcasting", ("pandas",), _broadcasting),
+    Page("op_reference", ("pandas",), _op_reference),
+    Page("gradient_check", ("pandas", "altair"), _gradient_check),
+    Page("pitfalls", ("pandas", "altair", "graphviz"), _pitfalls),
+    Page("train_mlp", ("pandas", "altair", "graphviz"), _train_mlp),
+)
+MODULES = ("lucid.expr", "lucid.viz", "pandas", "pyarrow")
+"""Imported first, in this order (then each page's own, Altair the slowest, before that page's work)."""
+
+
+class WarmUp:
+    """One warm-up: ``run`` imports ``modules``, then does each page's work in each language, recording what
+    is ready. ``pending`` is what a page asks; a warm-up that is not running has nothing pending."""
+
+    def __init__(self, pages: Sequence[Page] = PAGES, modules: Sequence[str] = MODULES,
+                 languages: Sequence[str] = tuple(LANGUAGES), *, patience: float = PATIENCE_SECONDS,
+                 busy: Callable[[], bool] | None = None) -> None:
+        self.pages = {page.name: page for page in pages}
+        self.modules = tuple(modules)
+        self.languages = tuple(languages)
+        self._lock = threading.Lock()
+        self._imported: set[str] = set()
+        self._ready: set[tuple[str, str]] = set()
+        self.running = False
+        self.finished = threading.Event()
+        self.seconds: float | None = None
+        self.failures: list[str] = []
+        self.patience = patience
+        self._busy = busy or _runs_in_progress
+
+    def _after_visitors(self) -> None:
+        """Wait (at most ``patience`` seconds) until no script run is computing."""
+        deadline = time.monotonic() + self.patience
+        while time.monotonic() < deadline and self._busy():
+            time.sleep(0.05)
+
+    def pending(self, page: str, language: str | None = None) -> bool:
+        """Whether the warm-up is still preparing ``page`` in ``language`` (default: this run's)."""
+        language = language or current_language()
+        with self._lock:
+            if not self.running or page not in self.pages or language not in self.languages:
+                return False
+            return (page, language) not in self._ready
+
+    def _import(self, module: str) -> None:
+        with self._lock:
+            if module in self._imported:
+                return
+        self._after_visitors()
+        try:
+            importlib.import_module(module)
+        except Exception as err:  # noqa: BLE001 - a page imports it again and says what is wrong
+            self.failures.append(f"import {module}: {err}")
+        with self._lock:
+            self._imported.add(module)
+
+    def run(self) -> None:
+        """Everything, in order; one page's failure is logged and leaves that page to compute on demand."""
+        start = time.perf_counter()
+        with self._lock:
+            self.running = True
+        try:
+            for module in self.modules:
+                self._import(module)
+            for language in self.languages:
+                for page in self.pages.values():
+                    for module in page.modules:
+                        self._import(module)
+                    self._after_visitors()
+                    try:
+                        with use_language(language):
+                            page.work()
+                    except Exception as err:  # noqa: BLE001 - the page computes it on demand instead
+                        self.failures.append(f"{page.name} ({language}): {type(err).__name__}: {err}")
+                        _LOG.warning("page warm-up: %s (%s) failed: %r", page.name, language, err)
+                    with self._lock:
+                        self._ready.add((page.name, language))
+        finally:
+            self.seconds = time.perf_counter() - start
+            with self._lock:
+                self.running = False
+            self.finished.set()
+            print(DONE_LINE.format(seconds=self.seconds), flush=True)  # noqa: T201 - the server's log
+
+
+UNUSED_OPTIONAL = ("rfc3987_syntax",)
+"""Optional packages that jsonschema (Altair's chart validator) imports when installed, and that nothing in
+this app uses: ``rfc3987_syntax`` checks the JSON-schema format ``iri``, which no Vega-Lite schema uses (its
+formats are ``uri``, ``uri-reference`` and ``color-hex``), and compiles 38 grammars at import: 5 of the
+7 seconds ``import altair`` took on a loaded 2-core machine. Marked absent before anything imports jsonschema,
+so jsonschema skips that one format check; the charts, their validation and every number are unchanged."""
+
+
+def skip_unused_optional_imports() -> None:
+    """Mark ``UNUSED_OPTIONAL`` as not installed, unless jsonschema is already imported (then it is too late, and
+    changing nothing is right)."""
+    if "jsonschema" in sys.modules:
+        return
+    for name in UNUSED_OPTIONAL:
+        sys.modules.setdefault(name, None)  # type: ignore[arg-type] - ``import`` then raises ImportError
+
+
+def _runs_in_progress() -> bool:
+    """Whether a page's script run holds a run slot right now (``lucid.session.script_slots``)."""
+    from lucid.session.script_slots import RUNS
+
+    return RUNS.free < RUNS.n
+
+
+_CURRENT: WarmUp | None = None
+_START_LOCK = threading.Lock()
+
+
+def enabled() -> bool:
+    """Whether this server warms its pages up (``LUCID_WARMUP`` is not 0, off, no or false)."""
+    return os.environ.get(ENV, "1").strip().lower() not in {"0", "off", "no", "false"}
+
+
+def start(warm_up: WarmUp | None = None) -> WarmUp | None:
+    """Start the warm-up in a daemon thread, once per process (later calls return the one started; None when
+    the environment turns it off)."""
+    global _CURRENT
+    with _START_LOCK:
+        if _CURRENT is None and enabled():
+            skip_unused_optional_imports()
+            starter = threading.current_thread()  # the first script run (app.py's) holds no run slot: wait for it
+            _CURRENT = warm_up or WarmUp(busy=lambda: starter.is_alive() or _runs_in_progress())
+            with _CURRENT._lock:
+                _CURRENT.running = True  # pending from this moment, before the thread is scheduled
+            threading.Thread(target=_CURRENT.run, name="lucid-page-warmup", daemon=True).start()
+        return _CURRENT
+
+
+def current() -> WarmUp | None:
+    """The warm-up this process started, if any."""
+    return _CURRENT
+
+
+def pending(page: str) -> bool:
+    """Whether this process's warm-up is still preparing ``page``'s defaults in this run's language."""
+    warm_up = _CURRENT
+    return warm_up is not None and warm_up.pending(page)
+
+
+def fill_in_later(page: str) -> None:
+    """The slot of an experiment the warm-up is still preparing: one line, and a fragment that reruns the
+    page as soon as the warm-up has ``page`` (the full run then draws the experiment in its place)."""
+    import streamlit as st
+
+    @st.fragment(run_every=POLL_SECONDS)
+    def waiting() -> None:
+        if not pending(page):
+            st.rerun()
+        st.caption(":material/hourglass_top: " + _(PREPARING))
+
+    waiting()
