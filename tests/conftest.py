@@ -17,6 +17,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("LUCID_DATA_DIR", tempfile.mkdtemp(prefix="lucid-test-data-"))
+# No background warm-up of the lesson pages in the tests' app runs and servers (lucid.ui.runtime.warmup): each test
+# computes what it asks for, on a machine the other tests share; the warm-up's own tests switch it on.
+os.environ.setdefault("LUCID_WARMUP", "0")
 
 E2E = Path(__file__).resolve().parent / "e2e"
 SHARED_SCOPES = ("module", "package", "class")
