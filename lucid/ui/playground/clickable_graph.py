@@ -34,6 +34,9 @@ stopping; on a phone-wide screen the explanation goes below the graph.
 from __future__ import annotations
 
 import hashlib
+import json
+import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -41,6 +44,7 @@ import streamlit as st
 
 from lucid.i18n import _
 from lucid.session.browser_events import BadBrowserValue, NodeClick, lesson_move, node_click
+from lucid.ui.runtime import component_payload
 from lucid.viz.player import KEYS_HELP, animation_id, player_words, script, sizing, stylesheet
 from lucid.viz.player.animation import Animation
 
@@ -49,9 +53,38 @@ _component: list = []
 
 def _player_component():  # registered on first use, from inside a script run
     if not _component:
+        component_payload.install()
         _component.append(st.components.v2.component("lucid_animation_player", js=script(), css=stylesheet(),
                                                       isolate_styles=False))
     return _component[0]
+
+
+_ENCODED: dict[int, tuple[weakref.ref, str, str]] = {}
+_ENCODED_LOCK = threading.Lock()
+
+
+def encoded_animation(anim: Animation) -> tuple[str, str]:
+    """``anim``'s JSON text (``json.dumps(anim.to_json())``) and its ``animation_id``, made once per animation.
+
+    Animations are shared by every session (``lucid.session.analysis``) and read-only, so the text is kept
+    beside the animation for as long as it lives: a rerun, or the next student on the same link, does not
+    encode 100-400 KB again.
+    """
+    key = id(anim)
+    with _ENCODED_LOCK:
+        found = _ENCODED.get(key)
+    if found is not None and found[0]() is anim:
+        return found[1], found[2]
+    text, content_id = json.dumps(anim.to_json()), animation_id(anim)
+    with _ENCODED_LOCK:
+        _ENCODED[key] = (weakref.ref(anim, lambda _ref, key=key: _forget(key, _ref)), text, content_id)
+    return text, content_id
+
+
+def _forget(key: int, ref: weakref.ref) -> None:
+    with _ENCODED_LOCK:
+        if key in _ENCODED and _ENCODED[key][0] is ref:
+            del _ENCODED[key]
 
 
 def program_key(seed: object, source: str) -> str:
@@ -147,14 +180,16 @@ def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
             return
         on_lesson(move)
 
-    data: dict[str, Any] = {"anim": anim.to_json(), "anim_id": animation_id(anim), "step": int(step),
-                            "program_id": program_id,
+    anim_text, anim_id = encoded_animation(anim)
+    rest: dict[str, Any] = {"anim_id": anim_id, "step": int(step), "program_id": program_id,
                             "seconds": float(seconds), "classroom": classroom, "zoom": zoom, "beside": beside,
                             "follow_first": follow_first, "share_url": share_url, "top": top, "resume": resume,
                             "keys_help": _(KEYS_HELP), "words": player_words(), **sizing(classroom),
                             "speeds": [[k, v] for k, v in (speeds or {}).items()] if on_speed else [],
                             "speed": speed, "lesson": lesson if on_lesson else None,
                             "inspector_key": inspector_key, "room": room}
+    # The browser gets exactly ``json.dumps({"anim": anim.to_json(), **rest})``, the animation's part encoded once.
+    data = component_payload.EncodedJSON("anim", anim.to_json(), anim_text, anim_id, rest)
     _player_component()(key=key, data=data, on_node_change=_ignore_event, on_speed_change=speed_chosen,
                         on_lesson_change=lesson_asked, on_step_change=step_reported,
                         on_room_change=_ignore_event)
