@@ -126,7 +126,7 @@ def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
                      on_speed: Callable[[str], None] | None = None, resume: bool = False,
                      lesson: dict[str, Any] | None = None, on_lesson: Callable[[str], None] | None = None,
                      inspector_key: str | None = None, room: dict[str, Any] | None = None,
-                     on_step: Callable[[object], None] | None = None) -> None:
+                     on_step: Callable[[object], None] | None = None, browser_holds: str | None = None) -> None:
     """Play ``anim`` in the browser, starting at ``step``; a click on a node is read back with ``take_click``.
 
     Steps in and out (``step``, the ``step`` of a click, the URL's ``step=``) are steps of the backward
@@ -149,6 +149,11 @@ def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
     ``on_step(value)`` gets the event's raw value (``{step, program}``, unchecked: the caller checks it);
     ``role`` "student" polls ``feed`` every ``poll_ms`` and shows the teacher's step while ``follow``, and
     asks for a rerun when the feed's program or question (``question``: the key this run shows) changed.
+    ``browser_holds``: the id of the animation the player said it holds (the click that started this run
+    names it, ``NodeClick.anim``). When it is this one, the payload carries ``"anim": null`` with its id and
+    the player keeps drawing the animation it has: a click does not send 100-400 KB back to the browser
+    that has them. A player that finds itself without that animation (it was drawn anew) asks for it
+    (its ``missing`` event), and that run sends it whole.
     """
     def step_reported() -> None:
         try:
@@ -189,7 +194,10 @@ def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
                             "speed": speed, "lesson": lesson if on_lesson else None,
                             "inspector_key": inspector_key, "room": room}
     # The browser gets exactly ``json.dumps({"anim": anim.to_json(), **rest})``, the animation's part encoded once.
-    data = component_payload.EncodedJSON("anim", anim.to_json(), anim_text, anim_id, rest)
+    if browser_holds is not None and browser_holds == anim_id:
+        data = component_payload.EncodedJSON("anim", None, "null", "held", rest)
+    else:
+        data = component_payload.EncodedJSON("anim", anim.to_json(), anim_text, anim_id, rest)
     _player_component()(key=key, data=data, on_node_change=_ignore_event, on_speed_change=speed_chosen,
                         on_lesson_change=lesson_asked, on_step_change=step_reported,
-                        on_room_change=_ignore_event)
+                        on_room_change=_ignore_event, on_missing_change=_ignore_event)

@@ -68,12 +68,31 @@ def _make_input_choices(analysis: Analysis) -> list[tuple[str, int, int]]:
     return choices
 
 
+def _keep_choices(key: str) -> None:
+    """Keep the folded panel's input, steps and Jacobian toggle for when it opens again.
+
+    Streamlit forgets the value of a widget that a run does not draw; set again as plain session state
+    they stay, and the widgets take them back when the panel is drawn.
+    """
+    state, named = st.session_state, keys(key)
+    mine = (named.forward_input, named.forward_step(""), named.forward_both)
+    for name in [k for k in state if isinstance(k, str) and k.startswith(mine)]:
+        state[name] = state[name]
+
+
 def forward_mode_panel(key: str, analysis: Analysis) -> None:
-    """A folded panel under the player: forward mode on this program, one step at a time."""
+    """A folded panel under the player: forward mode on this program, one step at a time.
+
+    While folded it costs a rerun nothing but its header: its content is made only when it is open.
+    """
     program = analysis.program
     if not program.inputs or not program.output.requires_grad:
         return
-    with st.expander(_("Forward mode: push one input's tangent forward"), icon=":material/east:"):
+    with st.expander(_("Forward mode: push one input's tangent forward"), icon=":material/east:",
+                     key=keys(key).forward_open, on_change="rerun") as panel:
+        if not panel.open:  # folded: nothing in it is made or sent; opening it runs the page again to draw it
+            _keep_choices(key)
+            return
         n_in = sum(t.size for t in program.inputs)
         n_out = program.output.size
         st.caption(_plain(passes_sentence(n_in, n_out)))

@@ -445,7 +445,7 @@ function load(ui, p, data) {
       node.style.cursor = 'pointer';
       // The click names the program it was made on: the server drops clicks on a drawing no longer shown.
       node.addEventListener('click',
-        () => p.trigger('node', { node: node.id, step: traceOf(p, p.step), program: p.programId }));
+        () => p.trigger('node', { node: node.id, step: traceOf(p, p.step), program: p.programId, anim: p.animId }));
     }
   });
   parseLooksWhenIdle(p);
@@ -993,9 +993,29 @@ function renderWidget({ model, el: host }) {
   };
 }
 
+// Animations this page was sent, by id. A click reports the animation its player holds, and the run it starts
+// sends none back (``anim: null`` with its id): the player goes on with the one it has, and a player drawn anew
+// (the page's layout changed around it) takes it from here. Without it, it asks the server (``missing``).
+const HELD = new Map();
+const HELD_MAX = 3;
+
+function withAnimation(data, setTriggerValue) {
+  if (data.anim) {
+    HELD.delete(data.anim_id);
+    HELD.set(data.anim_id, data.anim);
+    while (HELD.size > HELD_MAX) HELD.delete(HELD.keys().next().value);
+    return data;
+  }
+  const kept = HELD.get(data.anim_id);
+  if (kept) return { ...data, anim: kept };
+  setTriggerValue('missing', data.anim_id);  // the run this starts sends the animation whole
+  return null;
+}
+
 export default function host(component) {
   // Streamlit passes its component object; anywidget passes nothing and expects the widget.
   if (component === undefined) return { render: renderWidget };
   const { data, setTriggerValue, parentElement } = component;
-  return mount(parentElement, data, setTriggerValue);
+  const whole = withAnimation(data, setTriggerValue);
+  return whole === null ? () => {} : mount(parentElement, whole, setTriggerValue);
 }
