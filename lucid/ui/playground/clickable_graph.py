@@ -37,6 +37,7 @@ import hashlib
 import json
 import threading
 import weakref
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -59,32 +60,47 @@ def _player_component():  # registered on first use, from inside a script run
     return _component[0]
 
 
-_ENCODED: dict[int, tuple[weakref.ref, str, str]] = {}
-_ENCODED_LOCK = threading.Lock()
+_ENCODED: OrderedDict[int, tuple[weakref.ref, str, str]] = OrderedDict()
+_ENCODED_LOCK = threading.RLock()  # reentrant: a collected animation's callback may run inside it
+ENCODED_BUDGET_CHARS = 48 * 1024 * 1024
+"""The animations' JSON texts kept at most (the least recently drawn go first; they are made again if asked)."""
+_encoded_chars = [0]
 
 
 def encoded_animation(anim: Animation) -> tuple[str, str]:
     """``anim``'s JSON text (``json.dumps(anim.to_json())``) and its ``animation_id``, made once per animation.
 
     Animations are shared by every session (``lucid.session.analysis``) and read-only, so the text is kept
-    beside the animation for as long as it lives: a rerun, or the next student on the same link, does not
-    encode 100-400 KB again.
+    beside the animation while it lives (within ``ENCODED_BUDGET_CHARS``): a rerun, or the next student on
+    the same link, does not encode 100-400 KB again.
     """
     key = id(anim)
     with _ENCODED_LOCK:
         found = _ENCODED.get(key)
-    if found is not None and found[0]() is anim:
-        return found[1], found[2]
+        if found is not None and found[0]() is anim:
+            _ENCODED.move_to_end(key)
+            return found[1], found[2]
     text, content_id = json.dumps(anim.to_json()), animation_id(anim)
     with _ENCODED_LOCK:
-        _ENCODED[key] = (weakref.ref(anim, lambda _ref, key=key: _forget(key, _ref)), text, content_id)
+        _drop(key)
+        _ENCODED[key] = (weakref.ref(anim, lambda ref, key=key: _forget(key, ref)), text, content_id)
+        _encoded_chars[0] += len(text)
+        while _encoded_chars[0] > ENCODED_BUDGET_CHARS and len(_ENCODED) > 1:
+            _drop(next(iter(_ENCODED)))
     return text, content_id
 
 
+def _drop(key: int) -> None:
+    found = _ENCODED.pop(key, None)
+    if found is not None:
+        _encoded_chars[0] -= len(found[1])
+
+
 def _forget(key: int, ref: weakref.ref) -> None:
+    """The animation is gone: so is its text (unless the slot already holds a newer animation's)."""
     with _ENCODED_LOCK:
         if key in _ENCODED and _ENCODED[key][0] is ref:
-            del _ENCODED[key]
+            _drop(key)
 
 
 def program_key(seed: object, source: str) -> str:
