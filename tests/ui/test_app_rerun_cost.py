@@ -14,11 +14,11 @@ from streamlit.testing.v1 import AppTest
 from lucid import gallery
 from lucid.session import share
 from lucid.session.browser_events import BadBrowserValue, NodeClick, node_click
-from lucid.ui.playground.forward_mode_view import open_key
+from lucid.ui.playground.keys import keys
 from lucid.ui.runtime.component_payload import EncodedJSON
 from tests.class_pages import players
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "playground.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "playground.py")
 MLP = gallery.by_slug("mlp").source
 PICKER = "Move this input number by 1 (the others stay put)"
 
@@ -113,14 +113,14 @@ def test_the_folded_forward_panel_draws_nothing_inside_it():
 
 
 def test_the_forward_panel_keeps_its_input_and_step_while_folded():
-    at = opened("x = [0.5, -1.0, 2.0]\nout = sum(sin(x) * x)\n", **{open_key("pg"): True})
+    at = opened("x = [0.5, -1.0, 2.0]\nout = sum(sin(x) * x)\n", **{keys("pg").forward_open: True})
     next(box for box in at.selectbox if box.label == PICKER).set_value("x[1]").run()
     next(s for s in at.slider if s.label == "Forward step").set_value(1).run()
-    at.session_state[open_key("pg")] = False  # folded
+    at.session_state[keys("pg").forward_open] = False  # folded
     at.run()
     at.run()  # a rerun while folded (a click above, say)
     assert not [box for box in at.selectbox if box.label == PICKER]
-    at.session_state[open_key("pg")] = True  # opened again
+    at.session_state[keys("pg").forward_open] = True  # opened again
     at.run()
     assert not at.exception
     assert next(box for box in at.selectbox if box.label == PICKER).value == "x[1]"
