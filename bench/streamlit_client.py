@@ -334,7 +334,9 @@ class Session:
         """A click on ``node`` at trace step ``step`` in the player, exactly as its JavaScript reports it
         (with the id of the animation the player holds, so the run it starts does not send it again)."""
         data = self.player_data()
-        value = {"node": node, "step": step, "program": program or data["program_id"], "anim": data["anim_id"]}
+        value = {"node": node, "step": step, "program": program or data["program_id"]}
+        if data.get("anim_id") is not None:  # as the script's JSON leaves out an id it does not have
+            value["anim"] = data["anim_id"]
         return self.events(json.dumps([{"event": "node", "value": value}], separators=(",", ":")))
 
 
