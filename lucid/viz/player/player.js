@@ -395,9 +395,18 @@ function settle(ui, p) {
   }
 }
 
+// Animations this page was sent, by id. A click reports the animation its player holds, and the run it starts
+// sends none back (``anim: null`` with its id): the player goes on with the one it has, and a player drawn anew
+// (the page's layout changed around it) takes it from here; without it, it asks the server (``missing``).
+const HELD = new Map();
+const HELD_MAX = 3;
+
 function load(ui, p, data) {
   const anim = data.anim;
   p.animId = data.anim_id;
+  HELD.delete(data.anim_id);
+  HELD.set(data.anim_id, anim);
+  while (HELD.size > HELD_MAX) HELD.delete(HELD.keys().next().value);
   p.variants = anim.variants;
   p.changes = anim.changes;
   p.current = anim.current;
@@ -816,6 +825,17 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
   root.classList.toggle('lucid-classroom', !!data.classroom);
   root.classList.toggle('lucid-beside', !!data.beside);
   root.style.setProperty('--lucid-top', data.top + 'px');
+  if (p.animId !== data.anim_id && !data.anim) {
+    // Drawn anew without the animation (the click that started this run said the player held it): the page's copy
+    // of it, or the server is asked for it (the run that starts sends it whole).
+    const kept = HELD.get(data.anim_id);
+    if (!kept) {
+      setTriggerValue('missing', data.anim_id);
+      return () => {};
+    }
+    data = { ...data, anim: kept };
+    p.data = data;
+  }
   if (p.animId !== data.anim_id) {
     // Same program drawn another way (direction, options, a box opened): stay at the step on screen.
     // Steps cross the server boundary as steps of the backward trace; a collapsed drawing maps them.
@@ -993,29 +1013,9 @@ function renderWidget({ model, el: host }) {
   };
 }
 
-// Animations this page was sent, by id. A click reports the animation its player holds, and the run it starts
-// sends none back (``anim: null`` with its id): the player goes on with the one it has, and a player drawn anew
-// (the page's layout changed around it) takes it from here. Without it, it asks the server (``missing``).
-const HELD = new Map();
-const HELD_MAX = 3;
-
-function withAnimation(data, setTriggerValue) {
-  if (data.anim) {
-    HELD.delete(data.anim_id);
-    HELD.set(data.anim_id, data.anim);
-    while (HELD.size > HELD_MAX) HELD.delete(HELD.keys().next().value);
-    return data;
-  }
-  const kept = HELD.get(data.anim_id);
-  if (kept) return { ...data, anim: kept };
-  setTriggerValue('missing', data.anim_id);  // the run this starts sends the animation whole
-  return null;
-}
-
 export default function host(component) {
   // Streamlit passes its component object; anywidget passes nothing and expects the widget.
   if (component === undefined) return { render: renderWidget };
   const { data, setTriggerValue, parentElement } = component;
-  const whole = withAnimation(data, setTriggerValue);
-  return whole === null ? () => {} : mount(parentElement, whole, setTriggerValue);
+  return mount(parentElement, data, setTriggerValue);
 }
