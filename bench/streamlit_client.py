@@ -15,7 +15,8 @@ Chromium session of this app:
   next rerun's query string carries it;
 - a click in a component (Streamlit's v2 components) is one more widget state: the component's trigger
   id (``<internal prefix>_<component id>__events``) with ``json_trigger_value`` = a JSON list of
-  ``{"event": name, "value": ...}``.
+  ``{"event": name, "value": ...}``; the player's click names the animation it holds (``anim``), and the
+  run it starts sends ``"anim": null`` (the player keeps the one it has).
 
 ``server()`` starts ``streamlit run app.py`` on a free loopback port (its own process group, always
 stopped; optionally through a test's launcher, with more environment or under a memory cap); ``Session``
@@ -335,8 +336,12 @@ class Session:
         return WidgetState(id=f"{STREAMLIT_INTERNAL_KEY_PREFIX}_{cid}__events", json_trigger_value=payload)
 
     def click(self, node: str, step: int, *, program: str | None = None) -> Any:
-        """A click on ``node`` at trace step ``step`` in the player, exactly as its JavaScript reports it."""
-        value = {"node": node, "step": step, "program": program or self.player_data()["program_id"]}
+        """A click on ``node`` at trace step ``step`` in the player, exactly as its JavaScript reports it
+        (with the id of the animation the player holds, so the run it starts does not send it again)."""
+        data = self.player_data()
+        value = {"node": node, "step": step, "program": program or data["program_id"]}
+        if data.get("anim_id") is not None:  # as the script's JSON leaves out an id it does not have
+            value["anim"] = data["anim_id"]
         return self.events(json.dumps([{"event": "node", "value": value}], separators=(",", ":")))
 
 

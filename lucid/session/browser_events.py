@@ -47,7 +47,7 @@ MAX_NUMBER_CHARS = 32
 MAX_EVENTS = 10_000
 """Events in one batch: more are refused without looking at them (the browser sends one per click)."""
 
-_CLICK_FIELDS = frozenset({"node", "step", "program"})
+_CLICK_FIELDS = frozenset({"node", "step", "program", "anim"})
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _LONG_NUMBER = re.compile(rf"[-+0-9.eE]{{{MAX_NUMBER_CHARS + 1},}}")
 _BRACKET = re.compile(r"[\[\]{}]")
@@ -63,6 +63,9 @@ class NodeClick:
 
     node: str
     step: int
+    anim: str | None = None
+    """The id of the animation the player holds (``animation_id``), when the click says: the page then need not
+    send that animation again with the run the click starts."""
 
 
 def whole_number(value: object, *, low: int, high: int, what: str) -> int:
@@ -104,12 +107,13 @@ def node_click(value: object, *, program_key: str, n_steps: int) -> NodeClick:
     ``program_key`` is the key the page gave the player with this program; a click carrying another key
     (a click on the previous program's drawing, still in flight when the new one was run) is refused, so
     is one without a key. ``n_steps``: the backward trace's step count (0: only step 0 exists).
-    Only the three fields are looked at, each by type first: nested values are never traversed.
+    The player also says which animation it holds (``anim``, optional): an id compared, never parsed.
+    Only these fields are looked at, each by type first: nested values are never traversed.
     """
     if not isinstance(value, dict):
         raise BadBrowserValue(f"a click must be an object, not {type(value).__name__}")
     if len(value) > len(_CLICK_FIELDS) or not set(value) <= _CLICK_FIELDS:
-        raise BadBrowserValue("a click has only the fields node, step and program")
+        raise BadBrowserValue("a click has only the fields node, step, program and anim")
     program = value.get("program")
     if not isinstance(program, str) or len(program) > MAX_PROGRAM_KEY_CHARS:
         raise BadBrowserValue("a click must name its program")
@@ -117,7 +121,10 @@ def node_click(value: object, *, program_key: str, n_steps: int) -> NodeClick:
         raise BadBrowserValue("the click was made on another program's drawing")
     node = node_id(value.get("node"))
     step = whole_number(value.get("step"), low=0, high=min(max(n_steps - 1, 0), MAX_STEP), what="the step")
-    return NodeClick(node, step)
+    anim = value.get("anim")
+    if anim is not None and (not isinstance(anim, str) or len(anim) > MAX_PROGRAM_KEY_CHARS):
+        raise BadBrowserValue("the animation a click names must be a short id")
+    return NodeClick(node, step, anim)
 
 
 _LESSON_FIELDS = frozenset({"move", "at", "program"})

@@ -77,10 +77,15 @@ def test_the_explanation_puts_the_arithmetic_first():
     assert total.arithmetic == "tangent(out) = Σ pushed forward on tangent(t4) = [1.137     0     0] → 1.137"
 
 
+FORWARD_OPEN = "pg_forward_open"
+"""The session key of the Playground's Forward mode panel being open (``forward_mode_view.open_key("pg")``)."""
+
+
 def test_the_playground_panel_steps_a_tangent_forward():
     page = str(Path(__file__).resolve().parents[2] / "pages" / "playground.py")
     at = AppTest.from_file(page, default_timeout=60)
     at.query_params["example"] = "reverse-3-to-1"
+    at.session_state[FORWARD_OPEN] = True  # the reader opens the folded panel (its content is drawn only then)
     at.run()
     assert not at.exception
     picker = next(box for box in at.selectbox if box.label.startswith("Move this input number"))
@@ -117,6 +122,7 @@ def test_the_playground_panel_builds_the_jacobian_both_ways():
     page = str(Path(__file__).resolve().parents[2] / "pages" / "playground.py")
     at = AppTest.from_file(page, default_timeout=60)
     at.query_params["example"] = "forward-1-to-3"
+    at.session_state[FORWARD_OPEN] = True  # the reader opens the folded panel (its content is drawn only then)
     at.run()
     next(t for t in at.toggle if t.label == "Build the whole Jacobian both ways").set_value(True).run()
     assert not at.exception
@@ -131,6 +137,7 @@ def test_the_playground_panel_pushes_a_direction_over_every_input():
     page = str(Path(__file__).resolve().parents[2] / "pages" / "playground.py")
     at = AppTest.from_file(page, default_timeout=60)
     at.query_params["example"] = "gradient-penalty"
+    at.session_state[FORWARD_OPEN] = True  # the reader opens the folded panel (its content is drawn only then)
     at.run()
     picker = next(box for box in at.selectbox if box.label.startswith("Move this input number"))
     picker.set_value("every input number at once (each moves by 1)").run()

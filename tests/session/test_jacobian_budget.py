@@ -154,6 +154,7 @@ def test_the_playground_says_why_it_builds_no_jacobian_for_a_4096_input_program(
     page = str(Path(__file__).resolve().parents[2] / "pages" / "playground.py")
     at = AppTest.from_file(page, default_timeout=120)
     at.query_params[share.PACKED_KEY] = share.pack(chain(4096, 30))
+    at.session_state["pg_forward_open"] = True  # the reader opens the folded Forward mode panel
     at.run()
     next(t for t in at.toggle if t.label == "Build the whole Jacobian both ways").set_value(True).run()
     assert not at.exception

@@ -82,4 +82,6 @@ def test_the_teachers_page_is_never_held(asked):
     code, token = asked
     teacher = page(room=code, teach=token, code=SOURCE)
     assert len(player(teacher)["anim"]["changes"]) == 7
+    teacher.session_state["pg_forward_open"] = True  # the Forward mode panel, drawn once opened, shows it
+    teacher.run()
     assert teacher.dataframe and ASKED in sent(teacher)

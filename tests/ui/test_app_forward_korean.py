@@ -43,6 +43,7 @@ def open_playground(example: str, lang: str) -> AppTest:
     at = AppTest.from_function(run_page, args=(PAGE,), default_timeout=120)
     at.query_params["lang"] = lang
     at.query_params["example"] = example
+    at.session_state["pg_forward_open"] = True  # the reader opens the folded Forward mode panel
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     return at

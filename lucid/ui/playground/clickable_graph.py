@@ -34,6 +34,10 @@ stopping; on a phone-wide screen the explanation goes below the graph.
 from __future__ import annotations
 
 import hashlib
+import json
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -41,6 +45,7 @@ import streamlit as st
 
 from lucid.i18n import _
 from lucid.session.browser_events import BadBrowserValue, NodeClick, lesson_move, node_click
+from lucid.ui.runtime import component_payload
 from lucid.viz.player import KEYS_HELP, animation_id, player_words, room_events, script, sizing, stylesheet
 from lucid.viz.player.animation import Animation
 
@@ -49,10 +54,54 @@ _component: list = []
 
 def _player_component():  # registered on first use, from inside a script run
     if not _component:
+        component_payload.install()
         _component.append(st.components.v2.component("lucid_animation_player", js=room_events() + "\n" + script(),
                                                       css=stylesheet(),
                                                       isolate_styles=False))
     return _component[0]
+
+
+_ENCODED: OrderedDict[int, tuple[weakref.ref, str, str]] = OrderedDict()
+_ENCODED_LOCK = threading.RLock()  # reentrant: a collected animation's callback may run inside it
+ENCODED_BUDGET_CHARS = 48 * 1024 * 1024
+"""The animations' JSON texts kept at most (the least recently drawn go first; they are made again if asked)."""
+_encoded_chars = [0]
+
+
+def encoded_animation(anim: Animation) -> tuple[str, str]:
+    """``anim``'s JSON text (``json.dumps(anim.to_json())``) and its ``animation_id``, made once per animation.
+
+    Animations are shared by every session (``lucid.session.analysis``) and read-only, so the text is kept
+    beside the animation while it lives (within ``ENCODED_BUDGET_CHARS``): a rerun, or the next student on
+    the same link, does not encode 100-400 KB again.
+    """
+    key = id(anim)
+    with _ENCODED_LOCK:
+        found = _ENCODED.get(key)
+        if found is not None and found[0]() is anim:
+            _ENCODED.move_to_end(key)
+            return found[1], found[2]
+    text, content_id = json.dumps(anim.to_json()), animation_id(anim)
+    with _ENCODED_LOCK:
+        _drop(key)
+        _ENCODED[key] = (weakref.ref(anim, lambda ref, key=key: _forget(key, ref)), text, content_id)
+        _encoded_chars[0] += len(text)
+        while _encoded_chars[0] > ENCODED_BUDGET_CHARS and len(_ENCODED) > 1:
+            _drop(next(iter(_ENCODED)))
+    return text, content_id
+
+
+def _drop(key: int) -> None:
+    found = _ENCODED.pop(key, None)
+    if found is not None:
+        _encoded_chars[0] -= len(found[1])
+
+
+def _forget(key: int, ref: weakref.ref) -> None:
+    """The animation is gone: so is its text (unless the slot already holds a newer animation's)."""
+    with _ENCODED_LOCK:
+        if key in _ENCODED and _ENCODED[key][0] is ref:
+            _drop(key)
 
 
 def program_key(seed: object, source: str) -> str:
@@ -94,7 +143,7 @@ def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
                      on_speed: Callable[[str], None] | None = None, resume: bool = False,
                      lesson: dict[str, Any] | None = None, on_lesson: Callable[[str], None] | None = None,
                      inspector_key: str | None = None, room: dict[str, Any] | None = None,
-                     on_step: Callable[[object], None] | None = None) -> None:
+                     on_step: Callable[[object], None] | None = None, browser_holds: str | None = None) -> None:
     """Play ``anim`` in the browser, starting at ``step``; a click on a node is read back with ``take_click``.
 
     Steps in and out (``step``, the ``step`` of a click, the URL's ``step=``) are steps of the backward
@@ -117,6 +166,11 @@ def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
     ``on_step(value)`` gets the event's raw value (``{step, program}``, unchecked: the caller checks it);
     ``role`` "student" polls ``feed`` every ``poll_ms`` and shows the teacher's step while ``follow``, and
     asks for a rerun when the feed's program or question (``question``: the key this run shows) changed.
+    ``browser_holds``: the id of the animation the player said it holds (the click that started this run
+    names it, ``NodeClick.anim``). When it is this one, the payload carries ``"anim": null`` with its id and
+    the player keeps drawing the animation it has: a click does not send 100-400 KB back to the browser
+    that has them. A player that finds itself without that animation (it was drawn anew) asks for it
+    (its ``missing`` event), and that run sends it whole.
     """
     def step_reported() -> None:
         try:
@@ -148,14 +202,19 @@ def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
             return
         on_lesson(move)
 
-    data: dict[str, Any] = {"anim": anim.to_json(), "anim_id": animation_id(anim), "step": int(step),
-                            "program_id": program_id,
+    anim_text, anim_id = encoded_animation(anim)
+    rest: dict[str, Any] = {"anim_id": anim_id, "step": int(step), "program_id": program_id,
                             "seconds": float(seconds), "classroom": classroom, "zoom": zoom, "beside": beside,
                             "follow_first": follow_first, "share_url": share_url, "top": top, "resume": resume,
                             "keys_help": _(KEYS_HELP), "words": player_words(), **sizing(classroom),
                             "speeds": [[k, v] for k, v in (speeds or {}).items()] if on_speed else [],
                             "speed": speed, "lesson": lesson if on_lesson else None,
                             "inspector_key": inspector_key, "room": room}
+    # The browser gets exactly ``json.dumps({"anim": anim.to_json(), **rest})``, the animation's part encoded once.
+    if browser_holds is not None and browser_holds == anim_id:
+        data = component_payload.EncodedJSON("anim", None, "null", "held", rest)
+    else:
+        data = component_payload.EncodedJSON("anim", anim.to_json(), anim_text, anim_id, rest)
     _player_component()(key=key, data=data, on_node_change=_ignore_event, on_speed_change=speed_chosen,
                         on_lesson_change=lesson_asked, on_step_change=step_reported,
-                        on_room_change=_ignore_event)
+                        on_room_change=_ignore_event, on_missing_change=_ignore_event)

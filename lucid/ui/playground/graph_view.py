@@ -6,6 +6,7 @@ frame's DOT is built here only for an export or for the page without ``dot``.
 from __future__ import annotations
 
 import shutil
+import time
 from collections.abc import Callable
 
 import graphviz
@@ -39,18 +40,44 @@ def static_frame(analysis: Analysis, step: int | None, options: DrawOptions) -> 
     st.graphviz_chart(frame(analysis, step, options), width="stretch", height="content")
 
 
+_LEGENDS: dict[str, tuple[bool, str]] = {}
+
+
+def legend_source() -> tuple[bool, str]:
+    """The legend in this run's language, built once per language (it is the same for every program):
+    whether it is a graph, and its DOT (else its text)."""
+    language = current_language()
+    made = _LEGENDS.get(language)
+    if made is None:
+        legend = viz.legend()
+        graph = isinstance(legend, graphviz.Graph | graphviz.Digraph)
+        made = _LEGENDS[language] = (graph, legend.source if graph else str(legend))
+    return made
+
+
 def show_legend() -> None:
     """The colour/shape legend, beside the graph, so colour is never the only signal."""
-    legend = viz.legend()
-    if isinstance(legend, graphviz.Graph | graphviz.Digraph):
-        st.graphviz_chart(legend, width="content")
+    graph, source = legend_source()
+    if graph:
+        st.graphviz_chart(source, width="content")
     else:
-        st.markdown(str(legend))
+        st.markdown(source)
+
+
+DOT_CHECK_SECONDS = 30.0
+"""How long the answer to "is ``dot`` installed?" is kept: the page asks twice per run, and each look walks
+the ``PATH``; Graphviz installed while the server runs is seen within this long."""
+_DOT_FOUND: list[tuple[float, bool]] = []
 
 
 def has_dot() -> bool:
     """Whether Graphviz's ``dot`` binary is installed (needed for SVG, PNG and GIF files)."""
-    return shutil.which("dot") is not None
+    now = time.monotonic()
+    if _DOT_FOUND and now - _DOT_FOUND[-1][0] < DOT_CHECK_SECONDS:
+        return _DOT_FOUND[-1][1]
+    found = shutil.which("dot") is not None
+    _DOT_FOUND[:] = [(now, found)]
+    return found
 
 
 GIF_STEP_LIMIT = 80

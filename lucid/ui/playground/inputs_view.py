@@ -5,7 +5,7 @@ import streamlit as st
 
 from lucid import viz
 from lucid.autograd.gradcheck import GradcheckCancelled
-from lucid.i18n import _, text
+from lucid.i18n import _, current_language, text
 from lucid.session.analysis import Analysis
 from lucid.session.inputs_table import input_rows
 from lucid.session.memo import SharedCache, WaitCancelled
@@ -16,6 +16,21 @@ from lucid.viz.numbers import shape_text
 def _cell(arr) -> str:
     """One line of the graph's number format; the shape has its own column, so summaries drop it."""
     return viz.format_array(arr, shape=False).replace("\n", " ")
+
+
+_TABLES: SharedCache = SharedCache(max_entries=128)
+"""The table's text, per program and language, for every session: its numbers are formatted once."""
+
+
+def _table(rows) -> tuple[dict[str, str], ...]:
+    return tuple({
+        _("input"): r.name,
+        _("shape"): shape_text(r.shape),
+        _("value"): _cell(r.value),
+        _("gradient (autodiff)"): _cell(r.gradient),
+        _("gradient (finite diff.)"): _("skipped") if r.numerical is None else _cell(r.numerical),
+        _("max rel. error"): "—" if r.max_rel_error is None else f"{r.max_rel_error:.1e}",
+    } for r in rows)
 
 
 def inputs_table(analysis: Analysis, memo: SharedCache) -> None:
@@ -36,15 +51,8 @@ def inputs_table(analysis: Analysis, memo: SharedCache) -> None:
     if not rows:
         st.caption(_("No input of this program requires a gradient."))
         return
-    table = [{
-        _("input"): r.name,
-        _("shape"): shape_text(r.shape),
-        _("value"): _cell(r.value),
-        _("gradient (autodiff)"): _cell(r.gradient),
-        _("gradient (finite diff.)"): _("skipped") if r.numerical is None else _cell(r.numerical),
-        _("max rel. error"): "—" if r.max_rel_error is None else f"{r.max_rel_error:.1e}",
-    } for r in rows]
-    st.dataframe(table, hide_index=True, width="stretch")
+    table = _TABLES.get((analysis.source, analysis.seed, current_language()), lambda: _table(rows))
+    st.dataframe(list(table), hide_index=True, width="stretch")
     skipped = next((r.skipped for r in rows if r.numerical is None), None)
     if skipped:
         st.caption(text(skipped))

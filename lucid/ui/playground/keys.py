@@ -87,6 +87,7 @@ class PageKeys:
     forward_input = _Key("forward mode's input picker")
     forward_both = _Key("forward mode's whole-Jacobian toggle")
     forward_keys = _Key("forward mode's clicker keys component")
+    forward_open = _Key("bool: the Forward mode panel is open (its expander's state; folded, nothing in it is drawn)")
 
     # --- The view and its link -------------------------------------------------------------------------------
     classroom = _Key("bool: the Classroom-mode toggle (its absence means the page is being entered)")

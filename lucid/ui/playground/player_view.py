@@ -173,7 +173,8 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
                              speeds=stepper.SPEEDS, speed=st.session_state.get(keys(key).speed),
                              on_speed=lambda label: st.session_state.__setitem__(keys(key).speed, label),
                              resume=resume, lesson=lesson, on_lesson=on_lesson,
-                             inspector_key=keys(key).inspector, room=room, on_step=on_step)
+                             inspector_key=keys(key).inspector, room=room, on_step=on_step,
+                             browser_holds=click.anim if click is not None else None)
         else:
             try:
                 static_frame(analysis, step if n else None, options)

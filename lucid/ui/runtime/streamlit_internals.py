@@ -1,7 +1,8 @@
 """Every private part of Streamlit the app reaches into, in one module, with a check of their shape.
 
-The app wraps four of Streamlit's internals (the rerun request of a session, the widget values it keeps, a
-session's connect/close, the runtime's stop) and reads a few more (the script run's context, the page manager).
+The app wraps five of Streamlit's internals (the rerun request of a session, the widget values it keeps, a
+session's connect/close, the runtime's stop, a component's data encoding) and reads a few more (the script
+run's context, the page manager).
 Private parts change without notice between releases, so they are named here only: the other modules ask this
 one, and ``shape_problems()`` lists what a new Streamlit no longer has. ``tests/ui/test_streamlit_internals.py``
 fails loudly on any problem, and ``pyproject.toml`` allows only the releases in ``TESTED``.
@@ -183,6 +184,15 @@ def add_route(path: str, endpoint: Callable[..., Any], name: str) -> bool:
         return True
 
 
+def bidi_component_main() -> Any:
+    """The module of ``st.components.v2``'s component call: its ``serialize_mixed_data`` (the data's JSON) and
+    ``BidiComponentMixin._build_bidi_identity_kwargs`` (what names the element), which ``component_payload``
+    wraps."""
+    from streamlit.components.v2.bidi_component import main
+
+    return main
+
+
 def _has(owner: Callable[[], Any], *names: str) -> Callable[[], list[str]]:
     """Attributes of a class (methods, class attributes, properties)."""
     def check() -> list[str]:
@@ -270,6 +280,10 @@ SHAPE: dict[str, Callable[[], list[str]]] = {
         "_instance", "_get_async_objs", "state"),
     "the shutdown watchdog knows a stopping runtime": _members(lambda: runtime_classes()[1], "STOPPING", "STOPPED"),
     "a deep link is sent through the navigation": _has(pages_manager, "uses_pages_directory"),
+    "an encoded component payload is taken as it is": _has(bidi_component_main, "serialize_mixed_data",
+                                                            "BidiComponentMixin"),
+    "an encoded component payload names the element": _takes(
+        lambda: bidi_component_main().BidiComponentMixin, "_build_bidi_identity_kwargs", "proto", "data"),
     "a page reads its run's session, cursors and requests": _fields(
         script_run_context_class, "session_id", "cursors", "script_requests"),
     "run slots tell a fragment's run from a page's": _fields(script_run_context_class, "fragment_ids_this_run"),

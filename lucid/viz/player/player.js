@@ -395,9 +395,18 @@ function settle(ui, p) {
   }
 }
 
+// Animations this page was sent, by id. A click reports the animation its player holds, and the run it starts
+// sends none back (``anim: null`` with its id): the player goes on with the one it has, and a player drawn anew
+// (the page's layout changed around it) takes it from here; without it, it asks the server (``missing``).
+const HELD = new Map();
+const HELD_MAX = 3;
+
 function load(ui, p, data) {
   const anim = data.anim;
   p.animId = data.anim_id;
+  HELD.delete(data.anim_id);
+  HELD.set(data.anim_id, anim);
+  while (HELD.size > HELD_MAX) HELD.delete(HELD.keys().next().value);
   p.variants = anim.variants;
   p.changes = anim.changes;
   p.current = anim.current;
@@ -445,7 +454,7 @@ function load(ui, p, data) {
       node.style.cursor = 'pointer';
       // The click names the program it was made on: the server drops clicks on a drawing no longer shown.
       node.addEventListener('click',
-        () => p.trigger('node', { node: node.id, step: traceOf(p, p.step), program: p.programId }));
+        () => p.trigger('node', { node: node.id, step: traceOf(p, p.step), program: p.programId, anim: p.animId }));
     }
   });
   parseLooksWhenIdle(p);
@@ -829,6 +838,17 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
   root.classList.toggle('lucid-classroom', !!data.classroom);
   root.classList.toggle('lucid-beside', !!data.beside);
   root.style.setProperty('--lucid-top', data.top + 'px');
+  if (p.animId !== data.anim_id && !data.anim) {
+    // Drawn anew without the animation (the click that started this run said the player held it): the page's copy
+    // of it, or the server is asked for it (the run that starts sends it whole).
+    const kept = HELD.get(data.anim_id);
+    if (!kept) {
+      setTriggerValue('missing', data.anim_id);
+      return () => {};
+    }
+    data = { ...data, anim: kept };
+    p.data = data;
+  }
   if (p.animId !== data.anim_id) {
     // Same program drawn another way (direction, options, a box opened): stay at the step on screen.
     // Steps cross the server boundary as steps of the backward trace; a collapsed drawing maps them.
