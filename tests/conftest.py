@@ -31,6 +31,11 @@ def _shares_a_fixture(item: pytest.Item) -> bool:
     return any(d.scope in SHARED_SCOPES for defs in definitions.values() for d in defs)
 
 
+SERVERS = Path(__file__).resolve().parent / "server"
+"""Tests that drive a real ``streamlit run`` server for minutes: handed out first, so that the other workers
+fill in around them instead of one worker running them alone at the end."""
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups off the items
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
@@ -38,3 +43,4 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.e2e)  # every test in tests/e2e drives a real browser
         if _shares_a_fixture(item) and not any(item.iter_markers("xdist_group")):
             item.add_marker(pytest.mark.xdist_group(item.module.__name__ if item.module else item.path.stem))
+    items.sort(key=lambda item: SERVERS not in item.path.parents)  # stable: each module keeps its order

@@ -29,6 +29,16 @@ ACTION_TIMEOUT_MS = 90_000
 """Default for every Playwright wait and action: generous, because CI machines are small and busy."""
 
 
+def _per_worker(name: str) -> str:
+    """``name`` for this pytest-xdist worker (``e2e-server.log`` -> ``e2e-server-gw1.log``): each worker starts
+    servers of its own, and two servers writing one log would garble it (and the port check that reads it)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        return name
+    stem, dot, suffix = name.rpartition(".")
+    return f"{stem}-{worker}{dot}{suffix}" if dot else f"{name}-{worker}"
+
+
 def _stop(server: subprocess.Popen) -> None:
     """Stop the server and anything it started (it leads its own process group), whatever state it is in.
 
@@ -64,7 +74,7 @@ def streamlit_server(log_name: str = "e2e-server.log") -> Iterator[str]:
     then the server exits at once ("Port N is not available") and is started again on another port.
     """
     ARTIFACTS.mkdir(exist_ok=True)
-    log = ARTIFACTS / log_name
+    log = ARTIFACTS / _per_worker(log_name)
     with open(log, "wb") as out:
         for _attempt in range(3):
             port = free_port()

@@ -217,7 +217,8 @@ def widget_ids(result) -> list[str]:
 @pytest.mark.parametrize(("page", "widgets"), [("playground", 8), ("gradient_check", 4), ("pitfalls", 5),
                                                ("broadcasting", 4), ("op_reference", 3)])
 def test_every_widget_of_a_page_takes_values_of_any_kind_without_a_traceback(port, page, widgets):
-    """What a crafted client can send for a page's own widgets: wrong kinds, out of range, oversized.
+    """What a crafted client can send for a page's own widgets: wrong kinds, out of range, oversized; on the
+    Playground, a click after all of them still reaches the inspector.
 
     (The Train page passes too, in 80 s: left out here for time.)"""
     async def attack():
@@ -230,26 +231,19 @@ def test_every_widget_of_a_page_takes_values_of_any_kind_without_a_traceback(por
                     result = await s.run(state, timeout=TIMEOUT)
                     seen[(widget_id, state.WhichOneof("value"))] = result.exceptions
             last = await s.run(timeout=TIMEOUT)
-            return ids, seen, first, last
+            if page != "playground":
+                return ids, seen, first, last, None, None
+            calm = await s.run(s.click("t0", 1), timeout=TIMEOUT)
+            return ids, seen, first, last, calm, heading(s)
 
-    ids, seen, first, last = run(attack())
+    ids, seen, first, last, calm, after_click = run(attack())
     assert len(ids) >= widgets
     assert {k: v for k, v in seen.items() if v} == {}
     assert last.exceptions == [] and len(widget_ids(last)) >= widgets  # the page is still drawn (values that
     # are valid stay: a crafted "no such" is a program the editor now shows with its error)
-
-
-def test_after_crafted_values_for_every_widget_a_click_still_reaches_the_inspector(port):
-    async def attack():
-        async with session(port, timeout=TIMEOUT) as s:
-            for widget_id in widget_ids(await s.run(timeout=TIMEOUT)):
-                for state in wrong_values(widget_id):
-                    await s.run(state, timeout=TIMEOUT)
-            calm = await s.run(s.click("t0", 1), timeout=TIMEOUT)
-            return calm, heading(s)
-
-    calm, after_click = run(attack())
-    assert calm.exceptions == [] and after_click.startswith("**t0 · ")
+    if page == "playground":  # after crafted values for every widget a click still reaches the inspector (once a
+        # test of its own, which sent the same hundred crafted values again on a second session)
+        assert calm.exceptions == [] and after_click.startswith("**t0 · ")
 
 
 def test_a_message_over_a_megabyte_closes_only_that_connection(port):

@@ -23,6 +23,7 @@ parsed back and required to be the true value rounded to 4 significant digits.
 """
 from __future__ import annotations
 
+import functools
 import html
 import math
 import re
@@ -300,6 +301,16 @@ def text_block(arr: np.ndarray) -> str:
     return "\n".join("    " + line for line in format_array(arr).split("\n"))
 
 
+@functools.lru_cache(maxsize=4)
+def node_tables(source: str) -> dict[str, str]:
+    """Each node's HTML label table in DOT source, by node id (the first, as a search from the top finds it):
+    read once per drawing, not searched again for each of its nodes."""
+    tables: dict[str, str] = {}
+    for match in re.finditer(r"^\s*(\S+) \[label=<(<TABLE.*?</TABLE>)>", source, flags=re.M):
+        tables.setdefault(match.group(1), match.group(2))
+    return tables
+
+
 def dot_label_blocks(source: str, node_id: str) -> tuple[str, str | None]:
     """The value and gradient text of tensor node ``node_id`` in DOT source, as plain text.
 
@@ -307,9 +318,9 @@ def dot_label_blocks(source: str, node_id: str) -> tuple[str, str | None]:
     cell per element: table rows become lines and cells are separated by spaces, so either way
     the numbers read in row-major order.
     """
-    match = re.search(rf"^\s*{node_id} \[label=<(<TABLE.*?</TABLE>)>", source, flags=re.M)
-    assert match, f"node {node_id} not in the DOT"
-    body = match.group(1).replace('<BR ALIGN="LEFT"/>', "\n").replace("</TR>", "\n").replace("</TD>", " ")
+    table = node_tables(source).get(node_id)
+    assert table, f"node {node_id} not in the DOT"
+    body = table.replace('<BR ALIGN="LEFT"/>', "\n").replace("</TR>", "\n").replace("</TD>", " ")
     plain = html.unescape(re.sub(r"<[^>]+>", "", body)).replace("\u00a0", " ")
     at_val = plain.find("val  ")
     assert at_val >= 0, f"node {node_id} shows no value"
@@ -662,9 +673,9 @@ def check_dot(trace: Trace, every_step: bool) -> None:
 
 def circuit_blocks(source: str, node_id: str) -> tuple[str, str]:
     """The text above the wire (value, after the name row) and below it (gradient and mark) of a circuit node."""
-    match = re.search(rf"^\s*{node_id} \[label=<(<TABLE.*?</TABLE>)>", source, flags=re.M)
-    assert match, f"node {node_id} not in the DOT"
-    above, wire, below = match.group(1).partition('PORT="wire"')
+    table = node_tables(source).get(node_id)
+    assert table, f"node {node_id} not in the DOT"
+    above, wire, below = table.partition('PORT="wire"')
     assert wire, f"node {node_id} has no wire"
 
     def plain(fragment: str) -> str:
