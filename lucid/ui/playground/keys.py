@@ -4,7 +4,7 @@ A page's features share one Streamlit session; each key is ``<prefix>_<name>`` a
 ``keys(prefix).step`` is ``"pg_step"``. What a key holds is said beside it (a type, for the plain values several
 features read and write; otherwise the widget or container it names). A few widgets are one per item
 (``choice(question)``, ``row(name)``, ``forward_step(label)``); ``of(suffix)`` names the view widgets by suffix.
-``tests/test_ui_keys.py`` checks that no other module of the app spells a key by hand.
+``tests/ui/test_keys.py`` checks that no other module of the app spells a key by hand.
 """
 from __future__ import annotations
 
