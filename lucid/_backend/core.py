@@ -380,6 +380,23 @@ def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Call
                         result._grad_fn = grad_function
                     return result
                 return function
+
+            def make_reflected(cls: type) -> Callable[[Any, Any], Any]:
+                def reflected(b: Any, a: Any) -> Any:  # ``make_function(cls)(a, b)``, arguments swapped
+                    op = cls()
+                    if a.__class__ is not Tensor:
+                        a = as_tensor(a)
+                    if b.__class__ is not Tensor:
+                        b = as_tensor(b)
+                    result, grad_function = forward(op, a, b)
+                    op._result = weakref_ref(result)
+                    if has_gradient and (a.requires_grad or b.requires_grad) and grad_enabled():
+                        result.requires_grad = True
+                        result._op = op
+                        result._prev = [a, b]
+                        result._grad_fn = grad_function
+                    return result
+                return reflected
         else:
             def wrapper(op: operation, *args: Any, **kwargs: Any) -> Any:
                 if n_in is None:
@@ -410,6 +427,7 @@ def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Call
         wrapped = functools.wraps(forward)(wrapper)
         wrapped.make_function = make_function  # see ``op_function``
         wrapped.n_in = n_in  # how the op takes its tensors (None: one sequence), for rules that call it again
+        wrapped.make_reflected = make_reflected if n_ret == 1 and n_in == 2 else None  # ``reflected_op_function``
         return wrapped
 
     return decorator
@@ -426,6 +444,7 @@ def op_function(cls: type[operation], name: str, doc: str | None = None) -> Call
     make = getattr(cls.forward, "make_function", None)
     if make is not None and cls.__init__ is object.__init__:
         function = make(cls)
+        function.make_reflected = cls.forward.make_reflected  # see ``reflected_op_function``
     else:
         forward = cls.forward
 
@@ -433,7 +452,27 @@ def op_function(cls: type[operation], name: str, doc: str | None = None) -> Call
             return forward(cls(), *args)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
+    function.op_class = cls
     return function
+
+
+def reflected_op_function(function: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """``lambda b, a: function(a, b)``: a reflected operator (``1 - p`` runs ``p.__rsub__(1)``).
+
+    An operator's method is called from C, so a Python wrapper around the op function
+    costs a whole extra call on every use. For a two-input op function made by
+    ``op_function`` the swapped version is built the same way instead, in one frame.
+    """
+    make = getattr(function, "make_reflected", None)
+    if make is not None:
+        reflected = make(function.op_class)
+    else:
+        def reflected(b: Any, a: Any) -> Any:
+            return function(a, b)
+    name = function.__name__
+    reflected.__name__ = reflected.__qualname__ = f"reflected_{name}"
+    reflected.__doc__ = f"``{name}(a, b)`` with its arguments swapped, for a reflected operator."
+    return reflected
 
 
 def unary_func_op(has_gradient: bool = True) -> Callable:

@@ -137,10 +137,11 @@ class matmul(operation):
     @binary_func_op()
     def forward(self, a: Tensor, b: Tensor):
         A, B = a.data, b.data
+        matrices = A.ndim == 2 and B.ndim == 2  # read once: each ``ndim`` is an attribute lookup in C
 
         def grad_function(g: np.ndarray):
             ga = gb = None  # only the inputs that need a gradient get one
-            if A.ndim == 2 and B.ndim == 2:  # the common case: plain transposes, no Python wrappers
+            if matrices:  # the common case: plain transposes, no Python wrappers
                 if a.requires_grad:
                     ga = _dot(g, B.T)
                 if b.requires_grad:
@@ -158,7 +159,7 @@ class matmul(operation):
                 gb = gb[..., :, 0] if B.ndim == 1 else gb
             return ga, gb
 
-        return tensor_from_array(_dot(A, B) if A.ndim == 2 and B.ndim == 2 else A @ B), grad_function
+        return tensor_from_array(_dot(A, B) if matrices else A @ B), grad_function
 
     def vjp(self, g, inputs, out):
         a, b = inputs

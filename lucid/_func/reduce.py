@@ -77,7 +77,7 @@ def expand_reduced(g: np.ndarray, shape: tuple[int, ...], axes: tuple[int, ...],
 
 def _filled(shape: tuple[int, ...], value: Any, dtype: np.dtype) -> np.ndarray:
     """A fresh array of ``shape`` holding one value everywhere (the gradient of a full reduction)."""
-    out = np.empty(shape, dtype=dtype)
+    out = np.empty(shape) if dtype is _FLOAT64 else np.empty(shape, dtype=dtype)  # the keyword costs a parse
     out.fill(value)
     return out
 

@@ -19,12 +19,17 @@ def _stable_sigmoid(x: np.ndarray) -> np.ndarray:
     otherwise the two-branch form whose exponent is never positive. The
     smallest element is found by ``argmin`` and read with ``item``: a third of
     ``np.minimum.reduce``'s cost on a batch, and a NaN (which ``argmin`` picks)
-    fails the test and takes the careful branch, as it did before.
+    fails the test and takes the careful branch, as it did before. An empty
+    array (``argmin`` refuses it) takes the careful branch too.
     """
-    if x.size and x.item(x.argmin()) > -700.0:
-        if not x.ndim:
-            return 1.0 / (1.0 + np.exp(-x))
+    try:
+        safe = x.item(x.argmin()) > -700.0
+    except ValueError:  # an empty array has no smallest element
+        safe = False
+    if safe:
         e = np.exp(-x)  # a fresh array: the two steps that follow reuse it (same bits as 1/(1 + e))
+        if e.__class__ is not np.ndarray:  # a 0-d x: NumPy computes on scalars
+            return 1.0 / (1.0 + e)
         e += 1.0
         return np.divide(1.0, e, out=e)
     e = np.exp(-np.abs(x))  # never overflows: exponent ≤ 0

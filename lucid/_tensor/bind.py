@@ -8,12 +8,14 @@ from __future__ import annotations
 from typing import Any
 
 from lucid import _func as F
+from lucid._backend.core import reflected_op_function
 from lucid._tensor.tensor import Tensor
 from lucid.autograd.backward import run_backward
 
 
 def _swap(fn: Any) -> Any:
-    return lambda self, other: fn(other, self)
+    """``other ∘ self`` as the method ``self.__rop__(other)`` (one frame, see ``reflected_op_function``)."""
+    return reflected_op_function(fn)
 
 
 def bind() -> None:

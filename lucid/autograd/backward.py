@@ -131,15 +131,22 @@ def _propagate(order: list[Tensor]) -> None:
             if raw is None or not parent.requires_grad:
                 continue
             data = parent.data
-            if raw.__class__ is not ndarray or raw.shape != data.shape or raw.dtype is not data.dtype:
-                if raw.__class__ is float64 and data.__class__ is ndarray and data.dtype is f64 and not data.ndim:
-                    raw = array(raw)  # a 0-d result's gradient, decayed to a NumPy scalar by its ufunc
-                elif (raw.__class__ is ndarray and raw.dtype is data.dtype and raw.ndim == data.ndim + 1
-                      and raw.shape[1:] == data.shape):
-                    raw = add_reduce(raw, 0)  # a bias over a batch: ``match_shape``'s first case, without the call
-                else:  # another dtype (a float32 leaf) or a broadcast input: the general rule, fresh array
-                    _set_tensor_grad(parent, match_shape(raw, data.shape)[0])
+            if raw.__class__ is ndarray:
+                shape, data_shape = raw.shape, data.shape  # each read makes a tuple: read once, test twice
+                if shape != data_shape:
+                    if raw.dtype is data.dtype and len(shape) == len(data_shape) + 1 and shape[1:] == data_shape:
+                        raw = add_reduce(raw, 0)  # a bias over a batch: ``match_shape``'s first case, without the call
+                    else:  # a broadcast input: the general rule, fresh array
+                        _set_tensor_grad(parent, match_shape(raw, data_shape)[0])
+                        continue
+                elif raw.dtype is not data.dtype:  # another dtype (a float32 leaf): the general rule, fresh array
+                    _set_tensor_grad(parent, match_shape(raw, data_shape)[0])
                     continue
+            elif raw.__class__ is float64 and data.__class__ is ndarray and data.dtype is f64 and not data.ndim:
+                raw = array(raw)  # a 0-d result's gradient, decayed to a NumPy scalar by its ufunc
+            else:  # a Python number, another scalar type, a gradient of another shape: the general rule
+                _set_tensor_grad(parent, match_shape(raw, data.shape)[0])
+                continue
             current = parent.grad
             if current is not None:
                 total = current + raw  # a new array: an array someone kept never changes
@@ -170,6 +177,13 @@ def run_backward(root: Tensor, grad: Any = None, create_graph: bool = False) -> 
     if not root.requires_grad:
         raise RuntimeError("backward() needs an output that requires grad "
                            "(no input of this expression requires grad)")
+    data = root.data
+    if grad is None and root._op is not None and data.dtype is _FLOAT64 and not data.ndim:
+        # the usual call, ``loss.backward()`` on a float64 scalar loss: ``seed_gradient``'s ones, made here
+        order = _operation_order(root)  # the walk also empties the op results' old gradients
+        root.grad = np.array(1.0)  # a fresh array that nothing else holds: no copy needed
+        _propagate(order)  # releases the op results' gradients as it goes
+        return
     seed = seed_gradient(root, grad)
     if root._op is not None:  # an op result: the walk also empties the op results' old gradients
         order = _operation_order(root)

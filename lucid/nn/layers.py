@@ -48,7 +48,8 @@ class Linear(Module):
 
     def forward(self, x: Any) -> Tensor:
         out = matmul(x, self.weight)  # the same ops as ``x @ weight + bias``, without operator dispatch
-        return out if self.bias is None else add(out, self.bias)
+        bias = self.bias
+        return out if bias is None else add(out, bias)
 
     def __repr__(self) -> str:
         return f"Linear({self.in_features}, {self.out_features}, bias={self.bias is not None})"
@@ -72,9 +73,12 @@ class MLP(Module):
         self.layers = [Linear(a, b, rng=gen) for a, b in zip(self.sizes[:-1], self.sizes[1:])]
 
     def forward(self, x: Any) -> Tensor:
-        last = self.layers[-1]
-        for layer in self.layers:
-            x = layer(x)
+        # ``layer.forward(x)`` is what ``layer(x)`` runs (``Module`` makes ``__call__`` the forward), called
+        # directly: calling an instance goes through the type's call slot, which costs as much as an op's bookkeeping
+        layers = self.layers
+        last = layers[-1]
+        for layer in layers:
+            x = layer.forward(x)
             fn = self._out_act if layer is last else self._act
             if fn is not None:
                 x = fn(x)

@@ -12,6 +12,7 @@ def test_bench_mlp_three_versions_agree_at_a_tiny_size():
     assert all(r.seconds > 0 for r in runs)
     text = bench_mlp.report(runs, setup)
     assert "lucid/numpy" in text and "floor/numpy" in text and "lucid/floor" in text
+    assert "(target ≤ 1.15)" in text
     assert "scalar/numpy" in text and "scalar/micro" in text and "torch: not installed" in text
 
 
