@@ -5,12 +5,19 @@ awaited, never measured."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 
 from lucid.live_class import feed as feed_module
 from lucid.live_class.feed import FeedWriter
 from lucid.live_class.feed_push import FeedHub
 
 CODE = "ACD347"
+
+
+def _run(coro):
+    """``asyncio.run`` on a thread of its own: a worker that ran a browser test before holds a running loop."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 async def _pending(task: asyncio.Task, turns: int = 20) -> bool:
@@ -27,7 +34,7 @@ def test_a_read_of_an_older_version_or_of_none_answers_at_once(tmp_path):
     async def reads():
         return await hub.read(CODE, None), await hub.read(CODE, "2"), await hub.read(CODE, "")
 
-    assert asyncio.run(reads()) == ({"v": 3, "step": 2, "q": ""},) * 3
+    assert _run(reads()) == ({"v": 3, "step": 2, "q": ""},) * 3
     assert hub.held_count() == 0
 
 
@@ -44,7 +51,7 @@ def test_a_read_of_the_current_version_is_held_until_this_process_writes_the_fee
             writer.write(CODE, {"v": 4, "step": 3, "q": ""})  # the teacher's key press, as the server writes it
             return held, count, await asyncio.wait_for(task, 30), hub.held_count()
 
-        held, count, feed, after = asyncio.run(scenario())
+        held, count, feed, after = _run(scenario())
     finally:
         feed_module._listeners.remove(hub.notify)
     assert held and count == 1
@@ -63,7 +70,7 @@ def test_a_feed_written_by_another_process_wakes_a_held_read(tmp_path):
         other.write(CODE, {"v": 8, "step": 0, "q": "q1:0"})
         return held, await asyncio.wait_for(task, 30)
 
-    assert asyncio.run(scenario()) == (True, {"v": 8, "step": 0, "q": "q1:0"})
+    assert _run(scenario()) == (True, {"v": 8, "step": 0, "q": "q1:0"})
 
 
 def test_an_ended_room_answers_none_and_a_held_read_learns_it(tmp_path):
@@ -77,7 +84,7 @@ def test_an_ended_room_answers_none_and_a_held_read_learns_it(tmp_path):
         writer.remove(CODE)
         return held, await asyncio.wait_for(task, 30), await hub.read("ZZZ999", None), await hub.read("bad", "1")
 
-    assert asyncio.run(scenario()) == (True, None, None, None)
+    assert _run(scenario()) == (True, None, None, None)
 
 
 def test_past_its_limit_a_read_answers_at_once(tmp_path):
@@ -93,4 +100,4 @@ def test_past_its_limit_a_read_answers_at_once(tmp_path):
         hub.notify(CODE)
         return second, await asyncio.wait_for(first, 30)
 
-    assert asyncio.run(scenario()) == ({"v": 1, "step": 0, "q": ""}, {"v": 2, "step": 1, "q": ""})
+    assert _run(scenario()) == ({"v": 1, "step": 0, "q": ""}, {"v": 2, "step": 1, "q": ""})
