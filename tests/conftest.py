@@ -11,6 +11,7 @@ executed notebook, a computed animation) form a group that runs on one worker, s
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -44,3 +45,44 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if _shares_a_fixture(item) and not any(item.iter_markers("xdist_group")):
             item.add_marker(pytest.mark.xdist_group(item.module.__name__ if item.module else item.path.stem))
     items.sort(key=lambda item: SERVERS not in item.path.parents)  # stable: each module keeps its order
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> object:
+    """A failure is reported as a failure even when its traceback cannot be formatted.
+
+    CPython 3.11 before 3.11.9 keeps the ``ast`` module's recursion count in shared state (CPython gh-106905): when
+    pytest parses a failing test's source while another thread parses too (an app script still running in an
+    AppTest thread after a timeout, Streamlit's magic parsing its page), ``ast.parse`` raises ``SystemError``, and
+    under pytest-xdist that crashes the whole worker and ends the run. The report is made again once the other parse
+    is over, and as plain text if it still fails.
+    """
+    try:
+        return (yield)
+    except SystemError as err:
+        from _pytest.reports import TestReport
+
+        for _ in range(3):
+            time.sleep(0.2)
+            try:
+                return TestReport.from_item_and_call(item, call)
+            except SystemError:
+                continue
+        text = _plain_failure(call, err)
+        return TestReport(item.nodeid, item.location, {}, "failed", text, call.when, duration=call.duration,
+                          start=call.start, stop=call.stop)
+
+
+def _plain_failure(call: pytest.CallInfo, formatting_error: BaseException) -> str:
+    """The failure's frames as ``file:line in function`` and its message, without reading any source."""
+    lines = []
+    excinfo = call.excinfo
+    if excinfo is not None:
+        tb = excinfo.tb
+        while tb is not None:
+            code = tb.tb_frame.f_code
+            lines.append(f"{code.co_filename}:{tb.tb_lineno} in {code.co_name}")
+            tb = tb.tb_next
+        lines.append(f"{excinfo.typename}: {excinfo.value}")
+    lines.append(f"(the traceback could not be formatted: {formatting_error})")
+    return "\n".join(lines)

@@ -36,7 +36,7 @@ def run_page(path: str) -> None:
 
 
 def page(**query) -> AppTest:
-    at = AppTest.from_function(run_page, args=(PAGE,), default_timeout=60)
+    at = AppTest.from_function(run_page, args=(PAGE,), default_timeout=120)
     for k, v in query.items():
         at.query_params[k] = v
     at.run()
