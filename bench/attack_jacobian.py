@@ -31,6 +31,7 @@ from bench.hostile_class import Seen, link, victim  # noqa: E402
 from bench.streamlit_client import cpu_seconds, run_sync, server, session  # noqa: E402
 
 TOGGLE = "Build the whole Jacobian both ways"
+PANEL = "Forward mode: push one input's tangent forward"  # folded, it draws nothing: the toggle is inside
 """The Forward mode panel's toggle (``forward_mode_view``), in English: the sessions open English pages."""
 
 
@@ -51,6 +52,12 @@ class Pressed(Seen):
     built: int = 0  # runs that showed both Jacobians
     refused: int = 0  # runs that said why no Jacobian is built
     press_seconds: list[float] = field(default_factory=list)
+
+
+async def open_forward_mode(s, *, timeout: float = 120.0):
+    """Unfold the Forward mode panel (a rerun, as the browser's click on its header) so its toggle is drawn."""
+    s.open_expander(PANEL)
+    return await s.run(timeout=timeout)
 
 
 def toggle_state(s, on: bool):
@@ -74,6 +81,7 @@ async def jacobian_tab(port: int, seen: Pressed, stop: asyncio.Event, *, timeout
             source = large_input_program(ops=ops, constant=(1000 * tab + round_) if fresh else 0)
             async with session(port, query=link(source), timeout=timeout) as s:
                 seen.saw(await s.run(timeout=timeout))
+                seen.saw(await open_forward_mode(s, timeout=timeout))
                 toggle_state(s, True)
                 while True:
                     t0 = time.perf_counter()

@@ -171,6 +171,7 @@ class Run:
     """What the server sent for one script run."""
 
     elements: list[Any] = field(default_factory=list)  # every new element (Element protos), in order
+    expanders: list[Any] = field(default_factory=list)  # every expander block drawn (Block.Expandable protos)
     graph_at: float | None = None  # seconds from the request to the player's arrival
     seconds: float = 0.0  # from the request to the end of the run
     early: float | None = None  # from the request to the first part's end, when a rerun followed (st.rerun)
@@ -271,6 +272,9 @@ class Session:
                 if (run.graph_at is None and element.WhichOneof("type") == "bidi_component"
                         and element.bidi_component.component_name == PLAYER):
                     run.graph_at = time.perf_counter() - start
+            elif kind == "delta" and msg.delta.WhichOneof("type") == "add_block":
+                if msg.delta.add_block.WhichOneof("type") == "expandable":
+                    run.expanders.append(msg.delta.add_block.expandable)
             elif kind == "new_session":
                 self.page_script_hash = msg.new_session.page_script_hash or self.page_script_hash
             elif kind == "navigation":  # st.navigation names the page it ran: the browser keeps that hash
@@ -316,6 +320,19 @@ class Session:
 
         state = WidgetState(id=widget_id, string_value=value)
         self.widgets[widget_id] = state
+        return state
+
+    def open_expander(self, label: str, expanded: bool = True) -> Any:
+        """Unfold (or fold) the keyed expander labelled ``label`` in the last run, as a click on its header does:
+        its state is kept and sent with every later rerun, like the browser's."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        assert self.last is not None, "no run yet"
+        found = [e.id for e in self.last.expanders if e.label == label and e.id]
+        if not found:
+            raise LookupError(f"no keyed expander labelled {label!r} on the page")
+        state = WidgetState(id=found[-1], bool_value=expanded)
+        self.widgets[found[-1]] = state
         return state
 
     def player_id(self) -> str:

@@ -25,7 +25,7 @@ import threading
 
 import pytest
 
-from bench.attack_jacobian import large_input_program, toggle_state
+from bench.attack_jacobian import large_input_program, open_forward_mode, toggle_state
 from bench.hostile_class import link
 from bench.streamlit_client import run_sync, server, session
 from lucid.ui.runtime import shutdown
@@ -118,8 +118,6 @@ async def wait_for_lines(log, line: str, count: int, running) -> None:
     pytest.fail(f"the sessions never reached their builds:\n{running.output(2000)}")
 
 
-@pytest.mark.skip(reason="the folded Forward mode panel now draws nothing, and the websocket client cannot yet open "
-                         "an expander (a block, not an element) to reach the Jacobian toggle")
 def test_a_server_ends_on_sigterm_before_the_three_heavy_builds_it_runs(tmp_path):
     log = tmp_path / "work.log"
     # each Jacobian build spins a minute in a worker thread the script waits for (Python joins those at exit)
@@ -131,6 +129,7 @@ def test_a_server_ends_on_sigterm_before_the_three_heavy_builds_it_runs(tmp_path
             for k in range(3):
                 tab = await stack.enter_async_context(session(running.port, query=link(f"x = randn(3) + {k}\nx.sum()")))
                 await tab.run()
+                await open_forward_mode(tab)  # folded, the panel draws nothing: its toggle is inside
                 toggle_state(tab, True)
                 await tab.rerun()  # "Build the whole Jacobian both ways"
                 tabs.append(tab)
