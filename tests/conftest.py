@@ -17,7 +17,11 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-os.environ.setdefault("LUCID_DATA_DIR", tempfile.mkdtemp(prefix="lucid-test-data-"))
+# Made anew in every process that imports this file, never inherited: pytest-xdist's workers are children of the
+# controller (which imports it too), and sharing one room store across workers let one worker's classes count
+# against another's limits (``rooms_per_address``) while their tests ran at the same time.
+_PROCESS = os.environ.get("PYTEST_XDIST_WORKER", "main")
+os.environ["LUCID_DATA_DIR"] = tempfile.mkdtemp(prefix=f"lucid-test-data-{_PROCESS}-")
 # No background warm-up of the lesson pages in the tests' app runs and servers (lucid.ui.runtime.warmup): each test
 # computes what it asks for, on a machine the other tests share; the warm-up's own tests switch it on.
 os.environ.setdefault("LUCID_WARMUP", "0")
