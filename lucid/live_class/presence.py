@@ -36,20 +36,33 @@ class Presence:
         self._clock = clock
         self._seats: dict[str, Seat] = {}
         self._away: dict[str, float] = {}  # session -> when it disconnected
+        self._closed: dict[str, float] = {}  # session -> when Streamlit closed it for good
 
     def _held_elsewhere(self, session: str, seat: Seat) -> bool:
         return any(s == seat and other != session and other not in self._away for other, s in self._seats.items())
 
-    def seated(self, session: str, code: str, student: str) -> None:
+    def seated(self, session: str, code: str, student: str) -> Seat | None:
         """``session`` shows room ``code`` as ``student`` (it joined, or said so again). A session that moves to
-        another seat simply holds the new one: the old one's heartbeat window ends its count."""
+        another seat simply holds the new one: the old one's heartbeat window ends its count.
+
+        Returns the seat to take out of its room again, if any: a page run that was under way when its tab closed
+        (Streamlit finishes it) joins the room after the disconnect's leave, and nothing else would ever take
+        that student out of the count before the heartbeat window ends. Only a reconnect (``reconnected``)
+        brings a disconnected session back."""
         with self._lock:
             limit = self._clock() - FORGET_SECONDS
             for gone in [k for k, at in self._away.items() if at < limit]:
                 self._seats.pop(gone, None)
                 del self._away[gone]
-            self._seats[session] = (code, student)
-            self._away.pop(session, None)
+            for gone in [k for k, at in self._closed.items() if at < limit]:
+                del self._closed[gone]
+            seat = (code, student)
+            if session in self._closed:
+                return seat
+            self._seats[session] = seat
+            if session in self._away and not self._held_elsewhere(session, seat):
+                return seat
+            return None
 
     def unseated(self, session: str) -> Seat | None:
         """``session`` is no student any more (its tab turned out to be the teacher's); its seat, if it held one
@@ -82,6 +95,8 @@ class Presence:
 
     def closed(self, session: str) -> Seat | None:
         """``session`` is gone for good: the seat that leaves its room (None when it left at the disconnect)."""
+        with self._lock:
+            self._closed[session] = self._clock()
         return self.unseated(session)
 
     def seat_of(self, session: str) -> Seat | None:

@@ -19,9 +19,34 @@ def trace_step(tab) -> str | None:
     return tab.evaluate("sel => document.querySelector(sel)?.dataset.traceStep ?? null", PLAYER)
 
 
+ROOM_STATE = """async (sel) => {
+  const root = document.querySelector(sel);
+  const d = root ? {...root.dataset} : null;
+  const link = new URL(location.href).searchParams.get('room');
+  let feed = null;
+  if (link) {
+    try { feed = await (await fetch(`/app/static/rooms/${link}.json`, {cache: 'no-store'})).text(); }
+    catch (e) { feed = String(e); }
+  }
+  return {player: d, feed, url: location.href, status: root?.querySelector('.lucid-room-status')?.textContent};
+}"""
+
+
+def room_state(tab) -> dict:
+    """What a tab's player knows of its class (its data attributes: the step shown, the feed version and step read,
+    the last rerun it asked for) and the room's feed as the tab reads it now: said when a wait fails."""
+    try:
+        return tab.evaluate(ROOM_STATE, PLAYER)
+    except Exception as err:  # noqa: BLE001 - the tab is gone: say so
+        return {"error": repr(err)}
+
+
 def wait_step(tab, step: int) -> None:
-    tab.wait_for_function("([sel, k]) => document.querySelector(sel)?.dataset.traceStep === k",
-                          arg=[PLAYER, str(step)], timeout=SLOW)
+    try:
+        tab.wait_for_function("([sel, k]) => document.querySelector(sel)?.dataset.traceStep === k",
+                              arg=[PLAYER, str(step)], timeout=SLOW)
+    except Exception as err:
+        raise AssertionError(f"the player did not reach step {step}: {room_state(tab)}") from err
 
 
 def teacher_starts_a_class(browser, app_url: str, contexts: list, example: str = "cs231n-circuit",

@@ -19,6 +19,28 @@ def test_a_disconnected_session_leaves_its_seat_once_and_a_reconnect_takes_it_ag
     assert len(p) == 0
 
 
+def test_a_run_that_finishes_after_its_tab_closed_is_sent_out_of_the_room_again():
+    p = Presence()
+    assert p.seated("s1", "ROOM01", "alice") is None
+    assert p.disconnected("s1") == ("ROOM01", "alice")
+    # the page's run was under way when the tab closed: it joins the room after the leave
+    assert p.seated("s1", "ROOM01", "alice") == ("ROOM01", "alice")
+    assert p.seated("s1", "ROOM01", "alice") == ("ROOM01", "alice")  # each such join is undone
+    assert p.reconnected("s1") == ("ROOM01", "alice")  # only a reconnect brings it back
+    assert p.seated("s1", "ROOM01", "alice") is None
+    assert p.closed("s1") == ("ROOM01", "alice")
+    assert p.seated("s1", "ROOM01", "alice") == ("ROOM01", "alice")  # closed for good: never seated again
+    assert len(p) == 0
+
+
+def test_a_late_run_of_a_closed_tab_leaves_alone_a_seat_another_tab_holds():
+    p = Presence()
+    p.seated("tab1", "ROOM01", "alice")
+    p.seated("tab2", "ROOM01", "alice")
+    assert p.disconnected("tab1") is None
+    assert p.seated("tab1", "ROOM01", "alice") is None  # tab2 still shows alice
+
+
 def test_a_seat_open_in_two_tabs_leaves_only_with_the_last_one():
     p = Presence()
     p.seated("tab1", "ROOM01", "alice")
@@ -113,6 +135,18 @@ def test_the_runtime_hook_leaves_on_disconnect_joins_on_reconnect_and_ignores_a_
     runtime.close_session(sid)
     session_presence.flush()
     assert rooms.calls[-1] == ("leave", "ROOM01", "alice") and len(rooms.calls) == 3
+
+
+def test_a_join_written_by_a_run_after_the_disconnect_is_followed_by_a_leave(hooked):
+    runtime, rooms = hooked
+    sid = runtime.connect_session()
+    session_presence.seated(sid, "ROOM01", "alice")
+    runtime.disconnect_session(sid)
+    session_presence.flush()  # the disconnect's leave is written
+    rooms.join("ROOM01", "alice")  # then the page's run, still under way, joins again
+    session_presence.seated(sid, "ROOM01", "alice")
+    session_presence.flush()
+    assert rooms.calls == [("leave", "ROOM01", "alice"), ("join", "ROOM01", "alice"), ("leave", "ROOM01", "alice")]
 
 
 def test_installing_twice_wraps_once(hooked):

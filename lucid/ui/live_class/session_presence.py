@@ -52,11 +52,12 @@ def flush() -> None:
 
 
 def seated(session: str | None, code: str, student: str) -> None:
-    """This session shows room ``code`` as ``student`` (it has just joined)."""
+    """This session shows room ``code`` as ``student`` (it has just joined the room's count). When its tab has
+    closed meanwhile (the run was under way), the seat leaves again, after that join."""
     if session is None:
         return
     install()
-    PRESENCE.seated(session, code, student)
+    _later("leave", PRESENCE.seated(session, code, student))  # a run finishing after its tab closed
 
 
 def unseated(session: str | None) -> None:

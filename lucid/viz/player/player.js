@@ -624,8 +624,15 @@ function followRoom(ui, p, root) {
   let lastOk = Date.now();
   const status = (state) => roomStatus(ui, state);
   const ask = (why) => {
-    if (p.roomAsked === why) return;
+    // Asked once per reason; asked again (after ROOM_REASK_MS, doubling) while the reason holds: the rerun it
+    // asked for was lost or did not catch up (a reload at that moment, a dropped message).
+    const now = Date.now();
+    if (p.roomAsked === why && now < (p.roomAskAgain || 0)) return;
+    p.roomAskWait = p.roomAsked === why ? Math.min((p.roomAskWait || ROOM_REASK_MS) * 2, ROOM_REASK_MAX_MS)
+      : ROOM_REASK_MS;
+    p.roomAskAgain = now + p.roomAskWait;
     p.roomAsked = why;
+    root.dataset.roomAsked = why;
     p.trigger('room', why);
   };
   const poll = async () => {
@@ -690,6 +697,8 @@ function followRoom(ui, p, root) {
 }
 
 const ROOM_LOST_MS = 1800;
+const ROOM_REASK_MS = 5000;
+const ROOM_REASK_MAX_MS = 60000;
 /** A student's feed unread this long (past a held read's hold_ms): "not connected" (a hiccup is not a loss). */
 
 function roomStatus(ui, state) {
