@@ -51,6 +51,9 @@ def test_during_an_open_question_the_students_page_holds_nothing_of_the_asked_st
     assert ASKED not in sent(at)
     assert not at.dataframe  # the inputs table (every final gradient) waits for the reveal
     assert any("once your teacher reveals" in c.value for c in at.caption)
+    at.session_state["pg_export_open"] = True  # the student opens Export
+    at.run()
+    assert any("Exports are back once your teacher reveals" in c.value for c in at.caption)
     assert not [b for b in at.get("download_button")]  # no export of a later step, no GIF of the whole pass
 
 

@@ -17,15 +17,33 @@ PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "playground.py")
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed")
 
 
-def start(source: str | None = None) -> AppTest:
+def start(source: str | None = None, *, export_open: bool = True) -> AppTest:
+    """The Playground with ``source``, its Export panel opened (as a click on its header does)."""
     at = AppTest.from_file(PAGE, default_timeout=120)
     if source is not None:
         at.query_params.update(share.encode(source))
+    at.session_state["pg_export_open"] = export_open
     return at.run()
 
 
 def downloads(at: AppTest) -> dict[str, object]:
     return {b.proto.label: b for b in at.get("download_button")}
+
+
+def test_a_folded_export_panel_draws_nothing_inside_and_keeps_its_step_for_when_it_opens():
+    at = start("x = 3.0\ny = x * x\n", export_open=False)
+    assert not downloads(at) and not at.number_input  # folded: no buttons made, nothing sent
+    at.session_state["pg_export_open"] = True
+    at.run()
+    assert {"DOT"} <= set(downloads(at))
+    at.number_input(key="pg_export_step").set_value(1).run()
+    at.session_state["pg_export_open"] = False
+    at.run()
+    at.run()  # two folded runs: the step is kept as plain state
+    at.session_state["pg_export_open"] = True
+    at.run()
+    assert at.number_input(key="pg_export_step").value == 1
+    assert downloads(at)["DOT"].proto.label == "DOT"
 
 
 @needs_dot

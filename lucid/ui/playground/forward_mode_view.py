@@ -23,6 +23,7 @@ from lucid.session.jacobian_build import JACOBIANS, jacobian_key, shared_compari
 from lucid.session.memo import SharedCache, WaitCancelled
 from lucid.ui.playground.forward_keys import forward_keys
 from lucid.ui.playground.keys import keys
+from lucid.ui.runtime import folded
 from lucid.ui.runtime.cancel import session_should_stop
 from lucid.viz.errors import GraphTooLarge
 from lucid.viz.explanation.forward_explain import ForwardExplainer, dotted
@@ -69,15 +70,9 @@ def _make_input_choices(analysis: Analysis) -> list[tuple[str, int, int]]:
 
 
 def _keep_choices(key: str) -> None:
-    """Keep the folded panel's input, steps and Jacobian toggle for when it opens again.
-
-    Streamlit forgets the value of a widget that a run does not draw; set again as plain session state
-    they stay, and the widgets take them back when the panel is drawn.
-    """
-    state, named = st.session_state, keys(key)
-    mine = (named.forward_input, named.forward_step(""), named.forward_both)
-    for name in [k for k in state if isinstance(k, str) and k.startswith(mine)]:
-        state[name] = state[name]
+    """Keep the folded panel's input, steps and Jacobian toggle for when it opens again."""
+    named = keys(key)
+    folded.keep(named.forward_input, named.forward_step(""), named.forward_both)
 
 
 def forward_mode_panel(key: str, analysis: Analysis) -> None:

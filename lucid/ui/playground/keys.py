@@ -74,6 +74,8 @@ class PageKeys:
     inspect = _Key("the inspector's node picker")
     inspect_nodes = _Key("the inspector's node list")
     inspect_group = _Key("the box clicked in a collapsed graph, shown in the inspector")
+    legend_open = _Key("bool: the Legend expander is open (folded, nothing in it is drawn)")
+    export_open = _Key("bool: the Export expander is open (folded, nothing in it is drawn)")
     export_step = _Key("the Export expander's step")
     make_gif = _Key("the Make GIF button")
     gif_slide = _Key("the GIF's 16:9 slide toggle")

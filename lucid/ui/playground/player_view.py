@@ -30,6 +30,7 @@ from lucid.ui.playground.graph_view import export_buttons, show_legend, static_f
 from lucid.ui.playground.inspector_view import inspect_clicked, node_inspector
 from lucid.ui.playground.keys import keys
 from lucid.ui.projector.layout import TOP_BAR
+from lucid.ui.runtime import folded
 from lucid.viz.graph.style import BLUE, EDGE_STYLE, GREEN, GREY, ORANGE, PROGRESS_STYLE, RED, VERMILLION
 from lucid.viz.player.animation import Animation
 from lucid.viz.player.redact import held
@@ -192,10 +193,14 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
     if analysis.trace is not None:
         current = analysis.index_of(analysis.trace.steps[step].parent)
     node_inspector(key, analysis, step if n else None, current, expanded)
-    with st.expander(_("Legend"), icon=":material/palette:"):
-        show_legend()
-    with st.expander(_("Export"), icon=":material/download:"):
-        if shown < n:  # any step, and the whole pass as a GIF: after the reveal
+    # Folded, the Legend and Export draw nothing inside (lucid.ui.runtime.folded): opening one runs the page again.
+    with st.expander(_("Legend"), icon=":material/palette:", key=keys(key).legend_open, on_change="rerun") as box:
+        if box.open:
+            show_legend()
+    with st.expander(_("Export"), icon=":material/download:", key=keys(key).export_open, on_change="rerun") as box:
+        if not box.open:
+            folded.keep(keys(key).export_step, keys(key).gif_slide)
+        elif shown < n:  # any step, and the whole pass as a GIF: after the reveal
             st.caption(_("Exports are back once your teacher reveals the answer."))
         else:
             export_buttons(key, analysis, step, options, expanded if collapsed else None)
