@@ -8,6 +8,8 @@ Prints numbers next to the target (a warm rerun at most ``TARGET_MS`` of CPU), a
    - a new session opening the teacher's link (the 2-layer MLP lesson) on a warm process;
    - a warm rerun of that session (nothing changed: what any widget costs on top of its own work);
    - a click on a node (the player names the animation it holds, so the run sends it no animation back);
+   - a program of the student's own (``bench_load``'s exercise with a constant of its own: parsed, run,
+     traced, laid out by ``dot`` and animated, the whole cost of ``bench_load --distinct``'s run phase);
    against a baseline measured in the same process: Streamlit's own cost of a page that draws as many
    plain elements as the Playground does (its floor for a page of that size).
 2. With ``--server`` (on by default; ``--no-server`` skips it): a real ``streamlit run app.py`` and the
@@ -37,10 +39,11 @@ from streamlit.runtime.scriptrunner import script_runner  # noqa: E402
 from streamlit.runtime.scriptrunner.script_cache import ScriptCache  # noqa: E402
 from streamlit.testing.v1 import AppTest, local_script_runner  # noqa: E402
 
-from bench.bench_load import CLICKED_NODE, CLICKED_STEP, LESSON  # noqa: E402
+from bench.bench_load import CLICKED_NODE, CLICKED_STEP, EXERCISE, LESSON  # noqa: E402
 from bench.streamlit_client import cpu_seconds, run_sync, server, session  # noqa: E402
 from lucid.session import share  # noqa: E402
 from lucid.session.browser_events import NodeClick  # noqa: E402
+from lucid.ui.playground.keys import keys  # noqa: E402
 
 PAGE = str(ROOT / "pages" / "playground.py")
 TARGET_MS = 25.0
@@ -123,17 +126,19 @@ def in_process(n: int) -> dict[str, float]:
     assert not warm.exception, warm.exception
     size = elements(warm)
     floor = AppTest.from_file(floor_page(size), default_timeout=60).run()
-    firsts, reruns, clicks, floors = [], [], [], []
-    for _ in range(n):
+    firsts, reruns, clicks, floors, programs = [], [], [], [], []
+    for i in range(n):
         at = opened()
         firsts.append(_cpu_of(at.run))
         reruns.append(_cpu_of(at.run))
         clicks.append(_cpu_of(lambda at=at: click(at)))
+        held = json.loads(_player(at).proto.json)["anim"] is None
         floors.append(_cpu_of(floor.run))
+        own = EXERCISE + f"out2 = out + {i + 7}\n"
+        programs.append(_cpu_of(lambda at=at, own=own: at.text_area(key=keys("pg").source).set_value(own).run()))
     assert not at.exception, at.exception
-    held = json.loads(_player(at).proto.json)["anim"] is None
     result = {"first": median_ms(firsts), "rerun": median_ms(reruns), "click": median_ms(clicks),
-              "floor": median_ms(floors), "elements": size}
+              "floor": median_ms(floors), "elements": size, "program": median_ms(programs)}
     print(f"In this process (AppTest, script thread CPU, median of {n}); the page draws {size} elements")
     print(f"  baseline: a page of {size} plain elements (Streamlit's floor)   {result['floor']:6.1f} ms")
     for name, label in (("first", "new session opening the link (warm process)"),
@@ -142,6 +147,8 @@ def in_process(n: int) -> dict[str, float]:
         ms = result[name]
         print(f"  {label:<58} {ms:6.1f} ms  = {ms / result['floor']:4.2f}x the baseline"
               f"   target <= {TARGET_MS:.0f} ms: {'ok' if ms <= TARGET_MS else 'MISS'}")
+    print(f"  {'a program of its own (script thread; dot runs beside it)':<58} {result['program']:6.1f} ms  = "
+          f"{result['program'] / result['floor']:4.2f}x the baseline")
     return result
 
 

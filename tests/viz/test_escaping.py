@@ -137,3 +137,30 @@ def test_extreme_values_render_in_the_circuit_preset(values):
             assert "nan" in text and "NaN/inf" in text
         elif np.isinf(v):
             assert ("−inf" if v < 0 else "inf") in text
+
+
+def _visible_by_category(text: str) -> str:
+    """``visible``'s rule written out character by character (what its fast path must agree with)."""
+    import unicodedata
+
+    out = []
+    for ch in text:
+        if ch in "\r\n":
+            out.append("⏎")
+        elif ch == "\t":
+            out.append(" ")
+        elif unicodedata.category(ch) in ("Cc", "Cs", "Co", "Cn") or ch in "\u2028\u2029":
+            out.append("\ufffd")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def test_visible_text_replaces_exactly_the_control_characters_on_its_fast_path_too():
+    from lucid.viz.graph.text import visible
+
+    points = [*range(0x10000), *range(0x10000, 0x110000, 97), 0xE0001, 0xF0000, 0x10FFFF]
+    wrong = [hex(p) for p in points for text in (chr(p), f"w{chr(p)}1")
+             if visible(text) != _visible_by_category(text)]
+    assert wrong == []
+    assert visible("가중치 w1") == "가중치 w1" and visible("a\nb\tc\u2028") == "a⏎b c\ufffd"
