@@ -201,7 +201,10 @@ def test_without_dot_the_graph_is_drawn_in_the_browser_and_exports_explain_why(m
     assert not at.exception
     assert not players(at)
     assert "tanh" in at.get("graphviz_chart")[0].proto.spec
+    at.session_state["pg_export_open"] = True  # the reader opens Export
+    at.run()
     assert any("need Graphviz's `dot`" in c.value for c in at.caption)
+    assert [b.proto.label for b in at.get("download_button")] == ["DOT"]
 
 
 

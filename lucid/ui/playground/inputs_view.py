@@ -1,6 +1,7 @@
 """The inputs table (Streamlit side): autodiff next to finite differences, so the class sees it is right."""
 from __future__ import annotations
 
+import pyarrow as pa
 import streamlit as st
 
 from lucid import viz
@@ -19,18 +20,20 @@ def _cell(arr) -> str:
 
 
 _TABLES: SharedCache = SharedCache(max_entries=128)
-"""The table's text, per program and language, for every session: its numbers are formatted once."""
+"""The table, per program and language, for every session: its numbers are formatted once, and it is kept as the
+Arrow table Streamlit sends (a list of rows went through pandas and then Arrow again on every run of every
+session)."""
 
 
-def _table(rows) -> tuple[dict[str, str], ...]:
-    return tuple({
+def _table(rows) -> pa.Table:
+    return pa.Table.from_pylist([{
         _("input"): r.name,
         _("shape"): shape_text(r.shape),
         _("value"): _cell(r.value),
         _("gradient (autodiff)"): _cell(r.gradient),
         _("gradient (finite diff.)"): _("skipped") if r.numerical is None else _cell(r.numerical),
         _("max rel. error"): "—" if r.max_rel_error is None else f"{r.max_rel_error:.1e}",
-    } for r in rows)
+    } for r in rows])
 
 
 def inputs_table(analysis: Analysis, memo: SharedCache) -> None:
@@ -52,7 +55,7 @@ def inputs_table(analysis: Analysis, memo: SharedCache) -> None:
         st.caption(_("No input of this program requires a gradient."))
         return
     table = _TABLES.get((analysis.source, analysis.seed, current_language()), lambda: _table(rows))
-    st.dataframe(list(table), hide_index=True, width="stretch")
+    st.dataframe(table, hide_index=True, width="stretch")
     skipped = next((r.skipped for r in rows if r.numerical is None), None)
     if skipped:
         st.caption(text(skipped))
