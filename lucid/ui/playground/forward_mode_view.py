@@ -72,7 +72,7 @@ def _make_input_choices(analysis: Analysis) -> list[tuple[str, int, int]]:
 def _keep_choices(key: str) -> None:
     """Keep the folded panel's input, steps and Jacobian toggle for when it opens again."""
     named = keys(key)
-    folded.keep(named.forward_input, named.forward_step(""), named.forward_both)
+    folded.keep(named.forward_input, named.forward_both, prefixes=(named.forward_step(""),))
 
 
 def forward_mode_panel(key: str, analysis: Analysis) -> None:

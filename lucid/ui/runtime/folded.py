@@ -13,8 +13,13 @@ from __future__ import annotations
 import streamlit as st
 
 
-def keep(*prefixes: str) -> None:
-    """Keep every session-state value whose key starts with one of ``prefixes`` for the run that draws them."""
+def keep(*names: str, prefixes: tuple[str, ...] = ()) -> None:
+    """Keep the session-state values of ``names``, and of every key starting with one of ``prefixes``, for the run
+    that draws them (a prefix costs a walk over every key of the session; a name does not)."""
     state = st.session_state
-    for name in [k for k in state if isinstance(k, str) and k.startswith(prefixes)]:
-        state[name] = state[name]
+    for name in names:
+        if name in state:
+            state[name] = state[name]
+    if prefixes:
+        for name in [k for k in state if isinstance(k, str) and k.startswith(prefixes)]:
+            state[name] = state[name]
