@@ -678,7 +678,8 @@ def _join_box(s: Seat) -> None:
     link = join_link(s.code)
     st.markdown(_("Code **{code}**").format(code=s.code))
     st.code(link, language=None)
-    st.image(qr_png(link), width=240, caption=_("Scan to join"))
+    st.image(qr_png(link), width=240, caption=_("Scan to join"),
+             alt=_("QR code of the join link {link}").format(link=link))  # a screen reader says what it is
 
 
 def _ticket_button(key: str, s: Seat) -> None:
@@ -875,7 +876,8 @@ def _student_question(key: str, s: Seat) -> None:
         return
     q = view.question
     verdict = _verdict(s, q) if q is not None and q.get("revealed") else None
-    room_watch(keys(key).room_watch, question_key(q), _announcement(key, q, verdict))
+    form = f".st-key-{keys(key).class_panel} [data-testid='stForm']" if q is not None and verdict is None else None
+    room_watch(keys(key).room_watch, question_key(q), _announcement(key, q, verdict), form)
     _question_body(key, s, q, verdict)  # first, so the form (or the verdict) is on screen before the page runs again
     room_hold.rerun_if_changed(key, q)  # the player (outside this fragment) holds back another step now
 

@@ -71,8 +71,36 @@ export default function(component) {
     const text = state === 'lost' ? words.lost : state === 'ended' ? words.ended : before === 'lost' ? words.back : '';
     say(`room:${state}:${Date.now()}`, text);
   };
+  skipLink(data.form, words.skip);
   const watch = new MutationObserver(connection);
   watch.observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-room-state'] });
   connection();
-  return () => { window.removeEventListener(ROOM_QUESTION, take); watch.disconnect(); };
+  return () => {
+    window.removeEventListener(ROOM_QUESTION, take);
+    watch.disconnect();
+    // The page left the class (another page, the class over): its skip link goes too.
+    setTimeout(() => { if (!parentElement.isConnected) skipLink(null); }, 0);
+  };
+}
+
+// While a question's answer form is on the page (data.form: its selector), the page's first Tab stop is a link
+// to it ("Skip to the answer field", shown when focused): a keyboard or screen-reader student reaches the answer
+// with one Tab and Enter instead of Tabbing through the whole Playground first.
+function skipLink(form, text) {
+  let link = document.querySelector('body > a.lucid-skip-answer');
+  if (!form || !text) { if (link) link.remove(); return; }
+  if (!link) {
+    link = document.createElement('a');
+    link.className = 'lucid-skip-answer';
+    link.href = '#';
+    document.body.prepend(link);  // before Streamlit's root: React never touches it
+  }
+  link.textContent = text;
+  link.onclick = (event) => {
+    event.preventDefault();
+    const field = document.querySelector(form)?.querySelector('input:not([type=hidden]), textarea');
+    if (!field) return;
+    field.scrollIntoView({ block: 'center' });
+    field.focus();
+  };
 }
