@@ -800,15 +800,15 @@ def _verdict(s: Seat, q: dict[str, Any]) -> str:
         answered=result.answered)
 
 
-def _announcement(key: str, q: dict[str, Any] | None, verdict: str | None) -> dict[str, str] | None:
+def announcement(q: dict[str, Any] | None, verdict: str | None, msg: tuple | None) -> dict[str, str] | None:
     """What the student's live region says after this run (``room_watch``), with a key that changes only when
     there is something new to say: the question opened (the key the player's early card uses too, so the two never
-    both speak), an answer's receipt or refusal, the verdict once revealed (``verdict``, drawn by ``_verdict``)."""
+    both speak), an answer's receipt or refusal (``msg``: the session's ``answer_msg``), the verdict once revealed
+    (``verdict``, drawn by ``_verdict``)."""
     if q is None:
         return None
     if verdict is not None:
         return {"key": f"verdict:{q['id']}", "text": verdict.replace("**", "")}
-    msg = st.session_state.get(keys(key).answer_msg)
     if msg is not None and msg[0] == q["id"]:
         return {"key": f"answer:{q['id']}:{msg[3] if len(msg) > 3 else 0}", "text": text(msg[2])}
     return {"key": f"q:{question_key(q)}",
@@ -877,7 +877,8 @@ def _student_question(key: str, s: Seat) -> None:
     q = view.question
     verdict = _verdict(s, q) if q is not None and q.get("revealed") else None
     form = f".st-key-{keys(key).class_panel} [data-testid='stForm']" if q is not None and verdict is None else None
-    room_watch(keys(key).room_watch, question_key(q), _announcement(key, q, verdict), form)
+    said = announcement(q, verdict, st.session_state.get(keys(key).answer_msg))
+    room_watch(keys(key).room_watch, question_key(q), said, form)
     _question_body(key, s, q, verdict)  # first, so the form (or the verdict) is on screen before the page runs again
     room_hold.rerun_if_changed(key, q)  # the player (outside this fragment) holds back another step now
 
