@@ -3,7 +3,7 @@ import streamlit as st
 
 from lucid.i18n import _
 from lucid.ui.projector import mode as classroom_state
-from lucid.ui.runtime import language, shutdown, warmup
+from lucid.ui.runtime import a11y, language, shutdown, warmup
 
 shutdown.install()  # once per process: SIGTERM ends the server within seconds, even mid-computation
 warmup.start()  # once per process: the lesson pages' default experiments, computed in the background
@@ -33,4 +33,5 @@ current = st.navigation(pages, position="top")
 classroom_state.follow_link()  # Classroom mode holds on every page and is in every page's link
 if current is not playground:  # the Playground has the picker in its own title row
     language.corner_picker("page")
+a11y.install()  # keyboard fixes to Streamlit's own widgets (a popover's panel takes the focus), on every page
 current.run()
