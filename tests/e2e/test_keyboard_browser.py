@@ -5,7 +5,8 @@ A student who cannot use a mouse, or hears the page through a screen reader, mus
 question: the answer field and Submit are reached by Tab, Enter submits, and the page's live region (a
 ``role=status`` element that is there before anything is said in it) says the new question, "Answer received"
 and the verdict. The test records what every live region says while it happens (a MutationObserver), as a screen
-reader would hear it: text that appears inside a region already on the page.
+reader would hear it: text that appears inside a region already on the page. The connection's loss and return
+are said there too.
 """
 from __future__ import annotations
 
@@ -114,12 +115,12 @@ def test_the_playground_runs_a_typed_program_and_steps_by_keyboard_alone(tab, ap
     if tab.locator(f"{GRAPH} g.node[tabindex]").count() == 0:
         print("\nnode facts by Enter: SKIPPED (no graph node takes the focus on this branch yet)")
     else:
-        inspector = tab.locator(".st-key-pg_inspector")
-        before = inspector.inner_text()
-        counts["-> a graph node"] = press_until(tab, "e && e.closest('g.node')", "a graph node")
+        counts["Drawing -> the graph"] = press_until(tab, "e && e.closest('g.node')", "a graph node")
+        tab.keyboard.press("ArrowDown")  # the next node (the graph's own keys, while a node has the focus)
+        node = tab.evaluate("() => document.activeElement.closest('g.node').id")
         tab.keyboard.press("Enter")
-        tab.wait_for_function("([sel, old]) => document.querySelector(sel)?.innerText !== old",
-                              arg=[".st-key-pg_inspector", before], timeout=SLOW)
+        tab.locator(".st-key-pg_inspector").get_by_text(f"{node} · ").first.wait_for(timeout=SLOW)
+        assert tab.evaluate("() => document.activeElement.closest('g.node')?.id") == node  # the focus stays
     print(f"\nTab presses (Playground): {counts}")
     assert tab.locator("[data-testid='stException']").count() == 0
 
@@ -170,6 +171,11 @@ def test_a_student_joins_answers_and_hears_the_question_receipt_and_verdict_by_k
         teacher.get_by_role("button", name="Reveal").click()
         student.locator(ALERT, has_text="your answer").wait_for(timeout=SLOW)
         wait_heard(student, "your answer", "the verdict")
+
+        context.set_offline(True)  # the network cut: the player cannot read the room's feed
+        wait_heard(student, "Not connected", "the connection lost")
+        context.set_offline(False)
+        wait_heard(student, "Connected again", "the connection back")
         print(f"\nTab presses (student): {counts}\nheard: {heard(student)}")
         assert counts["page start -> skip link"] <= STUDENT_TABS, counts
         assert counts["Your answer -> Submit"] <= 3, counts  # the optional nickname, then Submit
