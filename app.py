@@ -1,9 +1,10 @@
 """Lucid Graph Lab: `streamlit run app.py`. The Playground first, then the classroom pages."""
 import streamlit as st
 
+import lucid.ui.runtime.a11y as a11y
 from lucid.i18n import _
 from lucid.ui.projector import mode as classroom_state
-from lucid.ui.runtime import a11y, language, shutdown, warmup
+from lucid.ui.runtime import language, shutdown, warmup
 
 shutdown.install()  # once per process: SIGTERM ends the server within seconds, even mid-computation
 warmup.start()  # once per process: the lesson pages' default experiments, computed in the background
