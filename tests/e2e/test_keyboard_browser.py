@@ -165,6 +165,8 @@ def test_a_student_joins_answers_and_hears_the_question_receipt_and_verdict_by_k
         student.keyboard.press("Enter")
         student.locator(ALERT, has_text="Answer received").wait_for(timeout=SLOW)
         wait_heard(student, "Answer received", "the answer's receipt")
+        tree = student.locator(".lucid-room-live").aria_snapshot()  # in Chromium's accessibility tree, as a status
+        assert tree.startswith("- status") and "Answer received" in tree, tree
 
         teacher.get_by_text("1 / 1").wait_for(timeout=SLOW)
         wait_until_idle(teacher)
