@@ -1,6 +1,7 @@
 """Lucid Graph Lab: `streamlit run app.py`. The Playground first, then the classroom pages."""
 import streamlit as st
 
+import lucid.ui.runtime.a11y as a11y
 from lucid.i18n import _
 from lucid.ui.projector import mode as classroom_state
 from lucid.ui.runtime import language, shutdown, warmup
@@ -33,4 +34,5 @@ current = st.navigation(pages, position="top")
 classroom_state.follow_link()  # Classroom mode holds on every page and is in every page's link
 if current is not playground:  # the Playground has the picker in its own title row
     language.corner_picker("page")
+a11y.install()  # keyboard fixes to Streamlit's own widgets (a popover's panel takes the focus), on every page
 current.run()

@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup_system.sh
+bash scripts/axe_setup.sh  # axe-core for the accessibility browser test (needs node and npm)
 PYTHON="$(bash scripts/venv.sh)"
 "$PYTHON" -m pip install -q -r requirements-dev.txt
 "$PYTHON" -m ruff check .

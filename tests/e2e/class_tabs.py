@@ -5,6 +5,12 @@ from tests.e2e.conftest import ACTION_TIMEOUT_MS
 from tests.e2e.waits import SLOW
 
 PLAYER = ".lucid-player"
+ALERT = "[data-testid='stAlertContainer']"
+"""Streamlit's message boxes (st.success, st.info, st.warning, st.error): a student's receipt and verdict are read
+there, not by the page's text alone, since the class panel's live region (``room_watch``, read by screen readers,
+not shown) says the same words."""
+ROOM_STATUS = ".lucid-room-status"
+"""The player's connection line (not connected, class ended)."""
 
 
 def new_tab(browser):

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.e2e.class_tabs import PLAYER, teacher_starts_a_class
+from tests.e2e.class_tabs import ALERT, PLAYER, teacher_starts_a_class
 from tests.e2e.class_tabs import new_tab as _tab
 from tests.e2e.class_tabs import trace_step as _trace_step
 from tests.e2e.class_tabs import wait_step as _wait_step
@@ -71,7 +71,7 @@ def test_students_follow_the_teacher_answer_and_see_the_reveal(browser, app_url)
             assert _trace_step(student) == "3"  # the step to predict is not shown before the reveal
             student.get_by_label("Your answer").fill(answer)
             student.get_by_role("button", name="Submit").click()
-            student.get_by_text("Answer received").wait_for(timeout=SLOW)
+            student.locator(ALERT, has_text="Answer received").wait_for(timeout=SLOW)
         _shot(students[1], "student-answered")
 
         teacher.get_by_text("2 / 2").wait_for(timeout=SLOW)  # the panel refreshes itself while answers arrive
@@ -89,8 +89,8 @@ def test_students_follow_the_teacher_answer_and_see_the_reveal(browser, app_url)
         teacher.keyboard.press("Escape")
         for student in students:
             _wait_step(student, 4)  # the reveal shows the predicted step to everyone
-        students[0].get_by_text("your answer −4.000: right").wait_for(timeout=SLOW)
-        students[1].get_by_text("your answer 4.000: not quite").wait_for(timeout=SLOW)
+        students[0].locator(ALERT, has_text="your answer −4.000: right").wait_for(timeout=SLOW)
+        students[1].locator(ALERT, has_text="your answer 4.000: not quite").wait_for(timeout=SLOW)
         _shot(students[1], "student-revealed")
 
         teacher.get_by_role("button", name="Back to following").click()

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.e2e.class_tabs import students_join, teacher_starts_a_class, wait_step
+from tests.e2e.class_tabs import ALERT, ROOM_STATUS, students_join, teacher_starts_a_class, wait_step
 from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.waits import SLOW, wait_until_idle
 
@@ -59,7 +59,7 @@ def test_the_projected_panel_keeps_the_graph_on_screen_and_the_answers_hidden_un
             student.get_by_text("Next step: grad y = ?").wait_for(timeout=SLOW)
             student.get_by_label("Your answer").fill(answer)
             student.get_by_role("button", name="Submit").click()
-            student.get_by_text("Answer received").wait_for(timeout=SLOW)
+            student.locator(ALERT, has_text="Answer received").wait_for(timeout=SLOW)
         teacher.get_by_text("2 / 2").wait_for(timeout=SLOW)
         teacher.mouse.move(640, 700)  # no tooltip over the panel in the pictures
         wait_until_idle(teacher)
@@ -91,7 +91,7 @@ def test_the_projected_panel_keeps_the_graph_on_screen_and_the_answers_hidden_un
 
         lost_context, lost = students[0]
         lost_context.set_offline(True)  # the network cut: the feed cannot be read
-        lost.get_by_text("Not connected · not following the teacher").wait_for(timeout=SOON)
+        lost.locator(ROOM_STATUS, has_text="Not connected · not following the teacher").wait_for(timeout=SOON)
         lost.get_by_text("following the teacher", exact=False).filter(has_not_text="Not connected").first.wait_for(
             state="hidden", timeout=SOON)  # the page's own line does not say it follows
         _shot(lost, "student-offline")
@@ -100,7 +100,8 @@ def test_the_projected_panel_keeps_the_graph_on_screen_and_the_answers_hidden_un
         teacher.keyboard.press("ArrowLeft")  # the teacher moves on while the student is away
         wait_step(teacher, 3)
         lost_context.set_offline(False)
-        lost.get_by_text("Not connected · not following the teacher").wait_for(state="hidden", timeout=SOON)
+        lost.locator(ROOM_STATUS, has_text="Not connected · not following the teacher").wait_for(state="hidden",
+                                                                                                timeout=SOON)
         wait_step(lost, 3)  # caught up with the teacher
 
         closed_context, _closed = students[1]

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.e2e.class_tabs import students_join, teacher_starts_a_class, wait_step
+from tests.e2e.class_tabs import ALERT, students_join, teacher_starts_a_class, wait_step
 from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.test_class_panel_browser import _on_screen
 from tests.e2e.waits import SLOW, wait_until_idle
@@ -28,7 +28,7 @@ def _vote(student, choice: str, *, round_two: bool = False) -> None:
         student.get_by_text("Round 2: discuss it with your neighbours").wait_for(timeout=SLOW)
     student.get_by_text(re.compile(rf"· {re.escape(choice)}$")).click()  # the choice "B · 4.000"
     student.get_by_role("button", name="Submit").click()
-    student.get_by_text("Answer received").wait_for(timeout=SLOW)
+    student.locator(ALERT, has_text="Answer received").wait_for(timeout=SLOW)
 
 
 def test_two_rounds_of_peer_instruction_with_multiple_choice_and_a_countdown(browser, app_url):

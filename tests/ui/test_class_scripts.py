@@ -10,13 +10,15 @@ from pathlib import Path
 
 from lucid.ui.live_class import room_watch, teacher_key
 from lucid.ui.playground import copy_link, forward_keys
+from lucid.ui.runtime import a11y
 from lucid.viz import player
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = {room_watch: ("room_watch.js", "room_watch.css", "answer_watch.js", "answer_watch.css"),
            teacher_key: ("teacher_key.js", "teacher_key.css"),
            forward_keys: ("forward_keys.js", "forward_keys.css"),
-           copy_link: ("copy_link.js", "copy_link.css")}
+           copy_link: ("copy_link.js", "copy_link.css"),
+           a11y: ("a11y.js", "a11y.css")}
 
 
 def _long_strings(path: Path) -> list[str]:

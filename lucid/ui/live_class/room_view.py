@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import io
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -677,7 +678,8 @@ def _join_box(s: Seat) -> None:
     link = join_link(s.code)
     st.markdown(_("Code **{code}**").format(code=s.code))
     st.code(link, language=None)
-    st.image(qr_png(link), width=240, caption=_("Scan to join"))
+    st.image(qr_png(link), width=240, caption=_("Scan to join"),
+             alt=_("QR code of the join link {link}").format(link=link))  # a screen reader says what it is
 
 
 def _ticket_button(key: str, s: Seat) -> None:
@@ -765,11 +767,53 @@ def _submit(key: str, s: Seat, qid: str | None = None) -> None:
                                             locale=language.current(), question_id=qid,
                                             choice=picked if choice else None)
     except (AnswerRejected, RoomGone) as err:
-        st.session_state[keys(key).answer_msg] = (qid, "error", _reason(err))
+        st.session_state[keys(key).answer_msg] = (qid, "error", _reason(err), _sent())
         return
     room_push.answered(s.code)
     st.session_state[keys(key).answer_msg] = (qid, "ok", L_("Answer received: {value}. You may change it until "
-                                                           "the reveal.", value=format_number(value)))
+                                                           "the reveal.", value=format_number(value)), _sent())
+
+
+def _sent() -> int:
+    """A number of its own for each answer sent: the student's live region says every receipt, a repeat too."""
+    return time.monotonic_ns()
+
+
+def _verdict(s: Seat, q: dict[str, Any]) -> str:
+    """A revealed question's line for this student: the answer, theirs right or not (and why), the class's count."""
+    rooms = room_service.rooms()
+    mine = rooms.my_answer(s.code, q["id"], s.student)
+    values = [float(a["value"]) for a in rooms.answers(s.code, q["id"])]
+    result = class_result(values, q)
+    verdict = ""
+    if mine is not None:
+        yours = format_number(float(mine["value"]))
+        why = diagnosis_text(diagnose(float(mine["value"]), q))
+        if is_correct(float(mine["value"]), float(q["expected"])):
+            verdict = _(" · your answer {value}: right").format(value=yours)
+        elif why:
+            verdict = _(" · your answer {value}: not quite ({why})").format(value=yours, why=why)
+        else:
+            verdict = _(" · your answer {value}: not quite").format(value=yours)
+    return _("**{label} = {value}**{verdict} · the class: {correct} of {answered} right").format(
+        label=q["label"], value=q["expected_text"], verdict=verdict, correct=result.correct,
+        answered=result.answered)
+
+
+def announcement(q: dict[str, Any] | None, verdict: str | None, msg: tuple | None) -> dict[str, str] | None:
+    """What the student's live region says after this run (``room_watch``), with a key that changes only when
+    there is something new to say: the question opened (the key the player's early card uses too, so the two never
+    both speak), an answer's receipt or refusal (``msg``: the session's ``answer_msg``), the verdict once revealed
+    (``verdict``, drawn by ``_verdict``)."""
+    if q is None:
+        return None
+    if verdict is not None:
+        return {"key": f"verdict:{q['id']}", "text": verdict.replace("**", "")}
+    if msg is not None and msg[0] == q["id"]:
+        return {"key": f"answer:{q['id']}:{msg[3] if len(msg) > 3 else 0}", "text": text(msg[2])}
+    return {"key": f"q:{question_key(q)}",
+            "text": _("Question about step {step}: {label} = ? · type your answer in the answer field").format(
+                step=q["step"], label=q["label"])}
 
 
 def _student_panel(key: str, s: Seat) -> None:
@@ -831,13 +875,16 @@ def _student_question(key: str, s: Seat) -> None:
         st.info(_("This class has ended."), icon=":material/school:")
         return
     q = view.question
-    room_watch(keys(key).room_watch, question_key(q))
-    _question_body(key, s, q)  # first, so the form (or the verdict) is on screen before the page runs again
+    verdict = _verdict(s, q) if q is not None and q.get("revealed") else None
+    form = f".st-key-{keys(key).class_panel} [data-testid='stForm']" if q is not None and verdict is None else None
+    said = announcement(q, verdict, st.session_state.get(keys(key).answer_msg))
+    room_watch(keys(key).room_watch, question_key(q), said, form)
+    _question_body(key, s, q, verdict)  # first, so the form (or the verdict) is on screen before the page runs again
     room_hold.rerun_if_changed(key, q)  # the player (outside this fragment) holds back another step now
 
 
-def _question_body(key: str, s: Seat, q: dict[str, Any] | None) -> None:
-    """The open question's form, or its verdict once revealed (nothing without a question)."""
+def _question_body(key: str, s: Seat, q: dict[str, Any] | None, verdict: str | None = None) -> None:
+    """The open question's form, or its ``verdict`` once revealed (nothing without a question)."""
     if q is None:
         return
     rooms = room_service.rooms()
@@ -853,21 +900,7 @@ def _question_body(key: str, s: Seat, q: dict[str, Any] | None) -> None:
     mine = rooms.my_answer(s.code, q["id"], s.student)
     earlier = rooms.my_answer(s.code, q["first"], s.student) if again and isinstance(q.get("first"), str) else None
     if q.get("revealed"):
-        values = [float(a["value"]) for a in rooms.answers(s.code, q["id"])]
-        result = class_result(values, q)
-        verdict = ""
-        if mine is not None:
-            yours = format_number(float(mine["value"]))
-            why = diagnosis_text(diagnose(float(mine["value"]), q))
-            if is_correct(float(mine["value"]), float(q["expected"])):
-                verdict = _(" · your answer {value}: right").format(value=yours)
-            elif why:
-                verdict = _(" · your answer {value}: not quite ({why})").format(value=yours, why=why)
-            else:
-                verdict = _(" · your answer {value}: not quite").format(value=yours)
-        st.success(_("**{label} = {value}**{verdict} · the class: {correct} of {answered} right").format(
-            label=q["label"], value=q["expected_text"], verdict=verdict, correct=result.correct,
-            answered=result.answered))
+        st.success(verdict if verdict is not None else _verdict(s, q))
         if earlier is not None:
             st.caption(_("Your answer in round 1: {value}").format(value=format_number(float(earlier["value"]))))
         return

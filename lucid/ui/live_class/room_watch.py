@@ -46,14 +46,19 @@ def _ignore() -> None:
     """The event only asks for the rerun; its value is not read."""
 
 
-def room_watch(key: str, question: str) -> None:
-    """Draw the watcher (inside a fragment); ``question`` is the question key this run shows."""
+def room_watch(key: str, question: str, announce: dict[str, str] | None = None, form: str | None = None) -> None:
+    """Draw the watcher (inside a fragment); ``question`` is the question key this run shows, ``announce`` what the
+    student's live region says now (``{"key", "text"}``: said once per key) or None, ``form`` the CSS selector of
+    the open question's answer form (the page's skip link leads to it) or None."""
     if not _component:
         _component.append(st.components.v2.component("lucid_room_watch", js=script(), css=stylesheet(),
                                                       isolate_styles=False))
     words = {"asked": _("Question about step {step}: {label} = ? · the answer box is on its way"),
-             "revealed": _("The answer: {label} = {answer}")}
-    _component[0](key=key, data={"question": question, "words": words}, on_question_change=_ignore)
+             "revealed": _("The answer: {label} = {answer}"),
+             "lost": _("Not connected · not following the teacher"), "ended": _("The class has ended"),
+             "back": _("Connected again · following the teacher"), "skip": _("Skip to the answer field")}
+    _component[0](key=key, data={"question": question, "words": words, "announce": announce, "form": form},
+                  on_question_change=_ignore)
 
 
 ANSWER_SCRIPT_FILE = "answer_watch.js"
