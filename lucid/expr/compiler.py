@@ -214,6 +214,11 @@ class Compiler:
             self.defined = defined.collect(self, statements)
             self.defined_specs = {name: defined.function_spec(d) for name, d in self.defined.items()}
             self.plan.definitions = self.defined
+            for d in self.defined.values():  # checked once for scalars too, so an unused definition is checked
+                scope = [(p, ()) for p in d.params]
+                d.forward = defined.compile_formula(self, d, d.node.body, scope, None)
+                d.rule_formulas = [defined.compile_formula(self, d, d.rules[p].value, scope + [(defined.OUT, ())],
+                                                           d.rules[p]) for p in d.params]
             statements = [st for st in statements if not isinstance(st, S.Define | S.Rule)]
             if not statements:
                 first = next(iter(self.defined.values())).node

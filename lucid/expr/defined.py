@@ -57,6 +57,10 @@ class Definition:
     rules: dict[str, S.Rule] = field(default_factory=dict)
     formula_text: str = ""
     rule_texts: dict[str, str] = field(default_factory=dict)
+    forward: Formula | None = None
+    """The formula and the rules checked for scalar parameters: runnable at any shapes, since they are
+    elementwise (what ``lucid.practice.rule_check`` evaluates)."""
+    rule_formulas: list[Formula] = field(default_factory=list)
 
     @property
     def name(self) -> str:
