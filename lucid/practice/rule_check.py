@@ -17,6 +17,8 @@ is skipped and counted. Nothing here raises on a student's rule.
 """
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -26,6 +28,7 @@ from lucid._backend.core import match_shape
 from lucid._backend.grad_mode import no_grad
 from lucid._tensor.tensor import Tensor
 from lucid.expr.defined import Definition, defined_op, evaluate
+from lucid.expr.program import Program
 from lucid.i18n import L_, LN_, Message
 
 RTOL, ATOL = 1e-4, 1e-6
@@ -306,10 +309,25 @@ def check_definition(definition: Definition, roots: Iterable[Tensor] = (), seed:
     return OpVerdict(definition.name, tuple(params), tuple(failures), points, elements, skipped)
 
 
-def check_program(program) -> list[OpVerdict]:
-    """A verdict for every op the program defines, in the order of their definitions."""
-    return [check_definition(d, [program.output, *program.variables.values()])
-            for d in program.definitions.values()]
+def check_program(program: Program) -> list[OpVerdict]:
+    """A verdict for every op the program defines, in the order of their definitions.
+
+    Kept with the program (programs are shared by every session of a server, and so is their check): a page
+    that reruns asks again for free. The check is a few hundred evaluations of small formulas.
+    """
+    with _LOCK:
+        known = _VERDICTS.get(program)
+    if known is not None:
+        return known
+    verdicts = [check_definition(d, [program.output, *program.variables.values()])
+                for d in program.definitions.values()]
+    with _LOCK:
+        _VERDICTS[program] = verdicts
+    return verdicts
+
+
+_VERDICTS: weakref.WeakKeyDictionary[Program, list[OpVerdict]] = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
 
 
 # ----- what a person reads ----------------------------------------------------------------------------------
@@ -346,6 +364,11 @@ def describe(failure: Failure) -> Message:
 
 def hint_text(failure: Failure) -> Message | None:
     """What the error has in common everywhere, in words (None when it has no known shape)."""
+    hint = _hint_words(failure)
+    return None if hint is None else L_("Hint: {hint}", hint=hint)
+
+
+def _hint_words(failure: Failure) -> Message | None:
     if failure.hint == "sign":
         return L_("Your rule is the right value with the opposite sign everywhere: check a minus sign.")
     if failure.hint == "factor":
