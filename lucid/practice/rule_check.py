@@ -372,8 +372,9 @@ def _hint_words(failure: Failure) -> Message | None:
     if failure.hint == "sign":
         return L_("Your rule is the right value with the opposite sign everywhere: check a minus sign.")
     if failure.hint == "factor":
+        factor = format(failure.factor, ".4g")
         return L_("Your rule is {factor} times the right value everywhere: a constant factor is missing or extra.",
-                  factor=f"{failure.factor:.4g}")
+                  factor=factor)
     if failure.hint == "input_for_output":
         return L_("Your rule would be right with out (the op's result) where you wrote {param}: the derivative "
                   "is written in terms of the output.", param=failure.param)
