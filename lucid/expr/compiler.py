@@ -160,6 +160,9 @@ class Compiler:
         self.env: dict[str, Value] = {}
         self.defined: dict[str, Any] = {}  # name -> lucid.expr.defined.Definition
         self.defined_specs: dict[str, FunctionSpec] = {}
+        # (op name, parameter shapes) -> (formula, rules) of a defined op, shared by the formula compilers: a
+        # rule may call its own op (sigmoid′ = s(x)·(1 − s(x))), which must not compile that op's rules again
+        self.defined_formulas: dict[tuple[str, tuple[Shape, ...]], tuple[Any, list[Any]]] = {}
 
     # ----- errors and bookkeeping ---------------------------------------------------
     def error(self, at: Any, message: str | Message, kind: str = "syntax", length: int | None = None) -> ExprError:
@@ -215,10 +218,7 @@ class Compiler:
             self.defined_specs = {name: defined.function_spec(d) for name, d in self.defined.items()}
             self.plan.definitions = self.defined
             for d in self.defined.values():  # checked once for scalars too, so an unused definition is checked
-                scope = [(p, ()) for p in d.params]
-                d.forward = defined.compile_formula(self, d, d.node.body, scope, None)
-                d.rule_formulas = [defined.compile_formula(self, d, d.rules[p].value, scope + [(defined.OUT, ())],
-                                                           d.rules[p]) for p in d.params]
+                d.forward, d.rule_formulas = self.defined_formulas_for(d, [()] * len(d.params), ())
             statements = [st for st in statements if not isinstance(st, S.Define | S.Rule)]
             if not statements:
                 first = next(iter(self.defined.values())).node
@@ -426,6 +426,22 @@ class Compiler:
             return self.emit(ins, node, not in_const)
         return self.apply(spec, node, values, options, label)
 
+    def defined_formulas_for(self, definition: Any, shapes: list[Shape], out_shape: Shape) -> tuple[Any, list[Any]]:
+        """The op's formula and rules checked for these parameter shapes, once per shapes. The rules' list is
+        filled after the formula is known, so a rule that calls its own op finds it (and nothing loops)."""
+        key = (definition.name, tuple(shapes))
+        known = self.defined_formulas.get(key)
+        if known is not None:
+            return known
+        scope = [(p, shape) for p, shape in zip(definition.params, shapes)]
+        forward = defined.compile_formula(self, definition, definition.node.body, scope, None)
+        rules: list[Any] = []
+        self.defined_formulas[key] = (forward, rules)
+        for p in definition.params:
+            rules.append(defined.compile_formula(self, definition, definition.rules[p].value,
+                                                 scope + [(defined.OUT, out_shape)], definition.rules[p]))
+        return forward, rules
+
     def defined_call(self, node: S.Call, in_const: bool) -> Value:
         """A call of an op the program defines: one node, its formula and rules checked for these shapes and
         charged as if written out here."""
@@ -438,10 +454,7 @@ class Compiler:
         except ShapeProblem as problem:
             raise self.error(node, L_("{label}: {message}", label=label, message=problem.message),
                              problem.kind) from None
-        scope = [(p, v.shape) for p, v in zip(definition.params, values)]
-        forward = defined.compile_formula(self, definition, definition.node.body, scope, None)
-        rules = [defined.compile_formula(self, definition, definition.rules[p].value, scope + [(defined.OUT,
-                 out_shape)], definition.rules[p]) for p in definition.params]
+        forward, rules = self.defined_formulas_for(definition, [v.shape for v in values], out_shape)
         plan, limits = self.plan, self.limits
         for formula in (forward, *rules):
             plan.total_elements += formula.plan.total_elements
@@ -719,6 +732,7 @@ class FormulaCompiler(Compiler):
                  rule: S.Rule | None) -> None:
         super().__init__(parent.source, parent.limits)
         self.defined, self.defined_specs = parent.defined, parent.defined_specs
+        self.defined_formulas = parent.defined_formulas
         self.definition, self.rule = definition, rule
         for name, shape in scope:  # the parameters: leaves standing for the call's tensors (not charged again)
             self.plan.instrs.append(Instr("leaf", (), definition.node.line, definition.node.col, len(name),
