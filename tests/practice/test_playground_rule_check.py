@@ -47,3 +47,14 @@ def test_the_fixed_rule_passes_and_the_step_uses_it():
 def test_a_program_without_definitions_shows_no_verdict():
     at = typed("x = 0.5\ny = tanh(x)\n")
     assert not at.exception and not at.error and not at.success
+
+
+def test_fixing_the_rule_sends_the_player_a_new_animation_although_the_picture_is_the_same():
+    """The forward picture of both programs is identical; the browser must still drop the old gradients."""
+    at = typed(SWISH.format(rule=WRONG))
+    before = player(at)
+    at.text_area(key="pg_source").set_value(SWISH.format(rule=RIGHT)).run()
+    after = player(at)
+    assert after["anim"]["svg"] == before["anim"]["svg"]
+    assert after["anim_id"] != before["anim_id"]
+    assert any("0.7176" in e for e in after["anim"]["explanations"] if "the rule of swish" in e)
