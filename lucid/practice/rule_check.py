@@ -28,6 +28,7 @@ from lucid._backend.core import match_shape
 from lucid._backend.grad_mode import no_grad
 from lucid._tensor.tensor import Tensor
 from lucid.expr.defined import Definition, defined_op, evaluate
+from lucid.expr.limits import OP_OVERHEAD_ELEMENTS
 from lucid.expr.program import Program
 from lucid.i18n import L_, LN_, Message
 
@@ -39,6 +40,13 @@ MAX_PROGRAM_ELEMENTS = 100_000
 """A call of the op in the program with more elements than this is checked at probe points only."""
 BROADCAST_SHAPES = ((2, 3), (3,), (2, 1), (1, 3), ())
 """Shapes the probe points give the parameters in turn, so every broadcasting case meets the rule."""
+
+CHECK_BUDGET = 500_000_000
+"""Work one op's check may cost, in element units (``lucid.expr.limits.OP_OVERHEAD_ELEMENTS`` per operation
+plus its elements): a tenth to a third of a second (measured: a 600-operation formula of 60 parameters
+checked at four points costs 4.3 × 10⁹ units and 0.8 to 2.5 s on a loaded two-core machine). A server checks
+every program a student runs, so a huge formula must not take it seconds: points past the budget are left
+out, and the verdict says so."""
 
 HINTS = ("sign", "factor", "input_for_output", "output_for_input", "other_param")
 
@@ -78,10 +86,13 @@ class OpVerdict:
     elements: int = 0
     skipped: int = 0
     """Elements not checked: the formula is undefined there or has no derivative (a kink)."""
+    left_out: int = 0
+    """Points not checked because the check's work budget (``CHECK_BUDGET``) was spent."""
 
     @property
     def ok(self) -> bool:
-        return not self.failures
+        """Every rule agrees wherever it was checked, and it was checked somewhere."""
+        return not self.failures and self.points > 0
 
 
 @dataclass
@@ -289,11 +300,32 @@ def check_definition(definition: Definition, roots: Iterable[Tensor] = (), seed:
     params = definition.params
     evidence = [_Evidence() for _ in params]
     rng = np.random.default_rng(seed)
-    points = elements = skipped = 0
+    points = elements = skipped = left_out = 0
+    budget = [CHECK_BUDGET]
+
+    def affordable(arrays: list[np.ndarray], backward: bool) -> bool:
+        """Charge one point's work to the budget (a point that does not fit is left out and counted)."""
+        n = int(np.prod(np.broadcast_shapes(*(np.shape(a) for a in arrays))))
+        per_f = _ops(definition.forward) * (n + OP_OVERHEAD_ELEMENTS)
+        per_rule = max((_ops(r) for r in definition.rule_formulas), default=0) * (n + OP_OVERHEAD_ELEMENTS)
+        cost = per_f + len(params) * (3 * per_f + 3 * per_rule)
+        if backward:
+            cost += sum(2 * int(np.size(a)) for a in arrays) * per_f
+        if cost > budget[0]:
+            return False
+        budget[0] -= cost
+        return True
+
     for arrays in _program_points(definition, roots):
+        if not affordable(arrays, False):
+            left_out += 1
+            continue
         done, missed = _check_point(op, arrays, "program", evidence)
         points, elements, skipped = points + 1, elements + done, skipped + missed
     for arrays, broadcasts in _probe_points(len(params), rng):
+        if not affordable(arrays, broadcasts):
+            left_out += 1
+            continue
         done, missed = _check_point(op, arrays, "probe", evidence)
         points, elements, skipped = points + 1, elements + done, skipped + missed
         if broadcasts:
@@ -306,7 +338,12 @@ def check_definition(definition: Definition, roots: Iterable[Tensor] = (), seed:
         f = ev.first
         failures.append(Failure(f.op, f.param, f.kind, f.where, f.element, f.at, f.expected, f.given, f.shapes,
                                 hint, factor, other))
-    return OpVerdict(definition.name, tuple(params), tuple(failures), points, elements, skipped)
+    return OpVerdict(definition.name, tuple(params), tuple(failures), points, elements, skipped, left_out)
+
+
+def _ops(formula) -> int:
+    """Operations one evaluation of a formula runs (its plan's instructions that are not leaves)."""
+    return 1 + sum(1 for ins in formula.plan.instrs if ins.kind != "leaf")
 
 
 def check_program(program: Program) -> list[OpVerdict]:
@@ -389,6 +426,9 @@ def _hint_words(failure: Failure) -> Message | None:
 
 def summary(verdict: OpVerdict) -> Message:
     """The verdict of one op in a line."""
+    if not verdict.failures and not verdict.points:
+        return L_("{op}: its rules were not checked: the formula is too costly to check on a shared server.",
+                  op=verdict.op)
     if verdict.ok:
         return LN_("{op}: every rule agrees with central differences of its formula ({n} element checked, at "
                    "the program's values and at random points).",
@@ -400,6 +440,15 @@ def summary(verdict: OpVerdict) -> Message:
                "{op}: the rules {wrong} disagree with central differences of its formula; the graph steps with your "
                "rules as written, so the gradients they send are wrong too.", len(verdict.failures), op=verdict.op,
                wrong=wrong)
+
+
+def left_out_text(verdict: OpVerdict) -> Message | None:
+    """Why some points were not checked (None when every point was)."""
+    if not verdict.left_out:
+        return None
+    return LN_("{n} point was not checked: the formula is too costly to check everywhere on a shared server.",
+               "{n} points were not checked: the formula is too costly to check everywhere on a shared server.",
+               verdict.left_out)
 
 
 def skipped_text(verdict: OpVerdict) -> Message | None:

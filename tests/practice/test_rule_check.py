@@ -172,3 +172,15 @@ def test_the_verdict_reads_in_korean():
         assert str(describe(f)) == ("d sq / d x이(가) 프로그램의 값에서 틀립니다(x = 1.5): 기대값 3(식의 중심 차분), "
                                     "규칙의 값 1.5")
         assert str(hint_text(f)).startswith("힌트: 규칙이 모든 곳에서 맞는 값의 0.5배입니다")
+
+
+def test_a_check_past_its_work_budget_leaves_points_out_and_never_calls_an_unchecked_rule_right(monkeypatch):
+    from lucid.practice import rule_check
+
+    program = run("def sq(x) = x * x\nd sq / d x = 2 * x\nx = 1.5\ny = sq(x)")
+    monkeypatch.setattr(rule_check, "CHECK_BUDGET", 1)
+    (definition,) = program.definitions.values()
+    v = rule_check.check_definition(definition, [program.output])
+    assert (v.points, v.left_out, v.ok) == (0, 5, False)
+    assert str(summary(v)) == "sq: its rules were not checked: the formula is too costly to check on a shared server."
+    assert str(rule_check.left_out_text(v)).startswith("5 points were not checked")

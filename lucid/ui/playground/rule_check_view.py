@@ -11,7 +11,7 @@ import re
 import streamlit as st
 
 from lucid.i18n import text
-from lucid.practice.rule_check import check_program, describe, hint_text, skipped_text, summary
+from lucid.practice.rule_check import check_program, describe, hint_text, left_out_text, skipped_text, summary
 from lucid.session.analysis import Analysis
 
 _MARKDOWN = re.compile(r"([\\`*_\[\]<>#|~])")
@@ -30,6 +30,8 @@ def rule_check_panel(analysis: Analysis) -> None:
     for verdict in check_program(program):
         if verdict.ok:
             st.success(_plain(summary(verdict)), icon=":material/check_circle:")
+        elif not verdict.failures:  # not checked at all (too costly): say so, without a verdict
+            st.warning(_plain(summary(verdict)), icon=":material/warning:")
         else:
             lines = [_plain(summary(verdict))]
             for failure in verdict.failures:
@@ -38,6 +40,6 @@ def rule_check_panel(analysis: Analysis) -> None:
                 if hint is not None:
                     lines.append(f"  \n  {_plain(hint)}")
             st.error("\n".join(lines), icon=":material/error:")
-        skipped = skipped_text(verdict)
-        if skipped is not None:
-            st.caption(_plain(skipped))
+        for note in (skipped_text(verdict), left_out_text(verdict)):
+            if note is not None:
+                st.caption(_plain(note))
