@@ -389,7 +389,12 @@ def describe(failure: Failure) -> Message:
                   element=list(failure.element), param=failure.param, shape=failure.shapes.get(failure.param),
                   expected=_num(failure.expected))
     where = L_("at the program's values") if failure.where == "program" else L_("at a probe point")
-    element = L_(", element {element}", element=list(failure.element)) if failure.element else ""
+    element: Message | str = ""
+    if failure.element:
+        shapes = list(failure.shapes.values())
+        broadcast = any(shape != shapes[0] for shape in shapes)  # the index is the result's, not every input's
+        element = L_(", element {element} of the op's result", element=list(failure.element)) if broadcast \
+            else L_(", element {element}", element=list(failure.element))
     if failure.kind == "nonfinite":
         return L_("{rule} is wrong {where}{element} ({at}): your rule gives {given}, but the formula has the "
                   "derivative {expected} there", rule=rule, where=where, element=element, at=_at(failure),

@@ -184,3 +184,13 @@ def test_a_check_past_its_work_budget_leaves_points_out_and_never_calls_an_unche
     assert (v.points, v.left_out, v.ok) == (0, 5, False)
     assert str(summary(v)) == "sq: its rules were not checked: the formula is too costly to check on a shared server."
     assert str(rule_check.left_out_text(v)).startswith("5 points were not checked")
+
+
+def test_with_broadcasting_the_element_is_named_as_the_results_and_every_inputs_value_is_given():
+    v = verdict("def f(a, b) = a * b + a\nd f / d a = b\nd f / d b = a\nW = [[0.5, -1.0], [2.0, 0.3]]\n"
+                "c = [1.5, -0.5]\ny = f(W, c)")
+    (f,) = v.failures
+    assert f.param == "a" and f.element == (0, 0) and f.shapes == {"a": (2, 2), "b": (2,)}
+    assert str(describe(f)) == ("d f / d a is wrong at the program's values, element [0, 0] of the op's result "
+                                "(a = 0.5, b = 1.5): expected 2.5 (central differences of the formula), your rule "
+                                "gives 1.5")
