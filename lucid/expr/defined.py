@@ -23,6 +23,7 @@ Why it works this way:
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -70,6 +71,7 @@ class Definition:
     def params(self) -> list[str]:
         return [p.name for p in self.node.params]
 
+    @functools.cached_property
     def spec(self) -> OpSpec:
         """The op as the registry would describe it: what the graph's explanations read (``opinfo.spec_of``)."""
         derivatives = tuple(f"∂out/∂{p} = {self.rule_texts.get(p, '?')}" for p in self.params)
@@ -160,7 +162,7 @@ class defined_op(operation):
         self.symbol = definition.name
         self.forward_formula = forward
         self.rule_formulas = tuple(rules)
-        self.custom_spec = definition.spec()
+        self.custom_spec = definition.spec
 
     @poly_func_op()
     def forward(self, tensors: list[Tensor]):
