@@ -211,6 +211,19 @@ EXAMPLES: tuple[Example, ...] = (
         "출력 = 은닉 @ 가중치2 + 편향2\n"
         "손실 = mean(출력 * 출력)\n",
     ),
+    Example(
+        "own-op-swish", N_("Your own op: swish and its derivative"),
+        N_("def defines an op of your own and d swish / d x its local derivative: the graph draws one swish node, "
+           "the backward pass multiplies by your rule, and the page checks the rule against central differences "
+           "(change the rule to see where it fails)."),
+        "# an op of your own: its formula, then its local derivative (a rule may also use out, its result)\n"
+        "def swish(x) = x * sigmoid(x)\n"
+        "d swish / d x = sigmoid(x) * (1 + x * (1 - sigmoid(x)))\n"
+        "w = [0.5, -1.0, 2.0]\n"
+        "a = 1.5\n"
+        "b = [0.1, -0.3, 0.2]\n"
+        "y = sum(swish(w * a + b))\n",
+    ),
 )
 
 DEFAULT: Example = EXAMPLES[0]

@@ -16,6 +16,7 @@ from lucid.ui.playground.inputs_view import inputs_table
 from lucid.ui.playground.lifecycle import Features, Page
 from lucid.ui.playground.link_feature import Links
 from lucid.ui.playground.player_view import backward_stepper
+from lucid.ui.playground.rule_check_view import rule_check_panel
 from lucid.ui.projector import layout as classroom
 from lucid.ui.runtime.entry import ensure_navigation
 
@@ -50,6 +51,9 @@ if page.analysis is None:
 features.on_program(page)
 features.settled(page)
 features.panel(page)
+
+# The student's own ops (def): are their rules right? (The player below steps with them either way.)
+rule_check_panel(page.analysis)
 
 # Player: the backward pass, with what each feature gives it.
 backward_stepper(page.key, page.analysis, view.options, seconds=view.seconds_per_step, classroom=view.classroom,

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LUCID = ROOT / "lucid"
 
 #: Packages of the library, lowest first. Each may import itself and the ones before it, never ``lucid.ui``.
-LIBRARY = ["_backend", "_tensor", "_func", "autograd", "nn", "optim", "data", "expr", "viz", "lessons",
+LIBRARY = ["_backend", "_tensor", "_func", "autograd", "nn", "optim", "data", "expr", "practice", "viz", "lessons",
            "live_class", "session", "notebook"]
 APP_ONLY = ("streamlit", "lucid.ui")
 

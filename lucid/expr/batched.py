@@ -45,7 +45,7 @@ def batched_path(plan: Plan, input_index: int) -> list[bool] | None:
             continue
         if ins.kind in ("detach", "bind"):
             batched[i] = True
-        elif ins.op in ELEMENTWISE:
+        elif ins.op in ELEMENTWISE or ins.elementwise:
             batched[i] = True
         elif ins.op in FULL_REDUCTIONS and ins.shape == () and len(ins.args) == 1:
             batched[i] = True
@@ -91,7 +91,7 @@ def batched_runner(plan: Plan, inputs: Sequence[Tensor], input_index: int) -> Ba
                     values[i] = values[ins.args[0]]
                 elif not batched[i]:
                     values[i] = run_op(plan, ins, [values[a] for a in ins.args])
-                elif ins.op in ELEMENTWISE:
+                elif ins.op in ELEMENTWISE or ins.elementwise:
                     rank = len(ins.shape)
                     args = [_widen(values[a], rank) if batched[a] else values[a] for a in ins.args]
                     values[i] = run_op(plan, ins, args)

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 import lucid
+from lucid.expr import defined
 from lucid.expr import shapes as sh
 from lucid.expr import syntax as S
 from lucid.expr.errors import ExprError, line_text
@@ -71,6 +72,8 @@ class Instr:
     data: np.ndarray | None = None
     name: str = ""
     check_exponent: bool = False
+    elementwise: bool = False
+    """A call of a defined op (``def``): elementwise whatever its name, so re-runs may be batched."""
 
 
 @dataclass
@@ -88,6 +91,8 @@ class Plan:
     """Array elements the step-by-step record of the backward pass will keep (``backward_record_elements``)."""
     uses_grad: bool = False
     """The program calls ``grad(y, x)``: it must run with the graph recorded even when re-run under no_grad."""
+    definitions: dict[str, Any] = field(default_factory=dict)
+    """The ops the program defines (``def``), by name: ``lucid.expr.defined.Definition``."""
 
 
 GRAD_GROWTH = 4
@@ -153,6 +158,11 @@ class Compiler:
         self.limits = limits
         self.plan = Plan(source, limits)
         self.env: dict[str, Value] = {}
+        self.defined: dict[str, Any] = {}  # name -> lucid.expr.defined.Definition
+        self.defined_specs: dict[str, FunctionSpec] = {}
+        # (op name, parameter shapes) -> (formula, rules) of a defined op, shared by the formula compilers: a
+        # rule may call its own op (sigmoid′ = s(x)·(1 − s(x))), which must not compile that op's rules again
+        self.defined_formulas: dict[tuple[str, tuple[Shape, ...]], tuple[Any, list[Any]]] = {}
 
     # ----- errors and bookkeeping ---------------------------------------------------
     def error(self, at: Any, message: str | Message, kind: str = "syntax", length: int | None = None) -> ExprError:
@@ -203,6 +213,18 @@ class Compiler:
 
     # ----- statements ----------------------------------------------------------------
     def program(self, statements: list[S.Statement]) -> Plan:
+        if any(isinstance(st, S.Define | S.Rule) for st in statements):
+            self.defined = defined.collect(self, statements)
+            self.defined_specs = {name: defined.function_spec(d) for name, d in self.defined.items()}
+            self.plan.definitions = self.defined
+            for d in self.defined.values():  # checked once for scalars too, so an unused definition is checked
+                d.forward, d.rule_formulas = self.defined_formulas_for(d, [()] * len(d.params), ())
+            statements = [st for st in statements if not isinstance(st, S.Define | S.Rule)]
+            if not statements:
+                first = next(iter(self.defined.values())).node
+                raise ExprError(L_("the program defines {name} but computes nothing: add a line that uses it, like "
+                                   "y = {name}(0.5)", name=first.name), first.line, first.col,
+                                line_text(self.source, first.line), "syntax", len(first.name))
         if not statements:
             raise ExprError(L_("the program is empty: write an expression, like tanh(0.5)"), 1, 1,
                             line_text(self.source, 1), "syntax")
@@ -229,6 +251,9 @@ class Compiler:
             raise self.error(st, L_("'{name}' is the name of a function; choose another name for the variable",
                                     name=name),
                              "name", len(name))
+        if name in self.defined:
+            raise self.error(st, L_("'{name}' is the name of an op this program defines; choose another name for "
+                                    "the variable", name=name), "name", len(name))
         if name in _RESERVED:
             raise self.error(st, L_("cannot assign to {name}",
                                     name=name), "syntax", len(name))
@@ -317,8 +342,12 @@ class Compiler:
         return (len(parts),) + first, flat
 
     # ----- applying functions -------------------------------------------------------
+    def check_allowed(self, spec: FunctionSpec, at: S.Node, label: str) -> None:
+        """A hook: the formula of a defined op allows only elementwise functions (``FormulaCompiler``)."""
+
     def apply(self, spec: FunctionSpec, at: S.Node, values: list[Value], options: dict[str, Any],
               label: str) -> Value:
+        self.check_allowed(spec, at, label)
         for k, v in enumerate(values):
             if v.mask and not (spec.name == "where" and k == 0):
                 raise self.error(at, L_("{label}: comparison results (True/False) can only be used as the condition of "
@@ -358,7 +387,11 @@ class Compiler:
                          trace_elements=traced)
 
     def call(self, node: S.Call, in_const: bool) -> Value:
+        if node.func in self.defined_specs:
+            return self.defined_call(node, in_const)
         spec = FUNCTIONS.get(node.func)
+        if spec is not None and spec.name in ("const", "grad") or spec is not None and spec.is_constructor:
+            self.check_allowed(spec, node, f"{spec.name}()")
         if spec is None:
             if node.func in self.env:
                 raise self.error(node, L_("'{name}' is a variable, not a function",
@@ -392,6 +425,64 @@ class Compiler:
                              make=lambda rng: make(rng, options))
             return self.emit(ins, node, not in_const)
         return self.apply(spec, node, values, options, label)
+
+    def defined_formulas_for(self, definition: Any, shapes: list[Shape], out_shape: Shape) -> tuple[Any, list[Any]]:
+        """The op's formula and rules checked for these parameter shapes, once per shapes. The rules' list is
+        filled after the formula is known, so a rule that calls its own op finds it (and nothing loops)."""
+        key = (definition.name, tuple(shapes))
+        known = self.defined_formulas.get(key)
+        if known is not None:
+            return known
+        scope = [(p, shape) for p, shape in zip(definition.params, shapes)]
+        forward = defined.compile_formula(self, definition, definition.node.body, scope, None)
+        rules: list[Any] = []
+        self.defined_formulas[key] = (forward, rules)
+        for p in definition.params:
+            rules.append(defined.compile_formula(self, definition, definition.rules[p].value,
+                                                 scope + [(defined.OUT, out_shape)], definition.rules[p]))
+        return forward, rules
+
+    def defined_call(self, node: S.Call, in_const: bool) -> Value:
+        """A call of an op the program defines: one node, its formula and rules checked for these shapes and
+        charged as if written out here."""
+        spec = self.defined_specs[node.func]
+        definition = self.defined[node.func]
+        label = f"{spec.name}()"
+        values, _ = self.bind_args(spec, node, node.args, node.kwargs, None, in_const)
+        try:
+            out_shape = spec.shape([v.shape for v in values], {})
+        except ShapeProblem as problem:
+            raise self.error(node, L_("{label}: {message}", label=label, message=problem.message),
+                             problem.kind) from None
+        forward, rules = self.defined_formulas_for(definition, [v.shape for v in values], out_shape)
+        plan, limits = self.plan, self.limits
+        for formula in (forward, *rules):
+            plan.total_elements += formula.plan.total_elements
+            plan.graph_nodes += formula.plan.graph_nodes
+            plan.matmul_work += formula.plan.matmul_work
+        if plan.graph_nodes > limits.max_graph_nodes:
+            raise self.error(node, L_("{label}: with its formula and rules the program would have more than {limit} "
+                                      "nodes", label=label, limit=format(limits.max_graph_nodes, ",")), "limit")
+        if plan.total_elements > limits.max_total_elements:
+            raise self.error(node, L_("{label}: with its formula and rules the program's tensors would hold more "
+                                      "than {limit} elements in total", label=label,
+                                      limit=format(limits.max_total_elements, ",")), "limit")
+        grad = any(v.grad for v in values)
+        make = defined.defined_op
+
+        def call(*tensors: Any) -> Any:
+            return make(definition, forward, rules)(list(tensors))
+
+        for v in values:
+            if v.mask:
+                raise self.error(node, L_("{label}: comparison results (True/False) can only be used as the condition "
+                                          "of where(...), like where(x > 0, x, 0)", label=label), "argument")
+        ins = self.instr("op", node, label, out_shape, args=tuple(v.slot for v in values), op=spec.name, grad=grad,
+                         call=call, elementwise=True)
+        traced = backward_record_elements("elementwise", spec.name, [v.shape for v in values if v.grad],
+                                          out_shape) if grad else 0
+        return self.emit(ins, node, grad, extra_elements=sum(sh.size(v.shape) for v in values),
+                         trace_elements=traced)
 
     def derivative(self, spec: FunctionSpec, node: S.Call, values: list[Value], label: str) -> Value:
         """``grad(y, x)``: checked like an op, and charged for the backward-pass nodes it will record."""
@@ -630,6 +721,69 @@ class Compiler:
             raise self.error(node, L_("{label}: {shown} is too large",
                                       label=label, shown=_shorten(node.text)), "limit")
         return int(node.value)
+
+
+class FormulaCompiler(Compiler):
+    """The formula of a defined op (or one of its rules) as a plan of its own: its leaves are the parameters
+    (and ``out``), it may use numbers and elementwise functions only, and a name outside the parameters is an
+    error that says which names the formula can use."""
+
+    def __init__(self, parent: Compiler, definition: Any, scope: list[tuple[str, Shape]],
+                 rule: S.Rule | None) -> None:
+        super().__init__(parent.source, parent.limits)
+        self.defined, self.defined_specs = parent.defined, parent.defined_specs
+        self.defined_formulas = parent.defined_formulas
+        self.definition, self.rule = definition, rule
+        for name, shape in scope:  # the parameters: leaves standing for the call's tensors (not charged again)
+            self.plan.instrs.append(Instr("leaf", (), definition.node.line, definition.node.col, len(name),
+                                          label=name, shape=shape, grad=True))
+            self.env[name] = Value(len(self.plan.instrs) - 1, shape, True)
+
+    def formula(self, node: S.Node) -> Plan:
+        value = self.expr(node)
+        if value.mask:
+            raise self.error(node, L_("a comparison (True/False values) is not a number: use it as the condition of "
+                                      "where(...)"), "argument")
+        self.plan.output = value.slot
+        for ins in self.plan.instrs:
+            if ins.kind == "leaf" and not ins.grad:
+                ins.data = np.asarray(ins.make(None), dtype=np.float64)
+                ins.data.flags.writeable = False
+        return self.plan
+
+    def _where(self) -> Message:
+        d = self.definition
+        if self.rule is None:
+            return L_("the formula of {name} can use only its parameters ({params}) and numbers", name=d.name,
+                      params=", ".join(d.params))
+        return L_("the rule d {name} / d {param} can use only the parameters of {name} ({params}), out (its result) "
+                  "and numbers", name=d.name, param=self.rule.param, params=", ".join(d.params))
+
+    def name(self, node: S.Name) -> Value:
+        value = self.env.get(node.id)
+        if value is not None:
+            return value
+        if node.id in FUNCTIONS or node.id in self.defined:
+            raise self.error(node, L_("'{name}' is a function: call it, like {name}(x)", name=node.id), "name")
+        raise self.error(node, L_("{where}; '{name}' is not one of them", where=self._where(), name=node.id), "name")
+
+    def check_allowed(self, spec: FunctionSpec, at: S.Node, label: str) -> None:
+        if spec.group in defined.ELEMENTWISE_GROUPS:
+            return
+        raise self.error(at, L_("{label} does not work element by element: an op defined with def must be "
+                                "elementwise (one number in, one number out, so its derivative is one number per "
+                                "element)", label=label), "argument")
+
+    def leaf_list(self, node: S.ListLit, grad: bool) -> Value:
+        raise self.error(node, L_("{where}, not lists", where=self._where()), "argument")
+
+    def index(self, node: S.Index, in_const: bool) -> Value:
+        raise self.error(node, L_("indexing [...] does not work element by element: an op defined with def must be "
+                                  "elementwise"), "argument")
+
+    def attribute(self, node: S.Attribute, in_const: bool) -> Value:
+        raise self.error(node, L_("'.{name}' does not work element by element: an op defined with def must be "
+                                  "elementwise", name=node.name), "argument")
 
 
 def compile_program(statements: list[S.Statement], source: str, limits: Limits) -> Plan:

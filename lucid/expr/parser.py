@@ -2,7 +2,9 @@
 
 Grammar (one statement per line; newlines inside brackets are ignored)::
 
-    statement  := NAME '=' expression | expression
+    statement  := NAME '=' expression | expression | definition | rule
+    definition := 'def' NAME '(' NAME { ',' NAME } ')' '=' expression     # an op of your own
+    rule       := 'd' NAME '/' 'd' NAME '=' expression                    # its local derivative ∂NAME/∂NAME
     expression := arith [ ('<' | '<=' | '>' | '>=' | '==' | '!=') arith ]
     arith      := term { ('+' | '-') term }
     term       := unary { ('*' | '/' | '@') unary }
@@ -110,6 +112,10 @@ class Parser:
 
     def statement(self) -> S.Statement:
         first = self.peek()
+        if first.kind == "def":
+            return self.definition()
+        if self.is_rule():
+            return self.rule()
         if first.kind == "name" and self.is_op("=", 1):
             self.advance()
             self.advance()
@@ -121,6 +127,78 @@ class Parser:
         if self.is_op("="):
             raise self.error(self.peek(), L_("can only assign to a plain name, like x = ..."))
         return S.ExprStmt(value, first.line, first.col)
+
+    # ----- defined ops and their rules -----------------------------------------
+    def definition(self) -> S.Define:
+        """``def swish(x) = x * sigmoid(x)``: the name, the parameters (plain names), '=' and the formula."""
+        self.advance()
+        name = self.peek()
+        if name.kind != "name" or name.text in _KEYWORD_VALUES:
+            raise self.unexpected(name, L_("the name of your op after 'def', like def swish(x) = x * sigmoid(x)"))
+        self.advance()
+        if not self.is_op("("):
+            raise self.unexpected(self.peek(), L_("'(' and the op's parameters, like def {name}(x) = ...",
+                                                  name=name.text))
+        self.advance()
+        params: list[S.Param] = []
+        while not self.is_op(")"):
+            tok = self.peek()
+            if tok.kind != "name" or tok.text in _KEYWORD_VALUES:
+                raise self.unexpected(tok, L_("a parameter name"))
+            if any(p.name == tok.text for p in params):
+                raise self.error(tok, L_("the parameter '{name}' is listed twice", name=tok.text), "name")
+            params.append(S.Param(tok.text, tok.line, tok.col))
+            self.advance()
+            if not self.is_op(","):
+                break
+            self.advance()
+        close = self.expect(")")
+        if not params:
+            raise self.error(close, L_("{name}() needs at least one parameter, like def {name}(x) = ...",
+                                       name=name.text), "argument")
+        if not self.is_op("="):
+            raise self.unexpected(self.peek(), L_("'=' and the op's formula, like def {name}(x) = x * sigmoid(x)",
+                                                  name=name.text))
+        self.advance()
+        body = self.expression()
+        if self.is_op("="):
+            raise self.error(self.peek(), L_("chained assignment (a = b = ...) is not supported"))
+        return S.Define(name.text, params, body, name.line, name.col)
+
+    def is_rule(self) -> bool:
+        """``d NAME / ...`` starts a rule: two names side by side are never an expression, so nothing is lost."""
+        first, second = self.peek(), self.peek(1)
+        if first.kind == "name" and first.text == "d" and second.kind == "name" and self.is_op("/", 2):
+            return True
+        third, fourth = self.peek(2), self.peek(3)
+        squashed = (first.kind == "name" and len(first.text) > 1 and first.text.startswith("d")
+                    and third.kind == "name" and len(third.text) > 1 and third.text.startswith("d"))
+        if squashed and self.is_op("/", 1) and fourth.kind == "op" and fourth.text == "=":
+            raise self.error(first, L_("write a derivative rule with spaces: d {op} / d {param} = ...",
+                                       op=first.text[1:], param=third.text[1:]), length=_span(first, third))
+        return False
+
+    def rule(self) -> S.Rule:
+        """``d swish / d x = ...``: ∂swish/∂x, one line per parameter."""
+        first = self.advance()
+        op = self.advance()
+        self.advance()  # '/'
+        d = self.peek()
+        if d.kind != "name" or d.text != "d":
+            raise self.unexpected(d, L_("'d', a space and the parameter, like d {op} / d x", op=op.text))
+        self.advance()
+        param = self.peek()
+        if param.kind != "name":
+            raise self.unexpected(param, L_("a parameter name"))
+        self.advance()
+        if not self.is_op("="):
+            raise self.unexpected(self.peek(), L_("'=' and the derivative's formula, like d {op} / d {param} = ...",
+                                                  op=op.text, param=param.text))
+        self.advance()
+        value = self.expression()
+        if self.is_op("="):
+            raise self.error(self.peek(), L_("chained assignment (a = b = ...) is not supported"))
+        return S.Rule(op.text, param.text, value, first.line, first.col, op.line, op.col, param.line, param.col)
 
     # ----- expressions -------------------------------------------------------
     def expression(self) -> S.Node:
@@ -317,6 +395,8 @@ class Parser:
             return self.make(S.ListLit, tok, tuple(items), length=_span(tok, close), items=items)
         if tok.kind == "op" and tok.text == "...":
             raise self.error(tok, L_("'...' is only allowed inside an index, like x[..., 0]"))
+        if tok.kind == "def":
+            raise self.error(tok, L_("'def' can only start a line: def name(x) = formula"), length=3)
         raise self.unexpected(tok, L_("a value (a number, a name, a call or '(')"))
 
 

@@ -46,6 +46,11 @@ class Program:
         return self._plan.limits
 
     @property
+    def definitions(self) -> dict:
+        """The ops the program defines with ``def``, by name (``lucid.expr.defined.Definition``; empty if none)."""
+        return self._plan.definitions
+
+    @property
     def trace_elements(self) -> int:
         """Elements its backward record is predicted to keep (``Limits.max_trace_elements`` bounds it)."""
         return self._plan.trace_elements

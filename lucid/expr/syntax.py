@@ -135,4 +135,46 @@ class ExprStmt:
     col: int
 
 
-Statement = Assign | ExprStmt
+@dataclass(eq=False, slots=True)
+class Param:
+    """A parameter of a defined op: its name and where it is written."""
+
+    name: str
+    line: int
+    col: int
+
+
+@dataclass(eq=False, slots=True)
+class Define:
+    """``def name(p, q) = body``: an op of the student's own, elementwise in its parameters.
+
+    The position is the op's name (after ``def``); ``body`` may use only the parameters and numbers.
+    """
+
+    name: str
+    params: list[Param]
+    body: Node
+    line: int
+    col: int
+
+
+@dataclass(eq=False, slots=True)
+class Rule:
+    """``d name / d p = expression``: the local derivative ∂name/∂p, written by the student.
+
+    ``line``/``col`` are the statement's start (the first ``d``); ``op_*`` and ``param_*`` point at the two
+    names, so an unknown op or parameter is shown where it is written.
+    """
+
+    op: str
+    param: str
+    value: Node
+    line: int
+    col: int
+    op_line: int
+    op_col: int
+    param_line: int
+    param_col: int
+
+
+Statement = Assign | ExprStmt | Define | Rule

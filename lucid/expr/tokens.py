@@ -29,7 +29,7 @@ from lucid.i18n import L_, N_, Message
 
 
 class Token(NamedTuple):
-    kind: str  # "name", "number", "op", "newline", "end"
+    kind: str  # "name", "number", "op", "def", "newline", "end"
     text: str
     line: int
     col: int
@@ -79,7 +79,7 @@ _CLOSERS = {")": "(", "]": "["}
 
 KEYWORD_MESSAGES = {
     "import": N_("imports are not allowed"), "from": N_("imports are not allowed"),
-    "lambda": N_("lambda is not allowed"), "def": N_("defining functions is not allowed"),
+    "lambda": N_("lambda is not allowed"),
     "class": N_("defining classes is not allowed"),
     "if": N_("conditionals are not supported; see where(cond, a, b)"),
     "else": N_("conditionals are not supported; see where(cond, a, b)"),
@@ -203,6 +203,8 @@ def _name_token(source: str, start: int, end: int, line: int, col: int) -> Token
     if text.startswith("_"):
         raise fail(source, start, L_("names starting with '_' are not allowed ({text})",
                                      text=repr(text)), "name", len(typed))
+    if text == "def":  # the one keyword the language has: a line that defines an op (see parser.definition)
+        return Token("def", text, line, col)
     if text in _KEYWORDS:
         known = KEYWORD_MESSAGES.get(text)
         message = L_(known) if known else L_("'{text}' is not supported", text=text)

@@ -114,7 +114,7 @@ def node_details(analysis: RecordedPass, k: int, step: int | None = None) -> Nod
     derivatives: tuple[str, ...] = ()
     if t._op is not None:
         op = t._op.describe()
-        spec = REGISTRY.get(type(t._op).name)
+        spec = REGISTRY.get(type(t._op).name) or getattr(t._op, "custom_spec", None)  # a program's own op (def)
         if spec is not None:
             formula = spec.formula
             derivatives = spec.derivatives

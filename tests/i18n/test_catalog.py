@@ -33,7 +33,7 @@ PLAYGROUND_MODULES = [
     "lucid/ui/projector/mode.py", "lucid/ui/playground/forward_mode_view.py", "lucid/ui/live_class/room_view.py",
     "lucid/ui/live_class/room_watch.py", "pages/gradient_check.py", "lucid/ui/playground/playground_link.py",
     "pages/op_reference.py", "pages/broadcasting.py", "pages/pitfalls.py", "pages/train_mlp.py",
-    "lucid/ui/lesson_pages/large_graph_view.py",
+    "lucid/ui/lesson_pages/large_graph_view.py", "lucid/ui/playground/rule_check_view.py",
 ]
 #: Streamlit calls that put their first argument (and ``help=``, ``placeholder=``) on the screen.
 DISPLAY_CALLS = {"title", "header", "subheader", "caption", "markdown", "info", "warning", "error", "success",

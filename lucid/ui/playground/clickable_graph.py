@@ -81,7 +81,11 @@ def encoded_animation(anim: Animation) -> tuple[str, str]:
         if found is not None and found[0]() is anim:
             _ENCODED.move_to_end(key)
             return found[1], found[2]
-    text, content_id = json.dumps(anim.to_json()), animation_id(anim)
+    text = json.dumps(anim.to_json())
+    # the picture's id and a digest of everything else: two programs can draw the same picture and differ in
+    # their gradients and explanations only (a defined op whose rule was fixed), and the browser keeps an
+    # animation whose id it already holds
+    content_id = animation_id(anim) + hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
     with _ENCODED_LOCK:
         _drop(key)
         _ENCODED[key] = (weakref.ref(anim, lambda ref, key=key: _forget(key, ref)), text, content_id)

@@ -24,9 +24,12 @@ _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 
 def spec_of(tensor: Tensor) -> OpSpec | None:
-    """The registry entry of the op that made ``tensor`` (None for leaves)."""
+    """The registry entry of the op that made ``tensor`` (None for leaves); for an op the program defined
+    (``def``, never registered) the entry its definition describes."""
     op = tensor._op
-    return None if op is None else REGISTRY.get(type(op).name)
+    if op is None:
+        return None
+    return REGISTRY.get(type(op).name) or getattr(op, "custom_spec", None)
 
 
 def op_label(tensor: Tensor) -> str:
