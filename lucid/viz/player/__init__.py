@@ -46,6 +46,23 @@ def player_words() -> dict[str, str]:
         "inspect_label": _("Jump to the node inspector"), "speed": _("Autoplay speed"),
         "per_step": _("{s} s / step"), "step_of": _("step {k} of {n}"), "lesson": _("Lesson {where}"),
         "room_lost": _("Not connected · not following the teacher"), "room_ended": _("The class has ended"),
+        **graph_words(),
+    }
+
+
+def graph_words() -> dict[str, str]:
+    """The words of the graph as text (``logic.mjs``'s ``nodeName``, player.js's ``graphText``): node names,
+    the graph's name and its keys, in the reader's language. ``{op}``, ``{inputs}``, ``{value}``, ``{grad}``,
+    ``{status}``, ``{names}``, ``{n}`` and ``{name}`` are filled in by the script."""
+    return {
+        "graph_label": _("Computation graph, {n} nodes"),
+        "graph_keys": _("Tab reaches the graph once; then ↓ and ↑ move between its nodes, inputs first; Enter or "
+                        "Space opens a node's facts or a box; → and ← step through the backward pass."),
+        "node_op": _("{op} of {inputs}"), "node_leaf": _("input"), "node_const": _("constant"),
+        "node_value": _("value {value}"), "node_grad": _("gradient {grad}, {status}"),
+        "grad_final": _("final"), "grad_partial": _("partial"), "grad_pending": _("gradient pending"),
+        "grad_none": _("no gradient"), "node_inputs": _("inputs {names}"), "node_users": _("used by {names}"),
+        "node_output": _("the output"), "box_name": _("{name}; box: Enter opens or closes it"),
     }
 
 SCRIPT_FILE = "player.js"

@@ -6,8 +6,9 @@
 // No network: the module is shipped inside the Python package and handed to the host as text, with its one
 // import (the pure logic, tested under Node) replaced by that module's text (lucid.viz.player.script).
 import {
-  BASE, bodyFont, boxOf, clampStep, fitScale, inViewBox, keyStep, lensView, lookPatch, looksAt, overlaps,
-  playerStepOf, playStart, playTick, say, scrollToShow, stepPatches, storedStepOf, tickDelay, traceStepOf,
+  BASE, bodyFont, boxOf, clampStep, fitScale, gradHistory, gradOf, inViewBox, keyStep, lensView, lookPatch, looksAt,
+  nodeName, overlaps, playerStepOf, playStart, playTick, say, scrollToShow, spokenText, stepPatches, storedStepOf,
+  tickDelay, traceStepOf, walkKey,
 } from './logic.mjs';
 
 const PREFIX = 'lucid-player';
@@ -62,7 +63,11 @@ function relabel(ui, words) {
   ui.inspect.setAttribute('aria-label', say(words, 'inspect_label', 'Jump to the node inspector'));
   ui.speed.setAttribute('aria-label', say(words, 'speed', 'Autoplay speed'));
   ui.speed.title = say(words, 'speed', 'Autoplay speed');
+  ui.hint.textContent = say(words, 'graph_keys', GRAPH_KEYS);
 }
+
+const GRAPH_KEYS = 'Tab reaches the graph once; then ↓ and ↑ move between its nodes, inputs first; Enter or Space '
+  + "opens a node's facts or a box; → and ← step through the backward pass.";
 
 function button(name, title) {
   const b = el('button', { type: 'button', class: 'lucid-btn', title: title, 'data-action': name.toLowerCase() });
@@ -104,6 +109,8 @@ function build(parent) {
   bar.append(slider, label, lessonAt, lessonTitle, roomStatus, speed, inspect, keys);
   const body = el('div', { class: 'lucid-body' });
   const host = el('div', { class: 'lucid-svg-host' });
+  // How to walk the graph by keyboard, read with the graph's name (aria-describedby), never shown.
+  const hint = el('span', { class: 'lucid-sr-only', id: `${PREFIX}-hint-${Math.random().toString(36).slice(2, 10)}` });
   const expl = el('div', { class: 'lucid-expl', 'aria-live': 'polite' });
   const lens = el('div', { class: 'lucid-lens', 'aria-hidden': 'true' });
   lens.addEventListener('scroll', () => { if (lens.__ui) lens.__ui.lensScroll = null; }, { passive: true });
@@ -114,10 +121,10 @@ function build(parent) {
   const column = el('div', { class: 'lucid-graph-col' });
   column.append(host);
   body.append(column, expl);
-  root.append(bar, body);
+  root.append(bar, body, hint);
   parent.appendChild(root);
   const ui = { root, bar, buttons, slider, label, lessonAt, lessonTitle, roomStatus, inspect, speed, keys, column,
-               host, expl, lens, title, text, lensScroll: null };
+               host, hint, expl, lens, title, text, lensScroll: null };
   lens.__ui = ui;
   return ui;
 }
@@ -418,6 +425,8 @@ function load(ui, p, data) {
   // A collapsed graph steps box by box: step k shows the backward trace up to trace_steps[k].
   p.traceSteps = anim.trace_steps && anim.trace_steps.length ? anim.trace_steps : null;
   p.collapsed = !!anim.collapsed;
+  // A box opened from the keyboard draws the graph anew: the focus goes back to the node of the same id.
+  const focused = ui.host.contains(document.activeElement) ? document.activeElement.id : null;
   ui.host.innerHTML = anim.svg;
   const svg = ui.host.querySelector('svg');
   if (svg) svg.style.display = 'block';
@@ -452,15 +461,115 @@ function load(ui, p, data) {
     // t<k>/op<k>: a tensor or its op (the inspector); g<n>: a box or an open group's header (open/close it).
     if (/^(t|op)[0-9]+$/.test(node.id) || (p.collapsed && /^g[0-9]+$/.test(node.id))) {
       node.style.cursor = 'pointer';
-      // The click names the program it was made on: the server drops clicks on a drawing no longer shown.
-      node.addEventListener('click',
-        () => p.trigger('node', { node: node.id, step: traceOf(p, p.step), program: p.programId, anim: p.animId }));
+      node.addEventListener('click', () => pick(p, node));
     }
   });
+  graphText(ui, p, anim, svg);
   parseLooksWhenIdle(p);
+  if (focused !== null) {
+    const again = p.walk.find((g) => g.id === focused) || p.walk[0];
+    if (again) { setRoving(p, p.walk.indexOf(again)); again.focus({ preventScroll: true }); }
+  }
   ui.slider.max = String(Math.max(p.n - 1, 0));
   ui.bar.style.display = p.n > 1 || p.data.lesson ? '' : 'none';
   ui.expl.style.display = p.n > 0 ? '' : 'none';
+}
+
+function pick(p, node) {
+  // A click on a node, or Enter/Space on it: its facts (the inspector), or a box opened or closed. The report
+  // names the program it was made on: the server drops clicks on a drawing no longer shown.
+  p.trigger('node', { node: node.id, step: traceOf(p, p.step), program: p.programId, anim: p.animId });
+}
+
+function graphText(ui, p, anim, svg) {
+  // The graph as text (keyboard and screen reader): the SVG is a named group; its tensor nodes (and a collapsed
+  // drawing's boxes) are buttons in topological order, one Tab stop for all of them (a roving tabindex: ↓/↑
+  // move between them), each named with its value and the gradient it shows at the step on screen; ops,
+  // edges and cluster frames are hidden from the tree (a node's name says its op, inputs and users).
+  p.a11y = anim.nodes && anim.nodes.order ? anim.nodes : null;
+  p.nodeOf = new Map(p.a11y ? p.a11y.order.map((n) => [n.id, n]) : []);
+  p.gradHist = gradHistory(p.a11y ? p.a11y.grads : []);
+  p.names = {};
+  p.labels = new Map();
+  p.walk = [];
+  p.currentEl = null;
+  if (!svg) return;
+  svg.setAttribute('role', 'group');
+  svg.setAttribute('aria-describedby', ui.hint.id);
+  svg.removeAttribute('aria-hidden');
+  const graph = svg.querySelector('g.graph');
+  const title = graph && graph.querySelector(':scope > title');
+  if (title) title.remove();  // "lucid": Graphviz's name for the graph, not the reader's
+  if (p.a11y) {
+    for (const n of p.a11y.order) {
+      p.names[n.id] = n.name;
+      if (p.els[n.id]) p.walk.push(p.els[n.id]);
+    }
+  } else {
+    ui.host.querySelectorAll('g.node').forEach((g) => { if (/^(t|g)[0-9]+$/.test(g.id)) p.walk.push(g); });
+  }
+  const inWalk = new Set(p.walk);
+  for (const c of (graph ? graph.children : [])) {
+    if (!inWalk.has(c)) c.setAttribute('aria-hidden', 'true');
+  }
+  for (const g of p.walk) {
+    g.setAttribute('role', 'button');
+    g.setAttribute('tabindex', '-1');
+    const t = g.querySelector(':scope > title');
+    if (t) t.remove();  // its id ("t6"): the name below says more
+  }
+  p.roving = 0;
+  setRoving(p, 0);
+  svg.setAttribute('aria-label', say(ui.words, 'graph_label', 'Computation graph, {n} nodes', { n: p.walk.length }));
+  svg.onfocusin = (e) => {
+    const i = p.walk.indexOf(e.target);
+    if (i >= 0) setRoving(p, i);
+  };
+  svg.onkeydown = (e) => {
+    if (e.ctrlKey || e.altKey || e.metaKey) return;
+    const i = p.walk.indexOf(e.target);
+    if (i < 0) return;
+    if (e.key === 'Enter' || e.key === ' ' || e.key === 'Spacebar') {
+      e.preventDefault();
+      pick(p, e.target);
+      return;
+    }
+    const to = walkKey(e.key, i, p.walk.length);
+    if (to === null) return;
+    e.preventDefault();
+    setRoving(p, to);
+    p.walk[to].focus();
+  };
+}
+
+function setRoving(p, i) {
+  // The one node of the walk that Tab reaches (the last one focused).
+  const before = p.walk[p.roving];
+  if (before) before.setAttribute('tabindex', '-1');
+  p.roving = i;
+  if (p.walk[i]) p.walk[i].setAttribute('tabindex', '0');
+}
+
+function graphStep(ui, p, k) {
+  // Every node's name at step k (only those that changed are set again) and aria-current on the node
+  // receiving gradient, as the picture shows them.
+  const t = traceOf(p, k);
+  for (const g of p.walk) {
+    let name;
+    if (p.a11y) {
+      name = nodeName(ui.words, p.nodeOf.get(g.id), gradOf(p.gradHist, g.id, t), p.names);
+    } else {
+      name = spokenText(Array.from(g.querySelectorAll('text'), (x) => x.textContent));
+      if (/^g[0-9]+$/.test(g.id)) name = say(ui.words, 'box_name', '{name}; box: Enter opens or closes it', { name });
+    }
+    if (p.labels.get(g) !== name) { g.setAttribute('aria-label', name); p.labels.set(g, name); }
+  }
+  const cur = p.current && p.current[k] ? p.els[p.current[k]] : null;
+  if (p.currentEl !== cur) {
+    if (p.currentEl) p.currentEl.removeAttribute('aria-current');
+    if (cur) cur.setAttribute('aria-current', 'step');
+    p.currentEl = cur;
+  }
 }
 
 function traceOf(p, k) {
@@ -576,6 +685,7 @@ function show(ui, p, k, opts) {
     for (const [id, v] of patch) setLook(p, id, v);
     ui.title.textContent = p.titles[k];
     ui.text.innerHTML = p.explanations[k];
+    graphStep(ui, p, k);
   }
   p.step = k;
   ui.slider.value = String(k);
@@ -931,6 +1041,13 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
     p.gotoDone = goto.id;
     setPlaying(ui, p, false);
     show(ui, p, playerOf(p, goto.step));
+  }
+  if (p.walk && before && JSON.stringify(before.words || {}) !== JSON.stringify(data.words || {})) {
+    // The language was switched: the graph's name and every node's name in the new words.
+    p.labels.clear();
+    const svg = ui.host.querySelector('svg');
+    if (svg) svg.setAttribute('aria-label', say(ui.words, 'graph_label', 'Computation graph, {n} nodes', { n: p.walk.length }));
+    graphStep(ui, p, p.step);
   }
   reportStep(p);
   const poller = followRoom(ui, p, root);
