@@ -63,6 +63,7 @@ def graph_words() -> dict[str, str]:
         "grad_final": _("final"), "grad_partial": _("partial"), "grad_pending": _("gradient pending"),
         "grad_none": _("no gradient"), "node_inputs": _("inputs {names}"), "node_users": _("used by {names}"),
         "node_output": _("the output"), "box_name": _("{name}; box: Enter opens or closes it"),
+        "details_below": _("Details below."),
     }
 
 SCRIPT_FILE = "player.js"

@@ -90,7 +90,8 @@ function build(parent) {
   for (const b of Object.values(buttons)) bar.appendChild(b);
   const slider = el('input', { type: 'range', class: 'lucid-step', min: '0', max: '0', value: '0',
                                'aria-label': 'Step' });
-  const label = el('span', { class: 'lucid-step-label', 'aria-live': 'polite' });
+  // The step number is said by the step's announcement (``announce``), whose title starts with it.
+  const label = el('span', { class: 'lucid-step-label' });
   const keys = el('span', { class: 'lucid-keys', tabindex: '0', role: 'note' }, '⌨ Keys');
   // Where in a lesson the class is ("Lesson 2 / 5"), and a jump to the node inspector under the graph.
   const lessonAt = el('span', { class: 'lucid-lesson', 'aria-live': 'polite' });
@@ -111,7 +112,9 @@ function build(parent) {
   const host = el('div', { class: 'lucid-svg-host' });
   // How to walk the graph by keyboard, read with the graph's name (aria-describedby), never shown.
   const hint = el('span', { class: 'lucid-sr-only', id: `${PREFIX}-hint-${Math.random().toString(36).slice(2, 10)}` });
-  const expl = el('div', { class: 'lucid-expl', 'aria-live': 'polite' });
+  // The explanation is read where it stands; what each step says aloud is its short announcement.
+  const expl = el('div', { class: 'lucid-expl' });
+  const announcement = el('div', { class: 'lucid-sr-only lucid-announce', 'aria-live': 'polite', 'aria-atomic': 'true' });
   const lens = el('div', { class: 'lucid-lens', 'aria-hidden': 'true' });
   lens.addEventListener('scroll', () => { if (lens.__ui) lens.__ui.lensScroll = null; }, { passive: true });
   const title = el('div', { class: 'lucid-expl-head' });
@@ -121,10 +124,10 @@ function build(parent) {
   const column = el('div', { class: 'lucid-graph-col' });
   column.append(host);
   body.append(column, expl);
-  root.append(bar, body, hint);
+  root.append(bar, body, hint, announcement);
   parent.appendChild(root);
   const ui = { root, bar, buttons, slider, label, lessonAt, lessonTitle, roomStatus, inspect, speed, keys, column,
-               host, hint, expl, lens, title, text, lensScroll: null };
+               host, hint, announcement, expl, lens, title, text, lensScroll: null };
   lens.__ui = ui;
   return ui;
 }
@@ -686,6 +689,7 @@ function show(ui, p, k, opts) {
     ui.title.textContent = p.titles[k];
     ui.text.innerHTML = p.explanations[k];
     graphStep(ui, p, k);
+    announce(ui);
   }
   p.step = k;
   ui.slider.value = String(k);
@@ -710,6 +714,20 @@ function show(ui, p, k, opts) {
   if (p.data.share_url && !(opts && opts.noUrl)) urlStep(traceOf(p, k), p.data.program_id);
   if (p.onStep) p.onStep(traceOf(p, k));
   if (!(opts && opts.noFollow)) keepInView(ui, p, false);
+}
+
+function announce(ui) {
+  // What a screen reader says for a step: its title ("Step 3 of 17: t14 → t13 through log"), the arithmetic
+  // line, then "details below" (the whole explanation, hundreds of words, is read where it stands).
+  const arith = ui.text.querySelector('.lgl-arith');
+  let line = '';
+  if (arith) {
+    const copy = arith.cloneNode(true);
+    copy.querySelectorAll('.lgl-term').forEach((t) => t.append(' '));
+    line = copy.textContent.replace(/\s+/g, ' ').trim();
+  }
+  const parts = [ui.title.textContent.trim(), line, say(ui.words, 'details_below', 'Details below.')];
+  ui.announcement.textContent = parts.filter(Boolean).join(' · ');
 }
 
 function reportStep(p) {
@@ -908,6 +926,27 @@ function typing(target) {
   return TEXT_INPUTS.test(input.type || 'text') || input.type === 'range';
 }
 
+/** Controls that Space presses, toggles or picks (a button, an expander's summary, a check box, a tab...). */
+const SPACE_OWNERS = 'button, a[href], summary, input, select, textarea, label, [contenteditable], [role=button], '
+  + '[role=checkbox], [role=switch], [role=radio], [role=tab], [role=menuitem], [role=menuitemcheckbox], '
+  + '[role=menuitemradio], [role=option], [role=link], [role=treeitem], [role=gridcell]';
+/** Controls whose arrow keys move inside them (radio buttons, tabs, menus, trees, grids, spin buttons). */
+const ARROW_OWNERS = 'input[type=radio], [role=radio], [role=radiogroup], [role=tab], [role=tablist], [role=menu], '
+  + '[role=menubar], [role=menuitem], [role=tree], [role=treeitem], [role=grid], [role=treegrid], [role=spinbutton]';
+
+function ownsKey(target, key, root) {
+  // Whether the focused control needs ``key`` itself, so the player leaves it alone: Space on any button, link,
+  // summary or form control (on the player's own step slider it still plays), arrows inside radio groups,
+  // tabs and menus. Nothing focused (the page itself, a presenter's clicker) and the player's own box do not.
+  if (!target || !target.closest || target === root || target === document.body) return false;
+  if (key === ' ' || key === 'Spacebar') {
+    if (target.closest('input.lucid-step')) return false;
+    return !!target.closest(SPACE_OWNERS);
+  }
+  if (/^Arrow/.test(key)) return !!target.closest(ARROW_OWNERS);
+  return false;
+}
+
 export function mount(parentElement, data, setTriggerValue, hooks) {
   // Draw (or update) the player inside ``parentElement`` with ``data`` (an Animation and view options);
   // ``setTriggerValue(name, value)`` reports a click, a speed or a lesson move to the host;
@@ -1015,10 +1054,9 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
   const onKey = (e) => {
     if (e.defaultPrevented || e.ctrlKey || e.altKey || e.metaKey || typing(e.target) || !root.isConnected) return;
     if (p.n <= 1 && !p.data.lesson) return;
-    const onButton = e.target && e.target.closest && e.target.closest('button, a, [role=button]');
     const k = keyStep(e.key, p.step, p.n);
+    if (k === null || ownsKey(e.target, e.key, root)) return;
     if (k === 'play') {
-      if (onButton) return;  // Space on a button presses that button
       e.preventDefault();
       setPlaying(ui, p, !p.playing);
       return;
