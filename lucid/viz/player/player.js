@@ -363,6 +363,12 @@ function lens(ui, p) {
   }
 }
 
+function reducedMotion() {
+  // The reader asked for less motion (prefers-reduced-motion): every scroll jumps, nothing glides (player.css
+  // turns off transitions and animations too); autoplay still changes the step, as plain step changes.
+  return typeof window.matchMedia === 'function' && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+}
+
 function keepInView(ui, p, smooth) {
   // The node receiving gradient (with the edge it flows along when both fit) stays inside the
   // screen, below the sticky control bar, and inside the graph's own horizontal scroll.
@@ -375,7 +381,7 @@ function keepInView(ui, p, smooth) {
   const view = ui.host.getBoundingClientRect();
   const box = inViewBox(cur.getBoundingClientRect(), edge ? edge.getBoundingClientRect() : null, top, bottom,
                         view.width);
-  const behavior = smooth ? 'smooth' : 'auto';
+  const behavior = smooth && !reducedMotion() ? 'smooth' : 'auto';
   const { dx, dy } = scrollToShow(box, view, top, bottom);
   if (dx !== null) ui.host.scrollBy({ left: dx, behavior });
   if (dy !== null) {
@@ -893,6 +899,7 @@ function setPlaying(ui, p, on) {
                                                           : say(ui.words, 'play', 'Play');
   b.querySelector('.lucid-icon path').setAttribute('d', ICONS[p.playing ? 'pause' : 'play']);
   ui.root.dataset.playing = p.playing ? '1' : '0';
+  ui.root.dataset.motion = reducedMotion() ? 'reduced' : 'full';
   if (!p.playing) return;
   if (begin.step !== p.step) show(ui, p, begin.step);  // Play at the last step rewinds to the seed
   // Each step is due at start + i * interval: a late tick never delays the ones after it.
