@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { gradHistory, gradOf, nodeName, spokenText, walkKey } from '../../lucid/viz/player/logic.mjs';
+import { fitScale, gradHistory, gradOf, nodeName, spokenText, walkKey, zoomOf } from '../../lucid/viz/player/logic.mjs';
 
 const T6 = { id: 't6', name: 't6', kind: 'intermediate', op: 'tanh', value: '0.7616', inputs: ['t5'], users: ['t7'],
              grad: true };
@@ -61,4 +61,20 @@ test('↓ and ↑ walk the nodes and stop at either end; other keys are not the 
   assert.equal(walkKey('ArrowUp', 0, 5), 0);
   assert.equal(walkKey('ArrowRight', 2, 5), null);  // → steps the pass, even on a node
   assert.equal(walkKey('ArrowDown', 0, 0), null);
+});
+
+test('browser zoom is read from the window in screen over CSS pixels, capped by the device pixel ratio', () => {
+  assert.equal(zoomOf(1600, 800, 2), 2);        // 200 % on a 1x screen
+  assert.equal(zoomOf(1440, 1440, 2), 1);       // a 2x screen at 100 %
+  assert.equal(zoomOf(1600, 1000, 1), 1);       // a docked panel narrows the page: no zoom
+  assert.equal(zoomOf(1616, 1600, 1.25), 1);    // window borders, 125 % display scaling
+  assert.equal(zoomOf(2400, 800, 3), 3);
+  assert.equal(zoomOf(0, 800, 2), 1);
+});
+
+test('at 200 % zoom the fit uses the 100 % room, so the graph is drawn as many CSS pixels as before', () => {
+  const at = (width, height, z) => fitScale('screen', { w: 2000, h: 900, width: width * z, height: height * z,
+                                                         maxScale: 1.8, minScale: 0, whole: true });
+  assert.equal(at(1400, 700, 1), 0.7);
+  assert.equal(at(700, 350, zoomOf(1400, 700, 2)), 0.7);  // text twice as big on screen; the column scrolls
 });

@@ -235,3 +235,12 @@ export function walkKey(key, at, n) {
   if (key === 'ArrowUp') return Math.max(at - 1, 0);
   return null;
 }
+
+export function zoomOf(outerWidth, innerWidth, dpr) {
+  // The browser's zoom (1 = 100 %), as far as a page can tell: the window's width in screen pixels over its width
+  // in CSS pixels (Chromium zooms CSS pixels, not the window), never more than the device pixel ratio (which
+  // zoom raises too: a docked developer panel narrows the page without zooming it). 1 when unknown or under 110 %.
+  if (!(outerWidth > 0 && innerWidth > 0)) return 1;
+  const z = Math.min(outerWidth / innerWidth, dpr > 0 ? dpr : 1, 5);
+  return z >= 1.1 ? Math.round(z * 100) / 100 : 1;
+}

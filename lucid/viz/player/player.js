@@ -8,7 +8,7 @@
 import {
   BASE, bodyFont, boxOf, clampStep, fitScale, gradHistory, gradOf, inViewBox, keyStep, lensView, lookPatch, looksAt,
   nodeName, overlaps, playerStepOf, playStart, playTick, say, scrollToShow, spokenText, stepPatches, storedStepOf,
-  tickDelay, traceStepOf, walkKey,
+  tickDelay, traceStepOf, walkKey, zoomOf,
 } from './logic.mjs';
 
 const PREFIX = 'lucid-player';
@@ -172,11 +172,17 @@ function fit(ui, p) {
     total = body.clientWidth - (parseFloat(getComputedStyle(body).columnGap) || 16);
     width = Math.round(total * data.graph_share);
   }
+  // Fitted to the room it would have at 100 % browser zoom (the screen z times as many CSS pixels, the page above
+  // it as tall): zooming in makes the graph's text bigger (WCAG 1.4.4) and the graph scrolls, where fitting the
+  // zoomed room would draw its text smaller in CSS pixels the more the reader zooms in.
+  const z = zoomOf(window.outerWidth, window.innerHeight > 0 ? window.innerWidth : 0, window.devicePixelRatio);
+  const screenH = window.innerHeight * z;
   const fixed = typeof data.zoom === 'number' || data.zoom === 'width';
-  const height = fixed ? 0 : whole ? Math.max(data.min_height, window.innerHeight - pageTop(ui.host) - data.margin)
-    : Math.max(320, window.innerHeight - data.reserve);
-  const scale = fitScale(data.zoom, { w, h, width, height, maxScale: data.max_scale, minScale: data.min_scale,
-                                      whole });
+  const height = fixed ? 0 : whole ? Math.max(data.min_height, screenH - pageTop(ui.host) - data.margin)
+    : Math.max(320, screenH - data.reserve);
+  const scale = fitScale(data.zoom, { w, h, width: width * z, height, maxScale: data.max_scale,
+                                      minScale: data.min_scale, whole });
+  ui.root.dataset.zoom = String(z);
   svg.style.width = Math.round(w * scale) + 'px';
   svg.style.height = Math.round(h * scale) + 'px';
   ui.column.style.flex = shared ? `0 0 ${Math.min(width, Math.max(Math.round(w * scale) + 4,
