@@ -63,7 +63,8 @@ def shown_step(tab) -> int:
 
 
 def current_nodes(tab) -> list[str]:
-    return tab.eval_on_selector_all(f"{SVG} [aria-current]", "els => els.map(e => e.id + '=' + e.getAttribute('aria-current'))")
+    return tab.eval_on_selector_all(f"{SVG} [aria-current]",
+                                    "els => els.map(e => e.id + '=' + e.getAttribute('aria-current'))")
 
 
 def test_every_node_is_a_button_named_with_its_value_and_gradient_and_no_edge_is_in_the_tree(tab, app_url):
@@ -122,7 +123,8 @@ def test_the_graph_is_one_tab_stop_walked_with_the_down_and_up_arrows(tab, app_u
     tab.keyboard.press("ArrowUp")
     assert tab.evaluate("() => document.activeElement.id") == "t3"
     assert tab.eval_on_selector_all(f"{SVG} [tabindex='0']", "els => els.map(e => e.id)") == ["t3"]
-    ring = tab.eval_on_selector(f"{SVG} g#t3", "el => getComputedStyle(el).outlineStyle + ' ' + getComputedStyle(el).outlineColor")
+    ring = tab.eval_on_selector(f"{SVG} g#t3",
+                                "el => getComputedStyle(el).outlineStyle + ' ' + getComputedStyle(el).outlineColor")
     assert ring == "solid rgb(26, 26, 26)"
     tab.keyboard.press("Tab")  # one press leaves the graph: its other nodes are not Tab stops
     assert tab.evaluate("() => document.activeElement.closest('svg g.node') === null")
@@ -194,10 +196,12 @@ def test_the_node_names_are_said_in_korean_on_a_korean_page(tab, app_url):
 
 
 def classroom_text_px(browser, app_url: str, zoom: int) -> float:
-    """CSS px of a node's value line in Classroom mode, the browser zoomed to ``zoom`` (a zoomed Chromium: the
-    viewport that many times fewer CSS px, the device pixel ratio and the window's screen width that many times more)."""
+    """CSS px of a node's value line in Classroom mode, the browser zoomed to ``zoom`` (as a zoomed Chromium is:
+    the viewport that many times fewer CSS px, the device pixel ratio and the window's screen width that many
+    times more)."""
     context = browser.new_context(viewport={"width": 1400 // zoom, "height": 950 // zoom}, device_scale_factor=zoom)
-    context.add_init_script(f"Object.defineProperty(window, 'outerWidth', {{ get: () => window.innerWidth * {zoom} }});")
+    context.add_init_script(
+        f"Object.defineProperty(window, 'outerWidth', {{ get: () => window.innerWidth * {zoom} }});")
     try:
         tab = context.new_page()
         tab.set_default_timeout(SLOW)
