@@ -175,7 +175,8 @@ function fit(ui, p) {
   // Fitted to the room it would have at 100 % browser zoom (the screen z times as many CSS pixels, the page above
   // it as tall): zooming in makes the graph's text bigger (WCAG 1.4.4) and the graph scrolls, where fitting the
   // zoomed room would draw its text smaller in CSS pixels the more the reader zooms in.
-  const z = zoomOf(window.outerWidth, window.innerHeight > 0 ? window.innerWidth : 0, window.devicePixelRatio);
+  // (Inside a frame, a notebook's output in Colab or VS Code, the window's width is not the page's: no zoom read.)
+  const z = window.top === window ? zoomOf(window.outerWidth, window.innerWidth, window.devicePixelRatio) : 1;
   const screenH = window.innerHeight * z;
   const fixed = typeof data.zoom === 'number' || data.zoom === 'width';
   const height = fixed ? 0 : whole ? Math.max(data.min_height, screenH - pageTop(ui.host) - data.margin)
@@ -981,8 +982,10 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
   relabel(ui, data.words);
   ui.buttons.play.querySelector('.lucid-label').textContent = p.playing ? say(ui.words, 'pause', 'Pause')
                                                                         : say(ui.words, 'play', 'Play');
-  ui.keys.title = data.keys_help;
-  ui.keys.setAttribute('aria-label', data.keys_help);
+  // The keys of the graph itself (graphText) are said after the player's, in both hosts.
+  const keysHelp = [data.keys_help, say(ui.words, 'graph_keys', GRAPH_KEYS)].filter(Boolean).join('\n');
+  ui.keys.title = keysHelp;
+  ui.keys.setAttribute('aria-label', keysHelp);
   speedChoice(ui, p, data);
   const lessonMoved = before && before.lesson && data.lesson && before.lesson.at !== data.lesson.at;
   p.lessonSent = false;
@@ -1083,6 +1086,8 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
   const keyTarget = data.embedded ? root : document;
   if (data.embedded) {
     root.tabIndex = 0;
+    root.setAttribute('role', 'group');
+    root.setAttribute('aria-label', say(ui.words, 'player', 'Backward pass player'));
     root.setAttribute('data-lm-suppress-shortcuts', 'true');
   }
   keyTarget.addEventListener('keydown', onKey);
