@@ -7,16 +7,20 @@ children are its tensor nodes as buttons, in topological order, each named with 
 shows at the step on screen; no edge and no internal id (``t1->op11``) is in the tree. The node receiving
 gradient carries ``aria-current="step"`` and moves with →; Enter on a focused node opens its facts; Space on a
 control outside the player is that control's; with reduced motion autoplay still steps; at 200 % zoom the
-graph's text is not smaller in CSS pixels than at 100 % (so it is twice as big on screen).
+graph's text is not smaller in CSS pixels than at 100 % (so it is twice as big on screen); a collapsed graph's
+box opens and closes with Enter or Space, the focus staying on it.
 """
 from __future__ import annotations
 
 import re
+import urllib.parse
 
 import pytest
 
+from lucid.session import share
 from tests.e2e.conftest import ARTIFACTS
-from tests.e2e.waits import SLOW, after_paint, wait_until_idle
+from tests.e2e.waits import SLOW, after_paint, frame_id, wait_for_new_frame, wait_until_idle
+from tests.large_programs import scalar_mlp_source
 
 pytestmark = pytest.mark.e2e
 
@@ -226,3 +230,28 @@ def test_zooming_to_200_percent_enlarges_the_graphs_text_in_classroom_mode(brows
     at_200 = classroom_text_px(browser, app_url, 2)
     print(f"value line: {at_100:.1f} CSS px at 100 %, {at_200:.1f} CSS px at 200 %")
     assert at_200 >= at_100 * 0.95  # the same CSS size: twice as big on screen (it shrank to 0.4 of it)
+
+
+def test_enter_on_a_box_of_a_collapsed_graph_opens_it_and_again_closes_it_keeping_the_focus(tab, app_url):
+    tab.goto(f"{app_url}/playground?{urllib.parse.urlencode(share.encode(scalar_mlp_source()))}")
+    tab.wait_for_selector(BUTTONS, timeout=SLOW)
+    wait_until_idle(tab)
+    name, children = graph_in_tree(tab)
+    boxes = [n for role, n in children if role == "button" and n.endswith("box: Enter opens or closes it")]
+    assert name == f"Computation graph, {len(children)} nodes" and len(boxes) >= 5
+    assert "6 nodes · ▸ click to open, 0/6 gradients" in boxes[0]
+    box = tab.evaluate("sel => [...document.querySelectorAll(sel)].find((g) => /^g[0-9]+$/.test(g.id)).id", BUTTONS)
+    before = len(children)
+    tab.locator(f"{SVG} g#{box}").focus()
+    old = frame_id(tab, GRAPH)
+    tab.keyboard.press("Enter")
+    opened = wait_for_new_frame(tab, old, GRAPH)
+    wait_until_idle(tab)
+    assert tab.evaluate("() => document.activeElement.id") == box  # the open group's header, under the focus
+    assert "click to close" in tab.evaluate("() => document.activeElement.getAttribute('aria-label')")
+    assert len(graph_in_tree(tab)[1]) > before  # its nodes are in the walk now
+    tab.keyboard.press(" ")
+    wait_for_new_frame(tab, opened, GRAPH)
+    wait_until_idle(tab)
+    assert len(graph_in_tree(tab)[1]) == before
+    assert tab.evaluate("() => document.activeElement.id") == box

@@ -566,11 +566,15 @@ function setRoving(p, i) {
   if (p.walk[i]) p.walk[i].setAttribute('tabindex', '0');
 }
 
-function graphStep(ui, p, k) {
+function graphStep(ui, p, k, changed) {
   // Every node's name at step k (only those that changed are set again) and aria-current on the node
-  // receiving gradient, as the picture shows them.
+  // receiving gradient, as the picture shows them. Named from the animation's text, every node is named again
+  // (no DOM read: a few microseconds each); named from its drawn text (a collapsed drawing), only the nodes
+  // whose look this step ``changed`` (ids; all when not given), so a step of 5,000 drawn nodes reads a few.
   const t = traceOf(p, k);
+  const only = !p.a11y && changed && p.labels.size ? new Set(changed) : null;
   for (const g of p.walk) {
+    if (only && !only.has(g.id)) continue;
     let name;
     if (p.a11y) {
       name = nodeName(ui.words, p.nodeOf.get(g.id), gradOf(p.gradHist, g.id, t), p.names);
@@ -694,6 +698,7 @@ function setLook(p, id, v) {
 
 function show(ui, p, k, opts) {
   k = clampStep(k, p.n);
+  let changed = null;
   if (p.n > 0) {
     // A press of → or ← applies that step's patch, made once at load; a jump works out what differs.
     const patch = k === p.step + 1 ? p.patches.forward[k] : k === p.step - 1 ? p.patches.backward[p.step]
@@ -701,9 +706,10 @@ function show(ui, p, k, opts) {
     for (const [id, v] of patch) setLook(p, id, v);
     ui.title.textContent = p.titles[k];
     ui.text.innerHTML = p.explanations[k];
-    graphStep(ui, p, k);
+    changed = patch.map((e) => e[0]);
     announce(ui);
   }
+  graphStep(ui, p, k, changed);
   p.step = k;
   ui.slider.value = String(k);
   ui.label.textContent = p.n > 0 ? say(ui.words, 'step_of', 'step {k} of {n}', { k: k, n: p.n - 1 }) : '';
