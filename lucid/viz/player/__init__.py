@@ -74,6 +74,7 @@ def graph_words() -> dict[str, str]:
         "grad_none": _("no gradient"), "node_inputs": _("inputs {names}"), "node_users": _("used by {names}"),
         "node_output": _("the output"), "box_name": _("{name}; box: Enter opens or closes it"),
         "details_below": _("Details below."), "player": _("Backward pass player"),
+        "explanation": _("Explanation of the step"),
     }
 
 SCRIPT_FILE = "player.js"

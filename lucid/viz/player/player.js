@@ -509,6 +509,7 @@ function graphText(ui, p, anim, svg) {
   p.labels = new Map();
   p.walk = [];
   p.currentEl = null;
+  p.named = null;
   if (!svg) return;
   svg.setAttribute('role', 'group');
   svg.setAttribute('aria-describedby', ui.hint.id);
@@ -528,12 +529,19 @@ function graphText(ui, p, anim, svg) {
   for (const c of (graph ? graph.children : [])) {
     if (!inWalk.has(c)) c.setAttribute('aria-hidden', 'true');
   }
+  p.titleOf = new Map();
   for (const g of p.walk) {
     g.setAttribute('role', 'button');
     g.setAttribute('tabindex', '-1');
-    const t = g.querySelector(':scope > title');
-    if (t) t.remove();  // its id ("t6"): the name below says more
+    // Named by its <title> (Graphviz's, which said its id "t6"; a step's look never touches it), not aria-label:
+    // a label that is not the text drawn inside a button fails WCAG 2.5.3, and the drawn text is hidden from the
+    // tree, its name saying all of it in words.
+    let t = g.querySelector(':scope > title');
+    if (!t) { t = document.createElementNS(SVG_NS, 'title'); g.insertBefore(t, g.firstChild); }
+    p.titleOf.set(g, t);
+    hideInside(g);
   }
+  p.named = new Set(p.walk.map((g) => g.id));
   p.roving = 0;
   setRoving(p, 0);
   svg.setAttribute('aria-label', say(ui.words, 'graph_label', 'Computation graph, {n} nodes', { n: p.walk.length }));
@@ -556,6 +564,12 @@ function graphText(ui, p, anim, svg) {
     setRoving(p, to);
     p.walk[to].focus();
   };
+}
+
+function hideInside(g) {
+  // A named node's drawn text is hidden from the tree: its name says all of it in words ("val −2.000 grad —
+  // pending" is not how it is said). Its looks keep this (``lookModel``), so a step never brings the text back.
+  for (const c of g.children) if (c.tagName.toLowerCase() !== 'title') c.setAttribute('aria-hidden', 'true');
 }
 
 function setRoving(p, i) {
@@ -582,7 +596,7 @@ function graphStep(ui, p, k, changed) {
       name = spokenText(Array.from(g.querySelectorAll('text'), (x) => x.textContent));
       if (/^g[0-9]+$/.test(g.id)) name = say(ui.words, 'box_name', '{name}; box: Enter opens or closes it', { name });
     }
-    if (p.labels.get(g) !== name) { g.setAttribute('aria-label', name); p.labels.set(g, name); }
+    if (p.labels.get(g) !== name) { p.titleOf.get(g).textContent = name; p.labels.set(g, name); }
   }
   const cur = p.current && p.current[k] ? p.els[p.current[k]] : null;
   if (p.currentEl !== cur) {
@@ -651,6 +665,7 @@ function lookModel(p, id, v) {
   if (!model) {
     model = document.createElementNS(SVG_NS, 'g');
     model.innerHTML = v === BASE ? p.base[id].html : p.variants[v][2];
+    if (p.named && p.named.has(id)) hideInside(model);
     p.models.set(key, model);
   }
   return model;
@@ -733,6 +748,16 @@ function show(ui, p, k, opts) {
   if (p.data.share_url && !(opts && opts.noUrl)) urlStep(traceOf(p, k), p.data.program_id);
   if (p.onStep) p.onStep(traceOf(p, k));
   if (!(opts && opts.noFollow)) keepInView(ui, p, false);
+}
+
+function scrollStop(ui, bodyScrolls) {
+  // The explanation scrolls (player.css: the whole box, or on a projector its body under the headline): the part
+  // that scrolls is a Tab stop, a region named "Explanation of the step", so a keyboard scrolls it too (↑/↓).
+  const [on, off] = bodyScrolls ? [ui.text, ui.expl] : [ui.expl, ui.text];
+  for (const a of ['tabindex', 'role', 'aria-label']) off.removeAttribute(a);
+  on.setAttribute('tabindex', '0');
+  on.setAttribute('role', 'region');
+  on.setAttribute('aria-label', say(ui.words, 'explanation', 'Explanation of the step'));
 }
 
 function announce(ui) {
@@ -1017,6 +1042,7 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
   };
   root.classList.toggle('lucid-classroom', !!data.classroom);
   root.classList.toggle('lucid-beside', !!data.beside);
+  scrollStop(ui, !!(data.classroom && data.beside));
   root.style.setProperty('--lucid-top', data.top + 'px');
   if (p.animId !== data.anim_id && !data.anim) {
     // Drawn anew without the animation (the click that started this run said the player held it): the page's copy
