@@ -37,8 +37,8 @@ test("a node's name is said in the page's words", () => {
 
 test("the gradient a node shows follows the trace step: pending, then each accumulated value", () => {
   // trace steps: 0 seeds t7, 1 and 3 reach t6 (partial, then final), 2 reaches t5
-  const h = gradHistory([['t7', '1.000', true], ['t6', '0.1000', false], ['t5', '0.3000', true],
-                         ['t6', '0.4200', true], [null, '9.000', true]]);
+  const h = gradHistory([[0, 't7', '1.000', true], [1, 't6', '0.1000', false], [2, 't5', '0.3000', true],
+                         [3, 't6', '0.4200', true]]);
   assert.equal(gradOf(h, 't6', 0), null);
   assert.deepEqual(gradOf(h, 't6', 1), [1, '0.1000', false]);
   assert.deepEqual(gradOf(h, 't6', 2), [1, '0.1000', false]);
@@ -46,7 +46,7 @@ test("the gradient a node shows follows the trace step: pending, then each accum
   assert.deepEqual(gradOf(h, 't6', 99), [3, '0.4200', true]);
   assert.deepEqual(gradOf(h, 't7', 0), [0, '1.000', true]);
   assert.equal(gradOf(h, 't9', 4), null);
-  assert.equal(h.size, 3);  // a tensor not drawn (null) is nobody's gradient
+  assert.equal(h.size, 3);
 });
 
 test('a box is named by its drawn text lines with their padding folded', () => {

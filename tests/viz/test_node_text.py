@@ -25,8 +25,8 @@ def test_every_drawn_tensor_is_named_in_topological_order_with_its_op_inputs_and
 def test_each_trace_step_gives_its_node_the_accumulated_gradient_and_whether_it_is_final():
     root, trace = circuit()
     grads = node_texts(root, trace)["grads"]
-    assert grads == [["t4", "1.000", True], ["t2", "−4.000", True], ["t3", "3.000", True],
-                     ["t0", "−4.000", True], ["t1", "−4.000", True]]
+    assert grads == [[0, "t4", "1.000", True], [1, "t2", "−4.000", True], [2, "t3", "3.000", True],
+                     [3, "t0", "−4.000", True], [4, "t1", "−4.000", True]]
 
 
 def test_arrays_are_said_element_by_element_when_small_and_by_shape_and_summary_when_large():
@@ -42,4 +42,42 @@ def test_the_animation_carries_the_text_and_a_students_copy_keeps_only_the_gradi
     assert anim.to_json()["nodes"] == anim.nodes and len(anim.nodes["grads"]) == anim.n_steps == 5
     cut = redacted(anim, 2)
     assert cut.nodes["order"] == anim.nodes["order"]
-    assert cut.nodes["grads"] == [["t4", "1.000", True], ["t2", "−4.000", True]]
+    assert cut.nodes["grads"] == [[0, "t4", "1.000", True], [1, "t2", "−4.000", True]]
+
+
+def collapsed_animation():
+    from lucid.autograd import backward_trace
+    from lucid.expr import run
+    from lucid.viz.graph.collapse import CollapsedView
+    from lucid.viz.player.animation import build_collapsed_animation
+    from tests.large_programs import scalar_mlp_source
+
+    program = run(scalar_mlp_source(), seed=0)
+    view = CollapsedView(program.output, backward_trace(program.output), ())
+    return view, build_collapsed_animation(view)
+
+
+def test_a_collapsed_drawing_names_its_tensors_drawn_alone_and_lists_its_boxes_by_label():
+    view, anim = collapsed_animation()
+    nodes = anim.nodes
+    assert [n["id"] for n in nodes["order"]] == view.units
+    boxes = [n for n in nodes["order"] if n.get("box")]
+    assert len(boxes) == sum(u.startswith("g") for u in view.units) >= 5
+    assert all(set(b) == {"id", "box", "name"} for b in boxes)
+    v0 = next(n for n in nodes["order"] if n["name"] == "v0")
+    assert v0["kind"] == "leaf" and v0["value"] == "−0.6000" and v0["inputs"] == []
+    assert v0["users"] and all(u in view.units for u in v0["users"])
+    alone = {u for u in view.units if u.startswith("t")}
+    assert {g[1] for g in nodes["grads"]} <= alone  # a gradient inside a box is not sent
+    assert 0 < len(nodes["grads"]) < len(view.trace.steps)
+    steps = [g[0] for g in nodes["grads"]]
+    assert steps == sorted(steps)
+
+
+def test_a_students_copy_of_a_collapsed_drawing_keeps_the_gradients_of_the_steps_it_keeps_only():
+    _view, anim = collapsed_animation()
+    upto = anim.trace_steps[3] + 1
+    cut = redacted(anim, upto)
+    assert cut.n_steps == 4
+    assert cut.nodes["grads"] == [g for g in anim.nodes["grads"] if g[0] <= anim.trace_steps[3]]
+    assert all(g[0] < upto for g in cut.nodes["grads"]) and len(cut.nodes["grads"]) < len(anim.nodes["grads"])

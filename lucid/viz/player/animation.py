@@ -47,7 +47,7 @@ from lucid.viz.explanation.lens_card import node_card
 from lucid.viz.export.pictures import to_svg
 from lucid.viz.graph.collapse import CollapsedView, collapsed_dot, describe_step
 from lucid.viz.graph.dot import to_dot
-from lucid.viz.player.node_text import node_texts
+from lucid.viz.player.node_text import collapsed_node_texts, node_texts
 
 SVG_NS = "http://www.w3.org/2000/svg"
 XLINK_NS = "http://www.w3.org/1999/xlink"
@@ -84,7 +84,7 @@ class Animation:
     - ``trace_steps[k]``: the last step of the backward trace that step ``k`` shows (empty: step ``k`` IS
       trace step ``k``; set when the graph is played collapsed, where one step covers a run of trace steps).
     - ``nodes``: the graph as text for a screen reader (``lucid.viz.player.node_text``: each drawn tensor's name,
-      op, value, inputs and users, and every trace step's gradient); None for a collapsed drawing.
+      op, value, inputs and users, and every trace step's gradient; a collapsed drawing's boxes by name only).
     - ``collapsed``: for a collapsed drawing, what it draws (``drawn`` nodes, ``boxes`` and their ``box_ids``,
       ``open`` groups,
       ``expanded`` keys, groups ``closed_for_budget``, ``tensors``); None for a full drawing.
@@ -250,7 +250,7 @@ def build_collapsed_animation(view: CollapsedView, *, direction: str = "LR") -> 
         lines.append(step_html(expl))
         explanations.append("".join(lines))
     return Animation(svg, variants, changes, current, edge, titles, explanations,
-                     trace_steps=[c.last for c in view.steps], collapsed=info)
+                     trace_steps=[c.last for c in view.steps], collapsed=info, nodes=collapsed_node_texts(view))
 
 
 def _is_collapsed(graph: graphviz.Digraph) -> bool:

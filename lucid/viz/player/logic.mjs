@@ -183,13 +183,13 @@ export function tickDelay(start, i, interval, now) {
 // receiving gradient marked, and the keys that walk the nodes.
 
 export function gradHistory(grads) {
-  // Map node id -> [[trace step, gradient text, final], ...] in step order, from the per-trace-step list.
+  // Map node id -> [[trace step, gradient text, final], ...] in step order, from node_text's
+  // [[trace step, node id, gradient text, final], ...].
   const out = new Map();
-  (grads || []).forEach((g, t) => {
-    if (!g || !g[0]) return;
-    if (!out.has(g[0])) out.set(g[0], []);
-    out.get(g[0]).push([t, g[1], g[2]]);
-  });
+  for (const [t, id, text, final] of grads || []) {
+    if (!out.has(id)) out.set(id, []);
+    out.get(id).push([t, text, final]);
+  }
   return out;
 }
 

@@ -10,12 +10,13 @@ reader's language (``logic.mjs``'s ``nodeName``, with the player's words) at eve
   (the one the picture shows), ``kind`` (leaf, const, intermediate, output), ``op`` (the op that made it, by
   its registry name: ``tanh``, ``mul``) and its ``inputs``/``users`` (ids of drawn tensor nodes), and ``value``
   (the forward value, as the picture writes numbers), and ``grad``: whether it gets a gradient at all.
-- ``grads[t]``: what trace step ``t`` gives: ``[node id, gradient text, final]`` (the node's gradient after
-  it, accumulated, and whether more contributions are still to come).
+- ``grads``: ``[trace step, node id, gradient text, final]`` for every trace step that reaches a drawn node
+  (the node's gradient after it, accumulated, and whether it is final), in step order: a step whose gradient
+  stays inside a box of a collapsed drawing sends nothing.
 
-Only a graph drawn in full has them: a collapsed drawing's nodes (boxes and the few tensors drawn on their
-own) are named from their SVG text in the browser. Gradients travel per trace step, so a student's player
-cut before a question's step (``lucid.viz.player.redact``) holds none of the answers.
+A collapsed drawing (``collapsed_node_texts``) names its tensors drawn on their own the same way; its boxes
+are named from their drawn text in the browser. Gradients travel per trace step, so a student's player cut
+before a question's step (``lucid.viz.player.redact``) holds none of the answers.
 """
 from __future__ import annotations
 
@@ -27,8 +28,9 @@ from lucid._tensor.tensor import Tensor
 from lucid.autograd import Trace
 from lucid.i18n import _
 from lucid.viz.errors import GraphTooLarge
-from lucid.viz.explanation.opinfo import spec_of
-from lucid.viz.graph.structure import build_model
+from lucid.viz.explanation.opinfo import op_label, spec_of
+from lucid.viz.graph.collapse import CollapsedView
+from lucid.viz.graph.structure import build_model, kind_of
 from lucid.viz.numbers import format_grid, format_number, shape_text, summary_numbers
 
 #: Most elements an array's text lists one by one; a larger one is said as its shape and min, mean and max.
@@ -93,5 +95,52 @@ def node_texts(root: Tensor, trace: Trace, *, show_constants: bool = True, large
     grads = []
     for s in trace.steps:
         k = model.index_of[id(s.parent)]
-        grads.append([f"t{k}" if k in drawn else None, number_text(s.accumulated), bool(s.is_final)])
+        if k in drawn:
+            grads.append([s.index, f"t{k}", number_text(s.accumulated), bool(s.is_final)])
+    return {"order": order, "grads": grads}
+
+
+def collapsed_node_texts(view: CollapsedView) -> dict[str, Any] | None:
+    """The same for a collapsed drawing (``lucid.viz.graph.collapse``): its tensors drawn on their own, and its
+    boxes as ``{"id", "box": True, "name"}`` (the browser names a box from its drawn text, which says how many
+    of its gradients have arrived). Inputs and users are drawn nodes: a tensor fed from inside a box names the
+    box. ``grads`` holds only the gradients of tensors drawn on their own (a gradient inside a box is counted by
+    the box), and only those are formatted: a trace of a hundred thousand steps formats and sends a few."""
+    if view.trace is None:
+        return None
+    order_of = view.order
+    unit_of = view.unit_of
+
+    def tensor_name(k: int) -> str:
+        t = order_of[k]
+        return str(t.name) if t.name else ("out" if t is view.root else f"t{k}")
+
+    inputs: dict[str, list[str]] = {}
+    users: dict[str, list[str]] = {}
+    for k, t in enumerate(order_of):
+        u = unit_of[k]
+        for p in t._prev:
+            pu = unit_of[view.index_of[id(p)]]
+            if u == f"t{k}":
+                inputs.setdefault(u, []).append(pu)
+            if pu != u and u not in users.setdefault(pu, []):
+                users[pu].append(u)
+    order = []
+    for u in view.units:
+        group = view.group_of_unit(u)
+        if group is not None:
+            order.append({"id": u, "box": True, "name": group.label})
+            continue
+        k = int(u[1:])
+        t = order_of[k]
+        spec = spec_of(t)
+        order.append({"id": u, "name": tensor_name(k), "kind": kind_of(t, view.root),
+                      "op": spec.name if spec is not None else (op_label(t) if t._op is not None else ""),
+                      "value": number_text(t.data), "inputs": inputs.get(u, []), "users": users.get(u, []),
+                      "grad": bool(t.requires_grad)})
+    grads = []
+    for s in view.trace.steps:
+        k = view.index_of[id(s.parent)]
+        if unit_of[k] == f"t{k}":
+            grads.append([s.index, f"t{k}", number_text(s.accumulated), bool(s.is_final)])
     return {"order": order, "grads": grads}

@@ -517,12 +517,11 @@ function graphText(ui, p, anim, svg) {
   const graph = svg.querySelector('g.graph');
   const title = graph && graph.querySelector(':scope > title');
   if (title) title.remove();  // "lucid": Graphviz's name for the graph, not the reader's
-  if (p.a11y) {
-    for (const n of p.a11y.order) {
-      p.names[n.id] = n.name;
-      if (p.els[n.id]) p.walk.push(p.els[n.id]);
-    }
+  for (const n of p.a11y ? p.a11y.order : []) p.names[n.id] = n.name;
+  if (p.a11y && !p.collapsed) {
+    for (const n of p.a11y.order) if (p.els[n.id]) p.walk.push(p.els[n.id]);
   } else {
+    // A collapsed drawing in the order it is drawn (its open groups' headers among their nodes).
     ui.host.querySelectorAll('g.node').forEach((g) => { if (/^(t|g)[0-9]+$/.test(g.id)) p.walk.push(g); });
   }
   const inWalk = new Set(p.walk);
@@ -586,12 +585,14 @@ function graphStep(ui, p, k, changed) {
   // (no DOM read: a few microseconds each); named from its drawn text (a collapsed drawing), only the nodes
   // whose look this step ``changed`` (ids; all when not given), so a step of 5,000 drawn nodes reads a few.
   const t = traceOf(p, k);
-  const only = !p.a11y && changed && p.labels.size ? new Set(changed) : null;
+  const only = changed && p.labels.size ? new Set(changed) : null;
   for (const g of p.walk) {
-    if (only && !only.has(g.id)) continue;
+    const node = p.nodeOf.get(g.id);
+    const named = node && !node.box;
+    if (!named && only && !only.has(g.id)) continue;
     let name;
-    if (p.a11y) {
-      name = nodeName(ui.words, p.nodeOf.get(g.id), gradOf(p.gradHist, g.id, t), p.names);
+    if (named) {
+      name = nodeName(ui.words, node, gradOf(p.gradHist, g.id, t), p.names);
     } else {
       name = spokenText(Array.from(g.querySelectorAll('text'), (x) => x.textContent));
       if (/^g[0-9]+$/.test(g.id)) name = say(ui.words, 'box_name', '{name}; box: Enter opens or closes it', { name });

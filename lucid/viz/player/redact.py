@@ -64,14 +64,15 @@ def redacted(anim: Animation, upto: int) -> Animation:
                      changes=[[renumber[v] for v in step] for step in changes],
                      current=anim.current[:kept], edge=anim.edge[:kept], titles=anim.titles[:kept],
                      explanations=anim.explanations[:kept], trace_steps=anim.trace_steps[:kept],
-                     collapsed=anim.collapsed, nodes=_nodes_before(anim.nodes, kept))
+                     collapsed=anim.collapsed, nodes=_nodes_before(anim, kept))
 
 
-def _nodes_before(nodes: dict | None, kept: int) -> dict | None:
-    """The graph's text with only the gradients of the first ``kept`` steps (a full drawing's steps are trace steps)."""
-    if nodes is None:
+def _nodes_before(anim: Animation, kept: int) -> dict | None:
+    """The graph's text with only the gradients of the trace steps the first ``kept`` animation steps show."""
+    if anim.nodes is None:
         return None
-    return {"order": nodes["order"], "grads": nodes["grads"][:kept]}
+    shown = (anim.trace_steps[kept - 1] + 1 if kept > 0 else 0) if anim.trace_steps else kept
+    return {"order": anim.nodes["order"], "grads": [g for g in anim.nodes["grads"] if g[0] < shown]}
 
 
 _held: OrderedDict[tuple[int, int], tuple[weakref.ref, Animation]] = OrderedDict()
