@@ -239,6 +239,8 @@ def test_enter_on_a_box_of_a_collapsed_graph_opens_it_and_again_closes_it_keepin
     boxes = [n for role, n in children if role == "button" and n.endswith("box: Enter opens or closes it")]
     assert name == f"Computation graph, {len(children)} nodes" and len(boxes) >= 5
     assert "6 nodes · ▸ click to open, 0/6 gradients" in boxes[0]
+    v0 = next(n for _, n in children if n.startswith("v0, "))
+    assert v0.startswith("v0, input, value −0.6000, gradient pending; used by ")  # named like a full drawing's
     box = tab.evaluate("sel => [...document.querySelectorAll(sel)].find((g) => /^g[0-9]+$/.test(g.id)).id", BUTTONS)
     before = len(children)
     tab.locator(f"{SVG} g#{box}").focus()
