@@ -256,3 +256,13 @@ def test_enter_on_a_box_of_a_collapsed_graph_opens_it_and_again_closes_it_keepin
     wait_until_idle(tab)
     assert len(graph_in_tree(tab)[1]) == before
     assert tab.evaluate("() => document.activeElement.id") == box
+
+
+def test_a_click_on_a_node_leaves_the_focus_where_it_was_so_space_still_plays(tab, app_url):
+    open_circuit(tab, app_url)
+    tab.locator(f"{SVG} g#t2").click()
+    tab.locator(".st-key-pg_inspector").get_by_text("t2 · q — intermediate, scalar").wait_for(timeout=SLOW)
+    wait_until_idle(tab)
+    assert tab.evaluate("() => document.activeElement.closest('svg') === null")
+    tab.keyboard.press(" ")
+    tab.wait_for_function("sel => document.querySelector(sel).dataset.playing === '1'", arg=PLAYER, timeout=SLOW)

@@ -539,6 +539,9 @@ function graphText(ui, p, anim, svg) {
     if (!t) { t = document.createElementNS(SVG_NS, 'title'); g.insertBefore(t, g.firstChild); }
     p.titleOf.set(g, t);
     hideInside(g);
+    // A click picks the node without taking the focus to it: Space after a click still plays (a presenter's
+    // mouse and keys); the keyboard reaches the nodes by Tab.
+    g.addEventListener('mousedown', (e) => e.preventDefault());
   }
   p.named = new Set(p.walk.map((g) => g.id));
   p.roving = 0;
