@@ -13,7 +13,8 @@ Chromium opens the notebook, runs every cell, and the widget of ``stepper(f)`` i
 - three quick presses send exactly one message to the kernel, a ``comm_msg`` writing the step back
   (``STEP_SYNC_MS`` after the last press), never an ``execute_request``: the measured bound;
 - the presenter keys step it while it has the focus;
-- a click on a node brings the node inspector's facts from the kernel.
+- a click on a node brings the node inspector's facts from the kernel;
+- by keyboard, the graph is one Tab stop walked with ↓/↑ and Enter on a node brings its facts (issue 28).
 
 Screenshots of the widget and of its cell are saved as ``artifacts/e2e-notebook-stepper.png`` and
 ``artifacts/e2e-notebook-cell.png``.
@@ -230,3 +231,21 @@ def test_the_stepper_plays_in_jupyterlab_without_asking_the_kernel(tab, lab_url)
     # the cell with its code and the widget (the README's picture, docs/screenshot-notebook.png)
     page.locator(".jp-CodeCell", has=page.locator(PLAYER)).first.screenshot(
         path=str(ARTIFACTS / "e2e-notebook-cell.png"))
+
+    # By keyboard (issue 28): the graph is one Tab stop walked with ↓/↑; Enter on a node asks for its facts, and
+    # the notebook keeps Enter (it would open the cell's editor) and its cell.
+    svg = player.locator(".lucid-svg-host > svg")
+    assert svg.get_attribute("aria-label") == "Computation graph, 5 nodes"
+    active_at = ("() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')]"
+                 ".findIndex((c) => c.classList.contains('jp-mod-active'))")
+    cell = page.evaluate(active_at)
+    player.locator(".lucid-svg-host g.node#t0").focus()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate("() => document.activeElement.id") == "t2"
+    named = "() => document.activeElement.querySelector(':scope > title').textContent"  # its accessible name
+    assert page.evaluate(named).startswith("q, add of x, y, ")
+    page.keyboard.press("Enter")
+    facts.get_by_text("t2 · q").wait_for(timeout=SLOW)
+    assert page.evaluate(active_at) == cell
+    assert page.locator(".jp-Notebook .jp-Cell.jp-mod-active .jp-InputArea-editor.jp-mod-focused").count() == 0

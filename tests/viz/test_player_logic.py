@@ -16,6 +16,7 @@ from lucid.viz import player
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_TESTS = ROOT / "tests" / "js" / "player_logic.test.mjs"
+GRAPH_TEXT_TESTS = ROOT / "tests" / "js" / "player_graph_text.test.mjs"
 PLAYER_DIR = Path(player.__file__).parent
 
 
@@ -36,6 +37,16 @@ def test_the_logic_module_passes_its_node_tests():
     assert done.returncode == 0, report[-4000:]
     counts = {k: int(v) for k, v in re.findall(r"^# (tests|pass|fail) (\d+)$", report, re.MULTILINE)}
     assert counts["fail"] == 0 and counts["pass"] == counts["tests"] >= 16, counts
+
+
+def test_the_graph_as_text_passes_its_node_tests():
+    node = node_or_skip()
+    done = subprocess.run([node, "--test", "--test-reporter=tap", str(GRAPH_TEXT_TESTS)],  # noqa: S603
+                          capture_output=True, text=True, timeout=120, check=False, cwd=ROOT)
+    report = done.stdout + done.stderr
+    assert done.returncode == 0, report[-4000:]
+    counts = {k: int(v) for k, v in re.findall(r"^# (tests|pass|fail) (\d+)$", report, re.MULTILINE)}
+    assert counts["fail"] == 0 and counts["pass"] == counts["tests"] >= 6, counts
 
 
 def test_the_hosts_get_player_js_with_the_logic_inlined_and_no_import_left():

@@ -9,6 +9,16 @@ works offline, and the same files serve both hosts: the Streamlit component
 player lands in both. The module's default export tells the hosts apart: Streamlit calls it with
 its component object, anywidget calls it with nothing and gets the widget's ``render``.
 
+For a screen reader and a keyboard (WCAG 2.1 AA, issue 28) the graph is also text, in step with the picture:
+the SVG is a group named "Computation graph, N nodes"; its tensor nodes (a collapsed drawing's boxes too) are
+buttons in topological order, named from ``Animation.nodes`` (``node_text``) with the gradient they show at the
+step on screen, the node receiving gradient marked ``aria-current="step"``; ops, edges and cluster frames are
+hidden from the tree (a node's name says its op, inputs and users). The graph is ONE Tab stop (the node last
+focused, first the first input): ↓/↑ move between nodes, Enter or Space does what a click does (the node's
+facts, a box opened or closed), →/← still step. Space and arrows on any other focused control are that
+control's. Each step is announced in one short line (title, arithmetic, "details below"); reduced motion and
+browser zoom are honoured (player.css, ``logic.zoomOf``).
+
 Nothing here imports Streamlit or anywidget: this module only reads files and describes sizing.
 """
 from __future__ import annotations
@@ -46,6 +56,25 @@ def player_words() -> dict[str, str]:
         "inspect_label": _("Jump to the node inspector"), "speed": _("Autoplay speed"),
         "per_step": _("{s} s / step"), "step_of": _("step {k} of {n}"), "lesson": _("Lesson {where}"),
         "room_lost": _("Not connected · not following the teacher"), "room_ended": _("The class has ended"),
+        **graph_words(),
+    }
+
+
+def graph_words() -> dict[str, str]:
+    """The words of the graph as text (``logic.mjs``'s ``nodeName``, player.js's ``graphText``): node names,
+    the graph's name and its keys, in the reader's language. ``{op}``, ``{inputs}``, ``{value}``, ``{grad}``,
+    ``{status}``, ``{names}``, ``{n}`` and ``{name}`` are filled in by the script."""
+    return {
+        "graph_label": _("Computation graph, {n} nodes"),
+        "graph_keys": _("Tab reaches the graph once; then ↓ and ↑ move between its nodes, inputs first; Enter or "
+                        "Space opens a node's facts or a box; → and ← step through the backward pass."),
+        "node_op": _("{op} of {inputs}"), "node_leaf": _("input"), "node_const": _("constant"),
+        "node_value": _("value {value}"), "node_grad": _("gradient {grad}, {status}"),
+        "grad_final": _("final"), "grad_partial": _("partial"), "grad_pending": _("gradient pending"),
+        "grad_none": _("no gradient"), "node_inputs": _("inputs {names}"), "node_users": _("used by {names}"),
+        "node_output": _("the output"), "box_name": _("{name}; box: Enter opens or closes it"),
+        "details_below": _("Details below."), "player": _("Backward pass player"),
+        "explanation": _("Explanation of the step"),
     }
 
 SCRIPT_FILE = "player.js"

@@ -47,6 +47,7 @@ from lucid.viz.explanation.lens_card import node_card
 from lucid.viz.export.pictures import to_svg
 from lucid.viz.graph.collapse import CollapsedView, collapsed_dot, describe_step
 from lucid.viz.graph.dot import to_dot
+from lucid.viz.player.node_text import collapsed_node_texts, node_texts
 
 SVG_NS = "http://www.w3.org/2000/svg"
 XLINK_NS = "http://www.w3.org/1999/xlink"
@@ -82,6 +83,8 @@ class Animation:
       the lens magnifies the graph itself); empty for drawings that carry none (collapsed ones).
     - ``trace_steps[k]``: the last step of the backward trace that step ``k`` shows (empty: step ``k`` IS
       trace step ``k``; set when the graph is played collapsed, where one step covers a run of trace steps).
+    - ``nodes``: the graph as text for a screen reader (``lucid.viz.player.node_text``: each drawn tensor's name,
+      op, value, inputs and users, and every trace step's gradient; a collapsed drawing's boxes by name only).
     - ``collapsed``: for a collapsed drawing, what it draws (``drawn`` nodes, ``boxes`` and their ``box_ids``,
       ``open`` groups,
       ``expanded`` keys, groups ``closed_for_budget``, ``tensors``); None for a full drawing.
@@ -97,6 +100,7 @@ class Animation:
     trace_steps: list[int] = field(default_factory=list)
     collapsed: dict[str, Any] | None = None
     cards: list[str] = field(default_factory=list)
+    nodes: dict[str, Any] | None = None
 
     @property
     def n_steps(self) -> int:
@@ -117,7 +121,7 @@ class Animation:
         return {"svg": self.svg, "variants": [list(v) for v in self.variants], "changes": self.changes,
                 "current": self.current, "edge": self.edge, "titles": self.titles,
                 "explanations": self.explanations, "trace_steps": self.trace_steps, "collapsed": self.collapsed,
-                "cards": self.cards}
+                "cards": self.cards, "nodes": self.nodes}
 
     def payload_bytes(self) -> int:
         """Size of the JSON payload in bytes (what one browser downloads for this program)."""
@@ -197,7 +201,8 @@ def build_animation(root: Tensor | None, trace: Trace | None = None, **options: 
         titles.append(expl.title)
         explanations.append(step_html(expl))
         cards.append(node_card(trace, expl))
-    return Animation(svg, variants, changes, current, edge, titles, explanations, cards=cards)
+    nodes = node_texts(root, trace, **options)
+    return Animation(svg, variants, changes, current, edge, titles, explanations, cards=cards, nodes=nodes)
 
 
 def build_collapsed_animation(view: CollapsedView, *, direction: str = "LR") -> Animation:
@@ -245,7 +250,7 @@ def build_collapsed_animation(view: CollapsedView, *, direction: str = "LR") -> 
         lines.append(step_html(expl))
         explanations.append("".join(lines))
     return Animation(svg, variants, changes, current, edge, titles, explanations,
-                     trace_steps=[c.last for c in view.steps], collapsed=info)
+                     trace_steps=[c.last for c in view.steps], collapsed=info, nodes=collapsed_node_texts(view))
 
 
 def _is_collapsed(graph: graphviz.Digraph) -> bool:

@@ -178,3 +178,69 @@ export function tickDelay(start, i, interval, now) {
   // Autoplay: step i + 1 is due at start + (i + 1) * interval, so a late tick never delays the ones after it.
   return Math.max(0, start + (i + 1) * interval - now);
 }
+
+// The graph as text (lucid.viz.player.node_text): every drawn tensor node's spoken name at a step, the node
+// receiving gradient marked, and the keys that walk the nodes.
+
+export function gradHistory(grads) {
+  // Map node id -> [[trace step, gradient text, final], ...] in step order, from node_text's
+  // [[trace step, node id, gradient text, final], ...].
+  const out = new Map();
+  for (const [t, id, text, final] of grads || []) {
+    if (!out.has(id)) out.set(id, []);
+    out.get(id).push([t, text, final]);
+  }
+  return out;
+}
+
+export function gradOf(history, id, t) {
+  // The gradient node ``id`` shows after trace step ``t`` (its last entry at or before t), or null: pending.
+  const h = history.get(id);
+  if (!h) return null;
+  let found = null;
+  for (const e of h) { if (e[0] <= t) found = e; else break; }
+  return found;
+}
+
+export function nodeName(words, node, grad, names) {
+  // "t6, tanh of t5, value 0.7616, gradient 0.4200, final; inputs t5; used by t7": what a screen reader says
+  // for ``node`` (an entry of node_text's order) with the gradient ``grad`` (gradOf's entry, null: pending).
+  const list = (ids) => ids.map((id) => (names && names[id]) || id).join(', ');
+  const head = [node.name];
+  if (node.op) head.push(say(words, 'node_op', '{op} of {inputs}', { op: node.op, inputs: list(node.inputs) }));
+  else head.push(node.kind === 'const' ? say(words, 'node_const', 'constant') : say(words, 'node_leaf', 'input'));
+  head.push(say(words, 'node_value', 'value {value}', { value: node.value }));
+  if (node.grad === false) head.push(say(words, 'grad_none', 'no gradient'));
+  else if (!grad) head.push(say(words, 'grad_pending', 'gradient pending'));
+  else {
+    const status = grad[2] ? say(words, 'grad_final', 'final') : say(words, 'grad_partial', 'partial');
+    head.push(say(words, 'node_grad', 'gradient {grad}, {status}', { grad: grad[1], status }));
+  }
+  const tail = [];
+  if (node.inputs.length) tail.push(say(words, 'node_inputs', 'inputs {names}', { names: list(node.inputs) }));
+  tail.push(node.users.length ? say(words, 'node_users', 'used by {names}', { names: list(node.users) })
+    : say(words, 'node_output', 'the output'));
+  return [head.join(', '), ...tail].join('; ');
+}
+
+export function spokenText(lines) {
+  // A node's drawn text lines (a collapsed drawing's boxes) as one name: padding folded, empty lines dropped.
+  return lines.map((s) => String(s).replace(/\s+/g, ' ').trim()).filter(Boolean).join(', ');
+}
+
+export function walkKey(key, at, n) {
+  // The node (index into the walk of n nodes) that ↓ or ↑ moves the focus to from ``at``; null for other keys.
+  if (n <= 0) return null;
+  if (key === 'ArrowDown') return Math.min(at + 1, n - 1);
+  if (key === 'ArrowUp') return Math.max(at - 1, 0);
+  return null;
+}
+
+export function zoomOf(outerWidth, innerWidth, dpr) {
+  // The browser's zoom (1 = 100 %), as far as a page can tell: the window's width in screen pixels over its width
+  // in CSS pixels (Chromium zooms CSS pixels, not the window), never more than the device pixel ratio (which
+  // zoom raises too: a docked developer panel narrows the page without zooming it). 1 when unknown or under 110 %.
+  if (!(outerWidth > 0 && innerWidth > 0)) return 1;
+  const z = Math.min(outerWidth / innerWidth, dpr > 0 ? dpr : 1, 5);
+  return z >= 1.1 ? Math.round(z * 100) / 100 : 1;
+}

@@ -6,8 +6,9 @@
 // No network: the module is shipped inside the Python package and handed to the host as text, with its one
 // import (the pure logic, tested under Node) replaced by that module's text (lucid.viz.player.script).
 import {
-  BASE, bodyFont, boxOf, clampStep, fitScale, inViewBox, keyStep, lensView, lookPatch, looksAt, overlaps,
-  playerStepOf, playStart, playTick, say, scrollToShow, stepPatches, storedStepOf, tickDelay, traceStepOf,
+  BASE, bodyFont, boxOf, clampStep, fitScale, gradHistory, gradOf, inViewBox, keyStep, lensView, lookPatch, looksAt,
+  nodeName, overlaps, playerStepOf, playStart, playTick, say, scrollToShow, spokenText, stepPatches, storedStepOf,
+  tickDelay, traceStepOf, walkKey, zoomOf,
 } from './logic.mjs';
 
 const PREFIX = 'lucid-player';
@@ -62,7 +63,11 @@ function relabel(ui, words) {
   ui.inspect.setAttribute('aria-label', say(words, 'inspect_label', 'Jump to the node inspector'));
   ui.speed.setAttribute('aria-label', say(words, 'speed', 'Autoplay speed'));
   ui.speed.title = say(words, 'speed', 'Autoplay speed');
+  ui.hint.textContent = say(words, 'graph_keys', GRAPH_KEYS);
 }
+
+const GRAPH_KEYS = 'Tab reaches the graph once; then ↓ and ↑ move between its nodes, inputs first; Enter or Space '
+  + "opens a node's facts or a box; → and ← step through the backward pass.";
 
 function button(name, title) {
   const b = el('button', { type: 'button', class: 'lucid-btn', title: title, 'data-action': name.toLowerCase() });
@@ -85,7 +90,8 @@ function build(parent) {
   for (const b of Object.values(buttons)) bar.appendChild(b);
   const slider = el('input', { type: 'range', class: 'lucid-step', min: '0', max: '0', value: '0',
                                'aria-label': 'Step' });
-  const label = el('span', { class: 'lucid-step-label', 'aria-live': 'polite' });
+  // The step number is said by the step's announcement (``announce``), whose title starts with it.
+  const label = el('span', { class: 'lucid-step-label' });
   const keys = el('span', { class: 'lucid-keys', tabindex: '0', role: 'note' }, '⌨ Keys');
   // Where in a lesson the class is ("Lesson 2 / 5"), and a jump to the node inspector under the graph.
   const lessonAt = el('span', { class: 'lucid-lesson', 'aria-live': 'polite' });
@@ -104,7 +110,11 @@ function build(parent) {
   bar.append(slider, label, lessonAt, lessonTitle, roomStatus, speed, inspect, keys);
   const body = el('div', { class: 'lucid-body' });
   const host = el('div', { class: 'lucid-svg-host' });
-  const expl = el('div', { class: 'lucid-expl', 'aria-live': 'polite' });
+  // How to walk the graph by keyboard, read with the graph's name (aria-describedby), never shown.
+  const hint = el('span', { class: 'lucid-sr-only', id: `${PREFIX}-hint-${Math.random().toString(36).slice(2, 10)}` });
+  // The explanation is read where it stands; what each step says aloud is its short announcement.
+  const expl = el('div', { class: 'lucid-expl' });
+  const announcement = el('div', { class: 'lucid-sr-only lucid-announce', 'aria-live': 'polite', 'aria-atomic': 'true' });
   const lens = el('div', { class: 'lucid-lens', 'aria-hidden': 'true' });
   lens.addEventListener('scroll', () => { if (lens.__ui) lens.__ui.lensScroll = null; }, { passive: true });
   const title = el('div', { class: 'lucid-expl-head' });
@@ -114,10 +124,10 @@ function build(parent) {
   const column = el('div', { class: 'lucid-graph-col' });
   column.append(host);
   body.append(column, expl);
-  root.append(bar, body);
+  root.append(bar, body, hint, announcement);
   parent.appendChild(root);
   const ui = { root, bar, buttons, slider, label, lessonAt, lessonTitle, roomStatus, inspect, speed, keys, column,
-               host, expl, lens, title, text, lensScroll: null };
+               host, hint, announcement, expl, lens, title, text, lensScroll: null };
   lens.__ui = ui;
   return ui;
 }
@@ -162,11 +172,18 @@ function fit(ui, p) {
     total = body.clientWidth - (parseFloat(getComputedStyle(body).columnGap) || 16);
     width = Math.round(total * data.graph_share);
   }
+  // Fitted to the room it would have at 100 % browser zoom (the screen z times as many CSS pixels, the page above
+  // it as tall): zooming in makes the graph's text bigger (WCAG 1.4.4) and the graph scrolls, where fitting the
+  // zoomed room would draw its text smaller in CSS pixels the more the reader zooms in.
+  // (Inside a frame, a notebook's output in Colab or VS Code, the window's width is not the page's: no zoom read.)
+  const z = window.top === window ? zoomOf(window.outerWidth, window.innerWidth, window.devicePixelRatio) : 1;
+  const screenH = window.innerHeight * z;
   const fixed = typeof data.zoom === 'number' || data.zoom === 'width';
-  const height = fixed ? 0 : whole ? Math.max(data.min_height, window.innerHeight - pageTop(ui.host) - data.margin)
-    : Math.max(320, window.innerHeight - data.reserve);
-  const scale = fitScale(data.zoom, { w, h, width, height, maxScale: data.max_scale, minScale: data.min_scale,
-                                      whole });
+  const height = fixed ? 0 : whole ? Math.max(data.min_height, screenH - pageTop(ui.host) - data.margin)
+    : Math.max(320, screenH - data.reserve);
+  const scale = fitScale(data.zoom, { w, h, width: width * z, height, maxScale: data.max_scale,
+                                      minScale: data.min_scale, whole });
+  ui.root.dataset.zoom = String(z);
   svg.style.width = Math.round(w * scale) + 'px';
   svg.style.height = Math.round(h * scale) + 'px';
   ui.column.style.flex = shared ? `0 0 ${Math.min(width, Math.max(Math.round(w * scale) + 4,
@@ -353,6 +370,12 @@ function lens(ui, p) {
   }
 }
 
+function reducedMotion() {
+  // The reader asked for less motion (prefers-reduced-motion): every scroll jumps, nothing glides (player.css
+  // turns off transitions and animations too); autoplay still changes the step, as plain step changes.
+  return typeof window.matchMedia === 'function' && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+}
+
 function keepInView(ui, p, smooth) {
   // The node receiving gradient (with the edge it flows along when both fit) stays inside the
   // screen, below the sticky control bar, and inside the graph's own horizontal scroll.
@@ -365,7 +388,7 @@ function keepInView(ui, p, smooth) {
   const view = ui.host.getBoundingClientRect();
   const box = inViewBox(cur.getBoundingClientRect(), edge ? edge.getBoundingClientRect() : null, top, bottom,
                         view.width);
-  const behavior = smooth ? 'smooth' : 'auto';
+  const behavior = smooth && !reducedMotion() ? 'smooth' : 'auto';
   const { dx, dy } = scrollToShow(box, view, top, bottom);
   if (dx !== null) ui.host.scrollBy({ left: dx, behavior });
   if (dy !== null) {
@@ -418,6 +441,8 @@ function load(ui, p, data) {
   // A collapsed graph steps box by box: step k shows the backward trace up to trace_steps[k].
   p.traceSteps = anim.trace_steps && anim.trace_steps.length ? anim.trace_steps : null;
   p.collapsed = !!anim.collapsed;
+  // A box opened from the keyboard draws the graph anew: the focus goes back to the node of the same id.
+  const focused = ui.host.contains(document.activeElement) ? document.activeElement.id : null;
   ui.host.innerHTML = anim.svg;
   const svg = ui.host.querySelector('svg');
   if (svg) svg.style.display = 'block';
@@ -452,15 +477,137 @@ function load(ui, p, data) {
     // t<k>/op<k>: a tensor or its op (the inspector); g<n>: a box or an open group's header (open/close it).
     if (/^(t|op)[0-9]+$/.test(node.id) || (p.collapsed && /^g[0-9]+$/.test(node.id))) {
       node.style.cursor = 'pointer';
-      // The click names the program it was made on: the server drops clicks on a drawing no longer shown.
-      node.addEventListener('click',
-        () => p.trigger('node', { node: node.id, step: traceOf(p, p.step), program: p.programId, anim: p.animId }));
+      node.addEventListener('click', () => pick(p, node));
     }
   });
+  graphText(ui, p, anim, svg);
   parseLooksWhenIdle(p);
+  if (focused !== null) {
+    const again = p.walk.find((g) => g.id === focused) || p.walk[0];
+    if (again) { setRoving(p, p.walk.indexOf(again)); again.focus({ preventScroll: true }); }
+  }
   ui.slider.max = String(Math.max(p.n - 1, 0));
   ui.bar.style.display = p.n > 1 || p.data.lesson ? '' : 'none';
   ui.expl.style.display = p.n > 0 ? '' : 'none';
+}
+
+function pick(p, node) {
+  // A click on a node, or Enter/Space on it: its facts (the inspector), or a box opened or closed. The report
+  // names the program it was made on: the server drops clicks on a drawing no longer shown.
+  p.trigger('node', { node: node.id, step: traceOf(p, p.step), program: p.programId, anim: p.animId });
+}
+
+function graphText(ui, p, anim, svg) {
+  // The graph as text (keyboard and screen reader): the SVG is a named group; its tensor nodes (and a collapsed
+  // drawing's boxes) are buttons in topological order, one Tab stop for all of them (a roving tabindex: ↓/↑
+  // move between them), each named with its value and the gradient it shows at the step on screen; ops,
+  // edges and cluster frames are hidden from the tree (a node's name says its op, inputs and users).
+  p.a11y = anim.nodes && anim.nodes.order ? anim.nodes : null;
+  p.nodeOf = new Map(p.a11y ? p.a11y.order.map((n) => [n.id, n]) : []);
+  p.gradHist = gradHistory(p.a11y ? p.a11y.grads : []);
+  p.names = {};
+  p.labels = new Map();
+  p.walk = [];
+  p.currentEl = null;
+  p.named = null;
+  if (!svg) return;
+  svg.setAttribute('role', 'group');
+  svg.setAttribute('aria-describedby', ui.hint.id);
+  svg.removeAttribute('aria-hidden');
+  const graph = svg.querySelector('g.graph');
+  const title = graph && graph.querySelector(':scope > title');
+  if (title) title.remove();  // "lucid": Graphviz's name for the graph, not the reader's
+  for (const n of p.a11y ? p.a11y.order : []) p.names[n.id] = n.name;
+  if (p.a11y && !p.collapsed) {
+    for (const n of p.a11y.order) if (p.els[n.id]) p.walk.push(p.els[n.id]);
+  } else {
+    // A collapsed drawing in the order it is drawn (its open groups' headers among their nodes).
+    ui.host.querySelectorAll('g.node').forEach((g) => { if (/^(t|g)[0-9]+$/.test(g.id)) p.walk.push(g); });
+  }
+  const inWalk = new Set(p.walk);
+  for (const c of (graph ? graph.children : [])) {
+    if (!inWalk.has(c)) c.setAttribute('aria-hidden', 'true');
+  }
+  p.titleOf = new Map();
+  for (const g of p.walk) {
+    g.setAttribute('role', 'button');
+    g.setAttribute('tabindex', '-1');
+    // Named by its <title> (Graphviz's, which said its id "t6"; a step's look never touches it), not aria-label:
+    // a label that is not the text drawn inside a button fails WCAG 2.5.3, and the drawn text is hidden from the
+    // tree, its name saying all of it in words.
+    let t = g.querySelector(':scope > title');
+    if (!t) { t = document.createElementNS(SVG_NS, 'title'); g.insertBefore(t, g.firstChild); }
+    p.titleOf.set(g, t);
+    hideInside(g);
+    // A click picks the node without taking the focus to it: Space after a click still plays (a presenter's
+    // mouse and keys); the keyboard reaches the nodes by Tab.
+    g.addEventListener('mousedown', (e) => e.preventDefault());
+  }
+  p.named = new Set(p.walk.map((g) => g.id));
+  p.roving = 0;
+  setRoving(p, 0);
+  svg.setAttribute('aria-label', say(ui.words, 'graph_label', 'Computation graph, {n} nodes', { n: p.walk.length }));
+  svg.onfocusin = (e) => {
+    const i = p.walk.indexOf(e.target);
+    if (i >= 0) setRoving(p, i);
+  };
+  svg.onkeydown = (e) => {
+    if (e.ctrlKey || e.altKey || e.metaKey) return;
+    const i = p.walk.indexOf(e.target);
+    if (i < 0) return;
+    if (e.key === 'Enter' || e.key === ' ' || e.key === 'Spacebar') {
+      e.preventDefault();
+      pick(p, e.target);
+      return;
+    }
+    const to = walkKey(e.key, i, p.walk.length);
+    if (to === null) return;
+    e.preventDefault();
+    setRoving(p, to);
+    p.walk[to].focus();
+  };
+}
+
+function hideInside(g) {
+  // A named node's drawn text is hidden from the tree: its name says all of it in words ("val −2.000 grad —
+  // pending" is not how it is said). Its looks keep this (``lookModel``), so a step never brings the text back.
+  for (const c of g.children) if (c.tagName.toLowerCase() !== 'title') c.setAttribute('aria-hidden', 'true');
+}
+
+function setRoving(p, i) {
+  // The one node of the walk that Tab reaches (the last one focused).
+  const before = p.walk[p.roving];
+  if (before) before.setAttribute('tabindex', '-1');
+  p.roving = i;
+  if (p.walk[i]) p.walk[i].setAttribute('tabindex', '0');
+}
+
+function graphStep(ui, p, k, changed) {
+  // Every node's name at step k (only those that changed are set again) and aria-current on the node
+  // receiving gradient, as the picture shows them. Named from the animation's text, every node is named again
+  // (no DOM read: a few microseconds each); named from its drawn text (a collapsed drawing), only the nodes
+  // whose look this step ``changed`` (ids; all when not given), so a step of 5,000 drawn nodes reads a few.
+  const t = traceOf(p, k);
+  const only = changed && p.labels.size ? new Set(changed) : null;
+  for (const g of p.walk) {
+    const node = p.nodeOf.get(g.id);
+    const named = node && !node.box;
+    if (!named && only && !only.has(g.id)) continue;
+    let name;
+    if (named) {
+      name = nodeName(ui.words, node, gradOf(p.gradHist, g.id, t), p.names);
+    } else {
+      name = spokenText(Array.from(g.querySelectorAll('text'), (x) => x.textContent));
+      if (/^g[0-9]+$/.test(g.id)) name = say(ui.words, 'box_name', '{name}; box: Enter opens or closes it', { name });
+    }
+    if (p.labels.get(g) !== name) { p.titleOf.get(g).textContent = name; p.labels.set(g, name); }
+  }
+  const cur = p.current && p.current[k] ? p.els[p.current[k]] : null;
+  if (p.currentEl !== cur) {
+    if (p.currentEl) p.currentEl.removeAttribute('aria-current');
+    if (cur) cur.setAttribute('aria-current', 'step');
+    p.currentEl = cur;
+  }
 }
 
 function traceOf(p, k) {
@@ -522,6 +669,7 @@ function lookModel(p, id, v) {
   if (!model) {
     model = document.createElementNS(SVG_NS, 'g');
     model.innerHTML = v === BASE ? p.base[id].html : p.variants[v][2];
+    if (p.named && p.named.has(id)) hideInside(model);
     p.models.set(key, model);
   }
   return model;
@@ -569,6 +717,7 @@ function setLook(p, id, v) {
 
 function show(ui, p, k, opts) {
   k = clampStep(k, p.n);
+  let changed = null;
   if (p.n > 0) {
     // A press of → or ← applies that step's patch, made once at load; a jump works out what differs.
     const patch = k === p.step + 1 ? p.patches.forward[k] : k === p.step - 1 ? p.patches.backward[p.step]
@@ -576,7 +725,10 @@ function show(ui, p, k, opts) {
     for (const [id, v] of patch) setLook(p, id, v);
     ui.title.textContent = p.titles[k];
     ui.text.innerHTML = p.explanations[k];
+    changed = patch.map((e) => e[0]);
+    announce(ui);
   }
+  graphStep(ui, p, k, changed);
   p.step = k;
   ui.slider.value = String(k);
   ui.label.textContent = p.n > 0 ? say(ui.words, 'step_of', 'step {k} of {n}', { k: k, n: p.n - 1 }) : '';
@@ -600,6 +752,30 @@ function show(ui, p, k, opts) {
   if (p.data.share_url && !(opts && opts.noUrl)) urlStep(traceOf(p, k), p.data.program_id);
   if (p.onStep) p.onStep(traceOf(p, k));
   if (!(opts && opts.noFollow)) keepInView(ui, p, false);
+}
+
+function scrollStop(ui, bodyScrolls) {
+  // The explanation scrolls (player.css: the whole box, or on a projector its body under the headline): the part
+  // that scrolls is a Tab stop, a region named "Explanation of the step", so a keyboard scrolls it too (↑/↓).
+  const [on, off] = bodyScrolls ? [ui.text, ui.expl] : [ui.expl, ui.text];
+  for (const a of ['tabindex', 'role', 'aria-label']) off.removeAttribute(a);
+  on.setAttribute('tabindex', '0');
+  on.setAttribute('role', 'region');
+  on.setAttribute('aria-label', say(ui.words, 'explanation', 'Explanation of the step'));
+}
+
+function announce(ui) {
+  // What a screen reader says for a step: its title ("Step 3 of 17: t14 → t13 through log"), the arithmetic
+  // line, then "details below" (the whole explanation, hundreds of words, is read where it stands).
+  const arith = ui.text.querySelector('.lgl-arith');
+  let line = '';
+  if (arith) {
+    const copy = arith.cloneNode(true);
+    copy.querySelectorAll('.lgl-term').forEach((t) => t.append(' '));
+    line = copy.textContent.replace(/\s+/g, ' ').trim();
+  }
+  const parts = [ui.title.textContent.trim(), line, say(ui.words, 'details_below', 'Details below.')];
+  ui.announcement.textContent = parts.filter(Boolean).join(' · ');
 }
 
 function reportStep(p) {
@@ -765,6 +941,7 @@ function setPlaying(ui, p, on) {
                                                           : say(ui.words, 'play', 'Play');
   b.querySelector('.lucid-icon path').setAttribute('d', ICONS[p.playing ? 'pause' : 'play']);
   ui.root.dataset.playing = p.playing ? '1' : '0';
+  ui.root.dataset.motion = reducedMotion() ? 'reduced' : 'full';
   if (!p.playing) return;
   if (begin.step !== p.step) show(ui, p, begin.step);  // Play at the last step rewinds to the seed
   // Each step is due at start + i * interval: a late tick never delays the ones after it.
@@ -798,6 +975,27 @@ function typing(target) {
   return TEXT_INPUTS.test(input.type || 'text') || input.type === 'range';
 }
 
+/** Controls that Space presses, toggles or picks (a button, an expander's summary, a check box, a tab...). */
+const SPACE_OWNERS = 'button, a[href], summary, input, select, textarea, label, [contenteditable], [role=button], '
+  + '[role=checkbox], [role=switch], [role=radio], [role=tab], [role=menuitem], [role=menuitemcheckbox], '
+  + '[role=menuitemradio], [role=option], [role=link], [role=treeitem], [role=gridcell]';
+/** Controls whose arrow keys move inside them (radio buttons, tabs, menus, trees, grids, spin buttons). */
+const ARROW_OWNERS = 'input[type=radio], [role=radio], [role=radiogroup], [role=tab], [role=tablist], [role=menu], '
+  + '[role=menubar], [role=menuitem], [role=tree], [role=treeitem], [role=grid], [role=treegrid], [role=spinbutton]';
+
+function ownsKey(target, key, root) {
+  // Whether the focused control needs ``key`` itself, so the player leaves it alone: Space on any button, link,
+  // summary or form control (on the player's own step slider it still plays), arrows inside radio groups,
+  // tabs and menus. Nothing focused (the page itself, a presenter's clicker) and the player's own box do not.
+  if (!target || !target.closest || target === root || target === document.body) return false;
+  if (key === ' ' || key === 'Spacebar') {
+    if (target.closest('input.lucid-step')) return false;
+    return !!target.closest(SPACE_OWNERS);
+  }
+  if (/^Arrow/.test(key)) return !!target.closest(ARROW_OWNERS);
+  return false;
+}
+
 export function mount(parentElement, data, setTriggerValue, hooks) {
   // Draw (or update) the player inside ``parentElement`` with ``data`` (an Animation and view options);
   // ``setTriggerValue(name, value)`` reports a click, a speed or a lesson move to the host;
@@ -819,8 +1017,10 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
   relabel(ui, data.words);
   ui.buttons.play.querySelector('.lucid-label').textContent = p.playing ? say(ui.words, 'pause', 'Pause')
                                                                         : say(ui.words, 'play', 'Play');
-  ui.keys.title = data.keys_help;
-  ui.keys.setAttribute('aria-label', data.keys_help);
+  // The keys of the graph itself (graphText) are said after the player's, in both hosts.
+  const keysHelp = [data.keys_help, say(ui.words, 'graph_keys', GRAPH_KEYS)].filter(Boolean).join('\n');
+  ui.keys.title = keysHelp;
+  ui.keys.setAttribute('aria-label', keysHelp);
   speedChoice(ui, p, data);
   const lessonMoved = before && before.lesson && data.lesson && before.lesson.at !== data.lesson.at;
   p.lessonSent = false;
@@ -846,6 +1046,7 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
   };
   root.classList.toggle('lucid-classroom', !!data.classroom);
   root.classList.toggle('lucid-beside', !!data.beside);
+  scrollStop(ui, !!(data.classroom && data.beside));
   root.style.setProperty('--lucid-top', data.top + 'px');
   if (p.animId !== data.anim_id && !data.anim) {
     // Drawn anew without the animation (the click that started this run said the player held it): the page's copy
@@ -905,10 +1106,9 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
   const onKey = (e) => {
     if (e.defaultPrevented || e.ctrlKey || e.altKey || e.metaKey || typing(e.target) || !root.isConnected) return;
     if (p.n <= 1 && !p.data.lesson) return;
-    const onButton = e.target && e.target.closest && e.target.closest('button, a, [role=button]');
     const k = keyStep(e.key, p.step, p.n);
+    if (k === null || ownsKey(e.target, e.key, root)) return;
     if (k === 'play') {
-      if (onButton) return;  // Space on a button presses that button
       e.preventDefault();
       setPlaying(ui, p, !p.playing);
       return;
@@ -922,6 +1122,8 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
   const keyTarget = data.embedded ? root : document;
   if (data.embedded) {
     root.tabIndex = 0;
+    root.setAttribute('role', 'group');
+    root.setAttribute('aria-label', say(ui.words, 'player', 'Backward pass player'));
     root.setAttribute('data-lm-suppress-shortcuts', 'true');
   }
   keyTarget.addEventListener('keydown', onKey);
@@ -931,6 +1133,13 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
     p.gotoDone = goto.id;
     setPlaying(ui, p, false);
     show(ui, p, playerOf(p, goto.step));
+  }
+  if (p.walk && before && JSON.stringify(before.words || {}) !== JSON.stringify(data.words || {})) {
+    // The language was switched: the graph's name and every node's name in the new words.
+    p.labels.clear();
+    const svg = ui.host.querySelector('svg');
+    if (svg) svg.setAttribute('aria-label', say(ui.words, 'graph_label', 'Computation graph, {n} nodes', { n: p.walk.length }));
+    graphStep(ui, p, p.step);
   }
   reportStep(p);
   const poller = followRoom(ui, p, root);

@@ -16,6 +16,8 @@ What the rest of the payload holds, checked against ``build_animation``:
   takes (for a 4-digit format, at most its sign and order of magnitude), never the number.
 - ``titles`` say "Step k of n": the step count stays visible, as the question itself says which step it asks.
 - ``collapsed`` counts boxes and nodes, nothing about gradients.
+- ``nodes`` (the graph as text) names each node with its forward value; its per-step gradients are cut
+  like the steps.
 
 ``held(anim, upto)`` is the same, remembered for the few (animation, upto) pairs a server has open at a
 time, so a class of students shares one copy. The copy shares the original's strings (the SVG, the looks,
@@ -62,7 +64,15 @@ def redacted(anim: Animation, upto: int) -> Animation:
                      changes=[[renumber[v] for v in step] for step in changes],
                      current=anim.current[:kept], edge=anim.edge[:kept], titles=anim.titles[:kept],
                      explanations=anim.explanations[:kept], trace_steps=anim.trace_steps[:kept],
-                     collapsed=anim.collapsed)
+                     collapsed=anim.collapsed, nodes=_nodes_before(anim, kept))
+
+
+def _nodes_before(anim: Animation, kept: int) -> dict | None:
+    """The graph's text with only the gradients of the trace steps the first ``kept`` animation steps show."""
+    if anim.nodes is None:
+        return None
+    shown = (anim.trace_steps[kept - 1] + 1 if kept > 0 else 0) if anim.trace_steps else kept
+    return {"order": anim.nodes["order"], "grads": [g for g in anim.nodes["grads"] if g[0] < shown]}
 
 
 _held: OrderedDict[tuple[int, int], tuple[weakref.ref, Animation]] = OrderedDict()
