@@ -2,6 +2,7 @@
 import streamlit as st
 
 from lucid.i18n import _
+from lucid.ui.projector import contrast
 from lucid.ui.projector import mode as classroom_state
 from lucid.ui.runtime import document, language, shutdown, warmup
 
@@ -30,7 +31,8 @@ pages = [
     st.Page("pages/op_reference.py", title=_("Op reference"), url_path="op_reference", icon=":material/menu_book:"),
 ]
 current = st.navigation(pages, position="top")
-document.name_page(current.title, language.current())  # the tab's title and <html lang>, in this run's language
+# the tab's title and <html lang> in this run's language; Streamlit's captions and code colours at 4.5:1
+document.name_page(current.title, language.current(), contrast.CSS)
 classroom_state.follow_link()  # Classroom mode holds on every page and is in every page's link
 if current is not playground:  # the Playground has the picker in its own title row
     language.corner_picker("page")

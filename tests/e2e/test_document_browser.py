@@ -79,5 +79,5 @@ def test_the_language_script_takes_no_room_on_the_page(page, app_url):
     wait_until_idle(page)
     box = page.evaluate("""sel => { const el = document.querySelector(sel);
         const r = el.getBoundingClientRect(); return [getComputedStyle(el).display, r.height]; }""",
-                        f".st-key-{document.LANGUAGE_KEY}")
+                        f".st-key-{document.HEAD_KEY}")
     assert box == ["none", 0]

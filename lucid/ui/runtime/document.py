@@ -6,6 +6,10 @@ Graph Lab"): ``st.set_page_config`` may be called again after ``st.navigation`` 
 shows. The document's language decides the voice a screen reader reads with; Streamlit serves
 ``<html lang="en">`` for every page and has no setting for it, so a one-line script sets
 ``document.documentElement.lang`` from this run's language.
+
+The same hidden element carries the app's page-wide stylesheet (``lucid.ui.projector.contrast``). Sent as a
+style-only ``st.html`` (which Streamlit moves to its event container) it was once missing when a browser test
+measured a page, captions back at 3.9:1; an element of the page whose text is the same in every run stays drawn.
 """
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ APP_NAME = "Lucid Graph Lab"
 SEPARATOR = " · "
 #: The hidden container of the language script (``st-key-<key>``): ``display: none`` takes it out of the page's
 #: flex layout, so it leaves no gap above the page.
-LANGUAGE_KEY = "lucid_document_language"
+HEAD_KEY = "lucid_document_head"
 
 
 def title(page_title: str) -> str:
@@ -30,20 +34,20 @@ def title(page_title: str) -> str:
     return f"{page_title}{SEPARATOR}{APP_NAME}"
 
 
-def language_script(language: str) -> str:
-    """The HTML that sets ``<html lang>`` to ``language`` (a supported code; anything else falls back to English).
+def head(language: str, css: str = "") -> str:
+    """The hidden element's HTML: ``css`` (``<style>`` elements) and the script that sets ``<html lang>``.
 
-    The code is one of ``lucid.i18n.LANGUAGES`` (never user text) and written as a JSON string. The script runs
-    when the element is drawn: on every page switch and when the picker changes the language (its text changes);
-    a rerun in the same language leaves the element, and the document, as they are.
+    ``language`` is made one of ``lucid.i18n.LANGUAGES`` (never user text) and written as a JSON string. The
+    script runs when the element is drawn: on every page switch and when the picker changes the language (its
+    text changes); a rerun in the same language leaves the element, and the document, as they are.
     """
     code = json.dumps(i18n.normalize_language(language))
-    return (f"<style>.st-key-{LANGUAGE_KEY} {{ display: none; }}</style>"
+    return (f"<style>.st-key-{HEAD_KEY} {{ display: none; }}</style>{css}"
             f"<script>document.documentElement.lang = {code};</script>")
 
 
-def name_page(page_title: str, language: str) -> None:
-    """Title this run's page and set the document's language (once per run, nothing visible)."""
+def name_page(page_title: str, language: str, css: str = "") -> None:
+    """Title this run's page, set the document's language and add ``css`` (once per run, nothing visible)."""
     st.set_page_config(page_title=title(page_title))
-    with st.container(key=LANGUAGE_KEY):
-        st.html(language_script(language), unsafe_allow_javascript=True)
+    with st.container(key=HEAD_KEY):
+        st.html(head(language, css), unsafe_allow_javascript=True)
