@@ -21,8 +21,8 @@ from lucid import i18n
 
 APP_NAME = "Lucid Graph Lab"
 SEPARATOR = " · "
-#: The hidden container of the language script (``st-key-<key>``): ``display: none`` takes it out of the page's
-#: flex layout, so it leaves no gap above the page.
+#: The hidden container of the language script (``st-key-<key>``): ``display: none`` on it and on the layout
+#: wrapper Streamlit puts around it (the flex item of the page's column) leaves no gap above the page.
 HEAD_KEY = "lucid_document_head"
 
 
@@ -42,7 +42,8 @@ def head(language: str, css: str = "") -> str:
     text changes); a rerun in the same language leaves the element, and the document, as they are.
     """
     code = json.dumps(i18n.normalize_language(language))
-    return (f"<style>.st-key-{HEAD_KEY} {{ display: none; }}</style>{css}"
+    hidden = f".st-key-{HEAD_KEY}, [data-testid=\"stLayoutWrapper\"]:has(> .st-key-{HEAD_KEY})"
+    return (f"<style>{hidden} {{ display: none; }}</style>{css}"
             f"<script>document.documentElement.lang = {code};</script>")
 
 
