@@ -1,5 +1,7 @@
 """Every page has its own title in the reader's language, and ``<html lang>`` follows the language (WCAG 2.4.2, 3.1.1).
 
+On the way, every page's pictures are checked for a text alternative (1.1.1).
+
 A test client of Streamlit never sees ``document.title`` or the ``<html>`` element, so these run in Chromium.
 The expected titles come from the catalogs (``lucid.i18n``) through ``lucid.ui.runtime.document.title``; the test
 asserts that they are what the browser shows, that all twelve differ, and that the Korean ones are Korean.
@@ -44,6 +46,9 @@ def test_every_page_has_its_own_title_and_language_in_both_languages(page, app_u
             wait_until_idle(page, timeout=2 * SLOW)  # the Train page trains once for the whole server
             assert (page.title(), page.evaluate("() => document.documentElement.lang")) == (title, language)
             seen[f"{language}:{path}"] = page.title()
+            # 1.1.1: every picture Streamlit drew has a text alternative (the lesson pages' graphs are <img>s)
+            assert page.evaluate("() => [...document.querySelectorAll('[data-testid=stApp] img')]"
+                                 ".filter(img => !img.getAttribute('alt')).length") == 0, path
     print("titles:", seen)
     assert len(set(seen.values())) == len(PAGES) * 2, seen
     for key, title in seen.items():

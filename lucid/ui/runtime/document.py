@@ -7,9 +7,9 @@ shows. The document's language decides the voice a screen reader reads with; Str
 ``<html lang="en">`` for every page and has no setting for it, so a one-line script sets
 ``document.documentElement.lang`` from this run's language.
 
-The same hidden element carries the app's page-wide stylesheet (``lucid.ui.projector.contrast``). Sent as a
-style-only ``st.html`` (which Streamlit moves to its event container) it was once missing when a browser test
-measured a page, captions back at 3.9:1; an element of the page whose text is the same in every run stays drawn.
+The same hidden element carries the app's page-wide stylesheet (``lucid.ui.projector.contrast``): one element
+per page whose text is the same in every run, so a rerun never redraws it. (On a fresh load Streamlit draws an
+``st.html`` a moment after the page's text, once its code is loaded; the browser tests wait for it.)
 """
 from __future__ import annotations
 
