@@ -3,8 +3,9 @@ import streamlit as st
 
 import lucid.ui.runtime.a11y as a11y
 from lucid.i18n import _
+from lucid.ui.projector import contrast
 from lucid.ui.projector import mode as classroom_state
-from lucid.ui.runtime import language, shutdown, warmup
+from lucid.ui.runtime import document, language, shutdown, warmup
 
 shutdown.install()  # once per process: SIGTERM ends the server within seconds, even mid-computation
 warmup.start()  # once per process: the lesson pages' default experiments, computed in the background
@@ -31,6 +32,8 @@ pages = [
     st.Page("pages/op_reference.py", title=_("Op reference"), url_path="op_reference", icon=":material/menu_book:"),
 ]
 current = st.navigation(pages, position="top")
+# the tab's title and <html lang> in this run's language; Streamlit's captions and code colours at 4.5:1
+document.name_page(current.title, language.current(), contrast.CSS)
 classroom_state.follow_link()  # Classroom mode holds on every page and is in every page's link
 if current is not playground:  # the Playground has the picker in its own title row
     language.corner_picker("page")

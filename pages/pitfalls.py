@@ -56,7 +56,9 @@ st.write(_("lucid's graph of `y = x*x` after its backward pass: two edges from `
 if waiting and x_value == lesson_cache.PITFALL_X:
     warmup.fill_in_later("pitfalls")
 else:
-    graph_image(to_dot(square.graph_root, square.trace))
+    graph_image(to_dot(square.graph_root, square.trace), _(
+        "Graph of y = x*x after its backward pass: two edges from x into ×, a gradient of {grad} along each, "
+        "added up at x.").format(grad=f"{square.assigned:g}"))
 st.code(square.headline, language=None)  # the last step: the second part added to the first
 open_in_playground(square_program(x_value), key="pitfall_open")  # step through it one gradient at a time
 

@@ -221,7 +221,9 @@ def show_run(run: TrainingRun) -> None:
                                             N_("mean |grad| after training"))}
         st.dataframe(grad_table.rename(columns=headings), hide_index=True, key="train_grad_sizes")
     with graph_col:
-        graph_image(lesson_cache.step_dot(step_trace))
+        graph_image(lesson_cache.step_dot(step_trace), _(
+            "Graph of one training step on 4 rows of the data: the constants X and y, the parameters W1, b1, W2 "
+            "and b2, and the loss, each node with its gradient."))
         open_in_playground(training_step_program(prepared.Z[:4], prepared.y[:4],
                                                  make_model(ds.n_features, hidden, int(seed)).weights()),
                            key="train_open")

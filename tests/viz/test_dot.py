@@ -15,6 +15,7 @@ import lucid
 from lucid import Tensor
 from lucid.autograd import backward_trace
 from lucid.viz import GraphTooLarge, draw, legend, to_dot
+from lucid.viz.graph.style import RED, VERMILLION_TEXT
 from tests.dot_layout import geometry
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -128,7 +129,7 @@ def test_gradient_text_and_the_flowing_edge_label_at_a_step():
     assert texts(svg4, "e2_0").strip() == "◀ grad += −3.000"
     assert texts(svg4, "e3_0").strip() == texts(svg4, "e3_1").strip() == "◀ grad += 1.000"
     assert texts(svg4, "e2_1").strip() == "◀ grad += 2.000"
-    assert note_colour(svg4, "e2_1") == "#d55e00"  # flowing now: vermilion, like its edge
+    assert note_colour(svg4, "e2_1") == VERMILLION_TEXT.lower()  # flowing now: dark vermilion (4.5:1), like its edge
     assert note_colour(svg4, "e2_0") == note_colour(svg4, "e3_1") == "#35607f"  # flowed: calmer
 
 
@@ -236,7 +237,7 @@ def test_nan_values_are_flagged_in_red_with_text():
     assert "nan" in classes(svg)["t1"]
     assert "⚠ NaN/inf in value" in texts(svg, "t1")
     assert "val nan 1.386" in texts(svg, "t1")
-    assert 'COLOR="#D62728"' in g.source
+    assert f'COLOR="{RED}"' in g.source
 
 
 def test_long_unary_chain_collapses_in_large_mode():

@@ -64,16 +64,20 @@ def _svg_of(dot_source: str) -> bytes:
     return to_svg(dot_source)
 
 
-def graph_image(graph: graphviz.Digraph, width: str | int = "content") -> None:
+def graph_image(graph: graphviz.Digraph, alt: str, width: str | int = "content") -> None:
     """Show a graph as the SVG Graphviz's ``dot`` lays out on the server, at its own size (never blown up,
     shrunk only to fit the column), so its text stays the size it was made; ``st.graphviz_chart`` (which
-    lays it out in the browser) when ``dot`` is missing."""
+    lays it out in the browser) when ``dot`` is missing.
+
+    ``alt`` is the picture's text alternative (WCAG 1.1.1): what the graph shows, in a sentence; the page's
+    text around it says the rest. An ``<img>`` of an SVG exposes none of the SVG's own text.
+    """
     try:
         svg = graph_svg(graph)
     except (GraphvizNotInstalled, RenderError):
         st.graphviz_chart(graph)
         return
-    st.image(svg.decode("utf-8"), width=width)
+    st.image(svg.decode("utf-8"), width=width, alt=alt)
 
 
 def graph_svg(graph: graphviz.Digraph) -> bytes:
@@ -112,7 +116,9 @@ def scalar_step_section(seed: int) -> None:
         a.metric(_("nodes"), f"{sizes.tensor.nodes:,}")
         b.metric(_("build + backward"), f"{sizes.tensor.seconds * 1000:.1f} ms")
         st.metric(_("loss"), f"{sizes.tensor.loss:.12f}")
-        graph_image(_tensor_step_graph(sizes))
+        graph_image(_tensor_step_graph(sizes), _(
+            "Graph of the training step built from arrays: {n} nodes, from the data and the parameters to the "
+            "loss, with each node's name, kind and shape.").format(n=sizes.tensor.nodes))
     with right:
         st.subheader(_("scalars, collapsed"))
         a, b = st.columns(2)
@@ -131,7 +137,8 @@ def scalar_step_section(seed: int) -> None:
                          help=_("A step is the gradient working through one box and leaving it; inside an open "
                                 "box every gradient is its own step."))
         svg, seconds = _svg(int(seed), expanded, step, "main")
-        st.caption(describe_step(view, step) + " " + _(
+        where = describe_step(view, step)
+        st.caption(where + " " + _(
             "{drawn} boxes and nodes drawn for {nodes} nodes, {steps} collapsed steps for {trace_steps} trace "
             "steps; drawn on the server in {seconds} s.").format(
             drawn=view.node_count, nodes=format_integer(sizes.scalar.nodes), steps=n,
@@ -139,11 +146,15 @@ def scalar_step_section(seed: int) -> None:
         if view.closed_for_budget:
             st.caption(_("{n} open groups were closed again to keep the layout within its budget.").format(
                 n=len(view.closed_for_budget)))
-        st.image(svg.decode("utf-8"), width="stretch")
+        st.image(svg.decode("utf-8"), width="stretch", alt=_(
+            "The scalar graph drawn collapsed: {drawn} boxes and nodes for {nodes} nodes. {step}").format(
+            drawn=view.node_count, nodes=format_integer(sizes.scalar.nodes), step=where))
     with st.expander(_("Where this step is: the whole graph small, the current region large"), expanded=False):
         o, d = st.columns([2, 3])
-        o.image(_svg(int(seed), expanded, step, "overview")[0].decode("utf-8"))
-        d.image(_svg(int(seed), expanded, step, "detail")[0].decode("utf-8"))
+        o.image(_svg(int(seed), expanded, step, "overview")[0].decode("utf-8"),
+                alt=_("The whole collapsed graph, small, with the current region marked. {step}").format(step=where))
+        d.image(_svg(int(seed), expanded, step, "detail")[0].decode("utf-8"),
+                alt=_("The current region of the collapsed graph, large. {step}").format(step=where))
 
 
 def _open_close(view: CollapsedView, expanded: tuple[str, ...]) -> None:

@@ -4,7 +4,8 @@
 the count axis's ticks (0.5 steps, "0" and "1" printed over each other). Here every bar has a fixed width
 (``BAR_PX``, in a band of ``STEP_PX``), the count axis has whole-number ticks only, and a right answer is told
 apart by a mark and a word under its bar (✓ right), not by colour alone (WCAG 1.4.1): the colours repeat it.
-``caption`` is the chart's text alternative (a screen reader, a grey-scale projector).
+``caption`` is the chart's text alternative (a screen reader, a grey-scale projector), and the chart's Vega-Lite
+``description``, which Vega makes the ``aria-label`` of the drawn chart (Streamlit's ``alt`` sets the same).
 
 ``rows`` is plain data (no Streamlit, no Altair) so the tests can read what the chart will draw.
 """
@@ -89,7 +90,7 @@ def _top(*value_lists: list[float], question: dict[str, Any]) -> int:
 def chart(question: dict[str, Any], values: list[float]) -> Any | None:
     """The Altair chart of ``rows`` (None when nobody answered): fixed bar widths, whole-number count ticks."""
     drawn = _panel(question, values, _top(values, question=question))
-    return None if drawn is None else _configured(drawn)
+    return None if drawn is None else _configured(drawn).properties(description=caption(question, values))
 
 
 def rounds_chart(question: dict[str, Any], rounds: list[tuple[str, list[float]]]) -> Any | None:
@@ -101,4 +102,5 @@ def rounds_chart(question: dict[str, Any], rounds: list[tuple[str, list[float]]]
     panels = [p for title, values in rounds if (p := _panel(question, values, top, title)) is not None]
     if not panels:
         return None
-    return _configured(alt.hconcat(*panels, spacing=48).resolve_scale(y="shared"))
+    words = " · ".join(f"{title}: {caption(question, values)}" for title, values in rounds if values)
+    return _configured(alt.hconcat(*panels, spacing=48).resolve_scale(y="shared")).properties(description=words)

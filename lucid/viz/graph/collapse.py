@@ -424,7 +424,7 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
     for header, unit in header_links:  # without clusters: a faint line from each open group's header
         if header not in seen_headers:
             seen_headers.add(header)
-            g.edge(header, unit, style="dotted", color="#B39DDB", arrowhead="none", id=f"h_{header}_{unit}",
+            g.edge(header, unit, style="dotted", color="#8D6CC8", arrowhead="none", id=f"h_{header}_{unit}",
                    _attributes={"class": "header-link"})
     for edge in view.edges.values():
         if only is not None and (edge.tail not in only or edge.head not in only):

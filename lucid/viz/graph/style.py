@@ -14,7 +14,12 @@ import graphviz
 
 from lucid.i18n import N_, _
 
-BLUE, ORANGE, GREEN, VERMILLION, GREY, RED = "#0072B2", "#E69F00", "#009E73", "#D55E00", "#7F7F7F", "#D62728"
+BLUE, ORANGE, GREEN, VERMILLION, GREY, RED = "#0072B2", "#B87700", "#009E73", "#D55E00", "#7F7F7F", "#B71C1C"
+#: Contrast (WCAG 2.1 AA, measured over every drawing by ``tests/viz/test_contrast.py``): every text colour here
+#: reaches 4.5:1 on every fill it is drawn on, and every border or line that carries a state 3:1 on the page.
+#: So ORANGE is the Okabe–Ito orange darkened (#E69F00 is 2.2:1 on white) and RED a deep red (#D62728 was 4.2:1 on
+#: an output's green fill); VERMILLION stays for lines and borders (3.9:1), never for text (VERMILLION_TEXT).
+VERMILLION_TEXT = "#A84400"
 FONT = "Helvetica"
 MONO = "Courier"
 
@@ -52,7 +57,9 @@ OP_STATE_STYLE = {
     "pending": {"penwidth": "1"},
 }
 #: Gradient text colour and cell background per gradient status (the status word is shown too).
-GRAD_COLOURS = {"partial": ("#9C4A00", "#FFEFD2"), "final": ("#004F7C", "#E1F0FA"), "nograd": ("#8C8C8C", "")}
+#: "pending" is a mid grey that still reads at 4.6:1 on the darkest fill it sits on (a derivative op's).
+PENDING_TEXT = "#5C5C5C"
+GRAD_COLOURS = {"partial": ("#9C4A00", "#FFEFD2"), "final": ("#004F7C", "#E1F0FA"), "nograd": (PENDING_TEXT, "")}
 
 #: Heatmap cells of small tensors: positive values blue, negative vermillion, the fill's strength grows
 #: with |value| relative to the largest |value| shown. Exact zeros (a ReLU mask, a dead gradient) are grey.
@@ -80,7 +87,7 @@ def heat_colour(value: float, scale: float) -> str:
 
 #: The circuit preset (``lucid.viz.graph.circuit``), after the CS231n backprop notes: values in green above each
 #: wire, gradients below it, orange while partial and red once final (a mark says the same without colour).
-CIRCUIT_VALUE, CIRCUIT_PARTIAL, CIRCUIT_FINAL, CIRCUIT_PENDING = "#17803A", "#B35900", "#C62828", "#8C8C8C"
+CIRCUIT_VALUE, CIRCUIT_PARTIAL, CIRCUIT_FINAL, CIRCUIT_PENDING = "#17803A", "#B35900", "#C62828", PENDING_TEXT
 CIRCUIT_NAME, CIRCUIT_RULE, CIRCUIT_CONST = "#555555", "#3A3A3A", "#6B6B6B"
 #: The mark after a gradient: half done (more contributions to come), or all paths added.
 CIRCUIT_MARKS = {"partial": "◐", "final": "✓", "nograd": ""}
@@ -101,12 +108,12 @@ EDGE_STYLE = {
     "flowing": {"color": VERMILLION, "penwidth": "3.5", "style": "bold"},
     "active": {"color": ORANGE, "penwidth": "2.5", "style": "solid"},
     "flowed": {"color": BLUE, "penwidth": "1.6", "style": "solid"},
-    "pending": {"color": "#9A9A9A", "penwidth": "1.2", "style": "dashed"},
-    "nograd": {"color": "#B5B5B5", "penwidth": "1", "style": "dotted"},
+    "pending": {"color": "#808080", "penwidth": "1.2", "style": "dashed"},
+    "nograd": {"color": "#8A8A8A", "penwidth": "1", "style": "dotted"},
     "static": {"color": "#555555", "penwidth": "1.2", "style": "solid"},
 }
 #: The note on an edge (its gradient contribution): loud while it flows, calm once it has flowed.
-EDGE_NOTE_COLOURS = {"flowing": VERMILLION, "flowed": "#35607F"}
+EDGE_NOTE_COLOURS = {"flowing": VERMILLION_TEXT, "flowed": "#35607F"}
 
 GRAPH_ATTRS = {"bgcolor": "white", "fontname": FONT, "nodesep": "0.3", "ranksep": "0.35",
                "forcelabels": "true", "outputorder": "edgesfirst", "class": "lucid-graph"}
