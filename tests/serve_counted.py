@@ -87,6 +87,9 @@ def counts(log: Path) -> dict[str, int]:
 
 if __name__ == "__main__":
     sys.path[0] = str(Path(__file__).resolve().parents[1])  # the project, not tests/, as `streamlit run` has it
+    # A data folder of this server's own, beside its log: what the disk cache kept from another test's server in
+    # the same worker (the Train page's comparison, say) would be read back instead of computed, and not counted.
+    os.environ["LUCID_DATA_DIR"] = str(Path(sys.argv[1]).resolve().parent / "counted-server-data")
     count_calls(Path(sys.argv[1]), os.environ.get("LUCID_TEST_BUSY"), os.environ.get("LUCID_TEST_BUSY_IN", "script"))
     from streamlit.web import cli
 

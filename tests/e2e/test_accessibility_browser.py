@@ -24,28 +24,6 @@ from tests.large_programs import scalar_mlp_source
 
 pytestmark = pytest.mark.e2e
 
-# Violations that another branch of issue 28 fixes, left out here until it is merged: the graph SVG and the player
-# (``lucid/viz/player/``), the DOT styles' colours (``lucid/viz/graph/style.py``), captions and code in Streamlit's
-# theme (``.streamlit/config.toml``, ``lucid/ui/projector/*.css``), page titles and ``<html lang>``, image alt text
-# (``lucid/ui/lesson_pages/``) and the teacher's answer chart (``lucid/ui/live_class/answer_chart.py``). A finding
-# is left out only when its rule id matches and the regular expression is found in its target selector, its
-# ancestors' names (``Finding.within``: data-testid, st-key-/lucid- classes) or its HTML; it is still printed,
-# marked "(pending elsewhere)". EMPTY THIS LIST once those branches are merged.
-PENDING_ELSEWHERE: tuple[tuple[str, str], ...] = (
-    # st.caption's theme grey #828180 on white, 3.88:1 (every caption: Playground, lessons, class panel)
-    ("color-contrast", r"stCaptionContainer"),
-    # Pitfalls' st.code comments, the theme's #808495 on #F7F7F6, 3.46:1 (Streamlit's theme: the captions' branch)
-    ("color-contrast", r"token comment"),
-    # the player's Play button, white on #D55E00, 3.86:1 (lucid/viz/player/player.css)
-    ("color-contrast", r"\.lucid-primary|lucid-label"),
-    # the graph's scrolling host has no focusable node yet (graph nodes focusable: the player's branch)
-    ("scrollable-region-focusable", r"\.lucid-svg-host"),
-    # Classroom mode's scrolling explanation under the graph (the player's column, lucid/viz/player/)
-    ("scrollable-region-focusable", r"\.lucid-expl-body"),
-    # Train an MLP's three graph pictures without alt (lucid/ui/lesson_pages/large_graph_view.py)
-    ("image-alt", r'src="data:image/svg\+xml'),
-)
-
 GRAPH = ".st-key-pg_graph"
 NODES = f"{GRAPH} .lucid-svg-host g.node"
 LESSONS = {
@@ -107,24 +85,17 @@ STATES = {
 }
 
 
-def _pending(finding: Finding) -> bool:
-    return any(finding.rule == rule and any(re.search(where, part) for part in (finding.target, finding.within,
-                                                                                  finding.html))
-               for rule, where in PENDING_ELSEWHERE)
-
-
 def _summary(counted: list[Finding]) -> str:
     rules = sorted({f"{f.rule} ({f.impact})" for f in counted})
     return f"{len(counted)} violation(s) (printed above): {', '.join(rules)}"
 
 
 def _check(name: str, findings: list[Finding]) -> list[Finding]:
-    """Print every finding of ``name`` (the pending ones marked); return those that count."""
-    counted = [f for f in findings if not _pending(f)]
-    print(f"\n== {name}: {len(findings)} violation(s), {len(findings) - len(counted)} pending elsewhere")
+    """Print every finding of ``name``; return them (each one counts)."""
+    print(f"\n== {name}: {len(findings)} violation(s)")
     for finding in findings:
-        print(("(pending elsewhere) " if _pending(finding) else "") + str(finding))
-    return counted
+        print(finding)
+    return findings
 
 
 @pytest.fixture(scope="module")
