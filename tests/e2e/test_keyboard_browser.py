@@ -14,9 +14,11 @@ import urllib.parse
 
 import pytest
 
+from lucid.session import share
 from tests.e2e.class_tabs import ALERT, PLAYER, new_tab, teacher_starts_a_class
 from tests.e2e.conftest import ARTIFACTS
-from tests.e2e.waits import SLOW, after_paint, wait_until_idle
+from tests.e2e.waits import SLOW, after_paint, frame_id, wait_for_new_frame, wait_until_idle
+from tests.large_programs import scalar_mlp_source
 
 pytestmark = pytest.mark.e2e
 
@@ -109,20 +111,33 @@ def test_the_playground_runs_a_typed_program_and_steps_by_keyboard_alone(tab, ap
     tab.wait_for_function("() => document.activeElement?.matches('[data-testid=\"stPopoverButton\"]')",
                           timeout=SLOW)
 
-    # Node facts by Enter need graph nodes that take the focus: the player's branch of issue 28 adds them
-    # (focusable, named nodes). Until it is merged this step is skipped, and says so; once nodes take the
-    # focus, it runs: Tab to a node, Enter, and the inspector shows that node.
-    if tab.locator(f"{GRAPH} g.node[tabindex]").count() == 0:
-        print("\nnode facts by Enter: SKIPPED (no graph node takes the focus on this branch yet)")
-    else:
-        counts["Drawing -> the graph"] = press_until(tab, "e && e.closest('g.node')", "a graph node")
-        tab.keyboard.press("ArrowDown")  # the next node (the graph's own keys, while a node has the focus)
-        node = tab.evaluate("() => document.activeElement.closest('g.node').id")
-        tab.keyboard.press("Enter")
-        tab.locator(".st-key-pg_inspector").get_by_text(f"{node} · ").first.wait_for(timeout=SLOW)
-        assert tab.evaluate("() => document.activeElement.closest('g.node')?.id") == node  # the focus stays
+    # Node facts by Enter: the graph is one Tab stop, ↓ walks its nodes, Enter opens the node's facts.
+    counts["Drawing -> the graph"] = press_until(tab, "e && e.closest('g.node')", "a graph node")
+    tab.keyboard.press("ArrowDown")  # the next node (the graph's own keys, while a node has the focus)
+    node = tab.evaluate("() => document.activeElement.closest('g.node').id")
+    tab.keyboard.press("Enter")
+    tab.locator(".st-key-pg_inspector").get_by_text(f"{node} · ").first.wait_for(timeout=SLOW)
+    assert tab.evaluate("() => document.activeElement.closest('g.node')?.id") == node  # the focus stays
     print(f"\nTab presses (Playground): {counts}")
     assert tab.locator("[data-testid='stException']").count() == 0
+
+
+def test_a_box_of_a_collapsed_graph_opens_by_keyboard_alone(tab, app_url):
+    """Tab to the graph, ↓ to the first box (a neuron of the scalar MLP), Enter: the box opens under the focus."""
+    tab.goto(f"{app_url}/playground?{urllib.parse.urlencode(share.encode(scalar_mlp_source()))}")
+    tab.wait_for_selector(f"{GRAPH} .lucid-svg-host g.node[tabindex]", timeout=SLOW)
+    wait_until_idle(tab)
+    counts = {"page start -> the graph": press_until(tab, "e && e.closest('g.node')", "a graph node")}
+    counts["first node -> first box (↓)"] = press_until(
+        tab, "e && /^g[0-9]+$/.test(e.closest('g.node')?.id || '')", "a box of the collapsed graph", key="ArrowDown")
+    box = tab.evaluate("() => document.activeElement.closest('g.node').id")
+    old = frame_id(tab, GRAPH)
+    tab.keyboard.press("Enter")
+    wait_for_new_frame(tab, old, GRAPH)
+    wait_until_idle(tab)
+    title = tab.evaluate("() => document.activeElement.querySelector(':scope > title')?.textContent || ''")
+    assert tab.evaluate("() => document.activeElement.closest('g.node')?.id") == box and "click to close" in title
+    print(f"\nTab presses (collapsed graph): {counts}")
 
 
 def test_a_student_joins_answers_and_hears_the_question_receipt_and_verdict_by_keyboard_alone(browser, app_url):
