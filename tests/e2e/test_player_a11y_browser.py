@@ -147,6 +147,25 @@ def test_enter_on_a_focused_node_opens_its_facts_in_the_inspector(tab, app_url):
     assert shown_step(tab) == 0  # Enter did not step
 
 
+def test_the_inspector_says_which_step_it_shows_once_the_player_steps_away_from_it(tab, app_url):
+    open_circuit(tab, app_url)
+    note = tab.locator(".st-key-pg_inspector_note")
+    assert not note.is_visible()  # the graph shows the inspector's step
+    tab.keyboard.press("ArrowRight")
+    tab.keyboard.press("ArrowRight")
+    note.get_by_text("Shown at step 0; the graph is at another step now").wait_for(timeout=SLOW)
+    tab.keyboard.press("ArrowLeft")
+    tab.keyboard.press("ArrowLeft")  # back at the step it shows: the note goes
+    note.wait_for(state="hidden", timeout=SLOW)
+    tab.keyboard.press("ArrowRight")
+    note.wait_for(timeout=SLOW)
+    tab.locator(f"{SVG} g#t2").focus()
+    tab.keyboard.press("Enter")  # inspected at the step on screen: the inspector follows, the note goes
+    tab.locator(".st-key-pg_inspector").get_by_text("t2 · q — intermediate, scalar").wait_for(timeout=SLOW)
+    note.wait_for(state="hidden", timeout=SLOW)
+    assert shown_step(tab) == 1
+
+
 def test_space_on_a_control_outside_the_player_is_that_controls_and_never_starts_autoplay(tab, app_url):
     open_circuit(tab, app_url)
     summary = tab.locator("summary").first

@@ -37,6 +37,10 @@ def node_inspector(key: str, analysis: Analysis, step: int | None, current: int 
     choices = inspector.node_choices(analysis)
     with st.container(border=True, key=keys(key).inspector):
         st.markdown(_("**:material/search: Inspect a node** — pick it here or click it in the graph"))
+        if step is not None:  # shown only once the player has stepped elsewhere (projector/inspector.css)
+            with st.container(key=keys(key).inspector_note):
+                st.caption(_(":material/history: Shown at step {step}; the graph is at another step now. Click a "
+                             "node, or press Enter on it, to inspect it at the step on screen.").format(step=step))
         pick_key = keys(key).inspect
         if st.session_state.get(pick_key) not in (FOLLOW, *choices):
             st.session_state[pick_key] = FOLLOW

@@ -72,6 +72,7 @@ class PageKeys:
     explanation = _Key("the explanation's container")
     inspector = _Key("the node inspector's expander")
     inspect = _Key("the inspector's node picker")
+    inspector_note = _Key("the inspector's note shown once the player stepped away from the step it shows")
     inspect_nodes = _Key("the inspector's node list")
     inspect_group = _Key("the box clicked in a collapsed graph, shown in the inspector")
     legend_open = _Key("bool: the Legend expander is open (folded, nothing in it is drawn)")

@@ -44,4 +44,4 @@ def sticky_css(key: str, classroom: bool) -> str:
 def apply_style(classroom: bool, key: str = "pg") -> None:
     """Inject the CSS for the current mode (it takes no space on the page)."""
     mode = stylesheet(__package__, "classroom.css" if classroom else "normal.css", graph=_GRAPH.format(key=key))
-    st.html(mode + sticky_css(key, classroom) + PHONE_CSS)
+    st.html(mode + sticky_css(key, classroom) + stylesheet(__package__, "inspector.css", key=key) + PHONE_CSS)

@@ -748,6 +748,7 @@ function show(ui, p, k, opts) {
   ui.root.dataset.traceStep = String(traceOf(p, k));
   ui.host.dataset.frame = `${p.animId}:${k}`;
   lens(ui, p);
+  markInspector(p, k);
   reportStep(p);
   if (p.data.share_url && !(opts && opts.noUrl)) urlStep(traceOf(p, k), p.data.program_id);
   if (p.onStep) p.onStep(traceOf(p, k));
@@ -776,6 +777,14 @@ function announce(ui) {
   }
   const parts = [ui.title.textContent.trim(), line, say(ui.words, 'details_below', 'Details below.')];
   ui.announcement.textContent = parts.filter(Boolean).join(' · ');
+}
+
+function markInspector(p, k) {
+  // The node inspector under the graph was drawn at the server's step (``data.step``): once the player shows
+  // another one, it is marked, and its note says which step it shows (the server hears of steps only on a click).
+  const key = p.data && p.data.inspector_key;
+  const box = key && document.querySelector('.st-key-' + key);
+  if (box) box.toggleAttribute('data-lucid-stale', p.n > 0 && traceOf(p, k) !== p.data.step);
 }
 
 function reportStep(p) {
@@ -1079,6 +1088,7 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
     if (p.playing && before && before.seconds !== data.seconds) setPlaying(ui, p, true);
     if (before && (before.classroom !== data.classroom || before.zoom !== data.zoom)) settle(ui, p);
   }
+  markInspector(p, p.step);  // a run (a click) drew the inspector at the step it names
   if (data.share_url && p.n > 0) {
     // A rerun that rewrote the URL from the server's side (e.g. a view option) may carry an older step.
     for (const ms of [0, 300, 1000]) {
