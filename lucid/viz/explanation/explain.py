@@ -100,7 +100,13 @@ class _Names:
         return self.names[k] if k is not None else (t.name or "t?")
 
     def named(self, t: Tensor) -> bool:
-        return bool(t.name) or t is self.root
+        """Whether ``t`` is called by its label: a name, the output, or an input that requires grad.
+
+        An unnamed input that requires grad (``Tensor(5.0, requires_grad=True)``) is a variable the graph
+        draws as ``t1``: it is called ``t1`` in every line (``∂t2/∂t1``), never by its value. Only an unnamed
+        constant is written as the number the program wrote (``c^2``).
+        """
+        return bool(t.name) or t is self.root or (t._op is None and t.requires_grad)
 
     def definition(self, t: Tensor) -> str:
         """The op call that made ``t``, one level deep, in the program's syntax (``concatenate(A, t6, axis=0)``)."""
