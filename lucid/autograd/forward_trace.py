@@ -55,17 +55,21 @@ def forward_trace(root: Tensor, seeds: Mapping[Tensor, object]) -> ForwardTrace:
 
     ``seeds`` maps input tensors of the graph to their tangents (arrays of their shapes). The
     graph must have been recorded (``root.requires_grad``), as for a backward pass.
+
+    A seed for a tensor the output does not use moves nothing: it is left out (the output's tangent
+    along it is 0, as PyTorch's forward mode gives), so "every input at once" of a program with an
+    unused input is still one pass.
     """
     order = graph_order([root])
     known = {id(t) for t in order}
     table: dict[int, Tensor] = {}
     seed_arrays: dict[int, np.ndarray] = {}
     for tensor, value in seeds.items():
-        if id(tensor) not in known:
-            raise ValueError("a seed is not an input of this graph")
         array = np.array(value.data if isinstance(value, Tensor) else value, dtype=np.float64)
         if array.shape != tensor.shape:
             raise ValueError(f"a tangent has shape {array.shape} but its input has shape {tensor.shape}")
+        if id(tensor) not in known:  # the output does not depend on it: its tangent reaches nothing
+            continue
         table[id(tensor)] = Tensor(array)
         seed_arrays[id(tensor)] = array
     trace = ForwardTrace(root, order, seed_arrays)
