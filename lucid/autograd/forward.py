@@ -121,14 +121,22 @@ def vjp(func: Callable[..., Any], inputs: Any, cotangents: Any = None,
 
 def hvp(func: Callable[[Tensor], Tensor], inputs: Any, v: Any) -> tuple[Tensor, Tensor]:
     """``(∇f(x), H · v)`` for a scalar ``f`` of one input: the gradient recorded (``create_graph``),
-    then differentiated along ``v`` (the gradient of ``∇f · v``), never forming the Hessian."""
+    then differentiated along ``v`` (the gradient of ``∇f · v``), never forming the Hessian.
+
+    A gradient that does not depend on x (``f`` linear or piecewise linear, ``relu(x).sum()``) has
+    second derivative 0: ``H · v`` is zeros of x's shape, as PyTorch returns, not an error."""
     leaves, _ = _leaves(_one_input(inputs))
+    direction = np.array(v.data if isinstance(v, Tensor) else v, dtype=np.float64)
     with enable_grad():
         out = func(*leaves)
         if out.size != 1:
             raise ValueError(f"hvp needs a function with one output number, not shape {out.shape}")
+        if direction.shape != leaves[0].shape:
+            raise ValueError(f"v has shape {direction.shape} but the input has shape {leaves[0].shape}")
         (g,) = grad(out, leaves, create_graph=True)
-        (hv,) = grad(g, leaves, np.array(v.data if isinstance(v, Tensor) else v, dtype=np.float64))
+        if not g.requires_grad:  # the gradient is a constant: no graph to differentiate, the Hessian is 0
+            return g.detach(), Tensor(np.zeros(leaves[0].shape, dtype=g.data.dtype))
+        (hv,) = grad(g, leaves, direction)
     return g.detach(), hv
 
 

@@ -126,3 +126,28 @@ def test_reverse_over_forward_gives_a_hessian_vector_product():
     _, hv = vjp(lambda t: jvp(f, t, v, create_graph=True)[1], x, create_graph=False)
     _, expected = hvp(f, x, v)
     np.testing.assert_allclose(hv.data, expected.data, rtol=1e-13)
+
+
+@pytest.mark.parametrize(("f", "gradient"), [
+    (lambda x: lucid.relu(x).sum(), [1.0, 0.0, 1.0]),  # piecewise linear: ∇ = the mask, constant near x
+    (lambda x: (3.0 * x).sum() - x[1], [3.0, 2.0, 3.0]),  # linear
+    (lambda x: (x * Tensor([2.0, -1.0, 0.5])).sum(), [2.0, -1.0, 0.5]),
+])
+def test_hvp_of_a_function_whose_gradient_is_constant_is_zero(f, gradient):
+    """PyTorch's hvp returns zeros here; the gradient has no graph, so there is nothing to differentiate."""
+    g, hv = hvp(f, [0.5, -2.0, 1.5], [1.0, 2.0, -3.0])
+    np.testing.assert_array_equal(g.data, gradient)
+    np.testing.assert_array_equal(hv.data, [0.0, 0.0, 0.0])
+    assert hv.shape == (3,)
+
+
+def test_hvp_of_a_sum_with_a_linear_part_keeps_the_curved_parts_hessian():
+    # f = Σ x² + 3 Σ x + relu(x₀): H = 2I, so H·v = 2v; ∇f = 2x + 3 + [x₀ > 0]
+    g, hv = hvp(lambda x: (x * x).sum() + (3.0 * x).sum() + lucid.relu(x[0]), [0.5, -2.0], [1.0, -4.0])
+    np.testing.assert_allclose(g.data, [5.0, -1.0])
+    np.testing.assert_allclose(hv.data, [2.0, -8.0])
+
+
+def test_hvp_of_a_scalar_input_with_constant_gradient_is_a_zero_scalar():
+    g, hv = hvp(lambda x: 4.0 * x, 2.0, 1.0)
+    assert float(g.data) == 4.0 and hv.shape == () and float(hv.data) == 0.0
