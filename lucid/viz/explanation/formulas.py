@@ -227,12 +227,25 @@ def forward_rule(node: Tensor, name: Callable[[Tensor], str], *, translated: boo
     return _formula_in_names(node, name, spec.formula)
 
 
+#: An n-ary op's list of inputs in the registry's formula (``[a₁, a₂, …]`` of concatenate and stack).
+_INPUT_LIST = re.compile(r"\[([A-Za-z]+)₁, \1₂, …\]")
+_LIST_MARK = "\x00"  # stands for the input list while the rest is rewritten (no name token matches it)
+
+
 def _formula_in_names(node: Tensor, name: Callable[[Tensor], str], formula: str) -> str:
     text = formula.split("   ")[0]
     sub = Substitution(node, name)
     lhs, eq, rhs = text.partition(" = ")
     if not eq:
         return ""
+    # ``[a₁, a₂, …]`` counts from 1 while the slots' generic names count from 0 (a₀, a₁, …): matched
+    # name by name it read ``[b, c, …]`` for concatenate([a, b, c]). The list is every input, in order.
+    rhs = _INPUT_LIST.sub(_LIST_MARK, rhs)
     index = re.search(r"[ᵢⱼₖ]+$", lhs)
     text = f"{name(node)}{index.group(0) if index else ''} = {sub.rewrite(rhs)}"
+    if _LIST_MARK in text:
+        text = text.replace(_LIST_MARK, "[" + ", ".join(name(t) for t in node._prev) + "]")
+        axis = node._op.params.get("axis") if node._op is not None else None
+        if isinstance(axis, int | np.integer):  # "joined along axis" says which one
+            text = re.sub(r"\baxis\b(?! \d)", f"axis {int(axis)}", text)
     return "" if sub.unknown else text
