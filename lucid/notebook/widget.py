@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from lucid._tensor.tensor import Tensor
-from lucid.i18n import N_, _
+from lucid.i18n import LANGUAGES, N_, _, current_language, use_language
 
 if TYPE_CHECKING:
     from lucid.autograd import Trace
@@ -176,27 +176,41 @@ def player_data(anim: Animation, *, seconds: float, classroom: bool, zoom: str |
 
 
 def facts_html(details: Any) -> str:
-    """The node inspector's facts (``lucid.session.inspector.NodeDetails``) as HTML, every value escaped."""
+    """The node inspector's facts (``lucid.session.inspector.NodeDetails``) as HTML, every value escaped.
+
+    Every word comes from the catalog in the current language: the same messages as the app's node
+    inspector (``lucid/ui/playground/inspector_view.py``), so a Korean player shows Korean facts.
+    """
     e = html.escape
-    shape = "scalar" if not details.shape else "shape " + "×".join(str(n) for n in details.shape)
+
+    def words(template: str, **values: str) -> str:
+        """A translated template, escaped, with escaped values; ``**x**`` (the app's Markdown) becomes bold."""
+        text = e(template)
+        text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
+        return text.format(**{k: e(v) for k, v in values.items()})
+
+    shape = _("scalar") if not details.shape else _("shape {shape}").format(
+        shape="×".join(str(n) for n in details.shape))
     parts = [f'<div class="lucid-facts-head"><b>{e(details.node_id)} · {e(details.title)}</b> — '
-             f"{e(details.kind)}, {e(shape)}</div>",
-             f'<div class="lucid-facts-row"><div><div>Value</div><pre>{e(details.value)}</pre></div>']
+             f"{e(_(details.kind))}, {e(shape)}</div>",
+             f'<div class="lucid-facts-row"><div><div>{e(_("Value"))}</div><pre>{e(details.value)}</pre></div>']
     if details.gradient is None:
-        parts.append("<div><div>Gradient</div><pre>not reached yet at this step</pre></div></div>")
+        parts.append(f"<div><div>{e(_('Gradient'))}</div><pre>{e(_('not reached yet at this step'))}</pre>"
+                     "</div></div>")
     else:
-        state = "final" if details.gradient_is_final else "partial: more contributions still to come"
-        parts.append(f"<div><div>Gradient ({e(state)})</div><pre>{e(details.gradient)}</pre></div></div>")
+        state = _("final") if details.gradient_is_final else _("partial: more contributions still to come")
+        parts.append(f"<div><div>{words(_('Gradient ({state})'), state=state)}</div>"
+                     f"<pre>{e(details.gradient)}</pre></div></div>")
     if details.op:
         formula = f": <code>{e(details.formula)}</code>" if details.formula else ""
-        parts.append(f"<div>Made by <b>{e(details.op)}</b>{formula}</div>")
+        parts.append(f"<div>{words(_('Made by **{op}**'), op=details.op)}{formula}</div>")
         if details.derivatives:
-            parts.append("<div>Local derivatives: " + ", ".join(f"<code>{e(d)}</code>" for d in details.derivatives)
-                         + "</div>")
+            listed = ", ".join(f"<code>{e(d)}</code>" for d in details.derivatives)
+            parts.append("<div>" + e(_("Local derivatives: {list}")).format(list=listed) + "</div>")
     if details.parents:
-        parts.append("<div>Inputs (parents): " + e(", ".join(details.parents)) + "</div>")
+        parts.append("<div>" + words(_("Inputs (parents): {list}"), list=", ".join(details.parents)) + "</div>")
     if details.children:
-        parts.append("<div>Used by: " + e(", ".join(details.children)) + "</div>")
+        parts.append("<div>" + words(_("Used by: {list}"), list=", ".join(details.children)) + "</div>")
     return "".join(parts)
 
 
@@ -220,10 +234,12 @@ def widget_class() -> type:
         step = traitlets.Int(0).tag(sync=True)
         inspection = traitlets.Unicode("").tag(sync=True)
 
-        def __init__(self, rec: Recording, anim: Animation, data: dict, step: int, options: dict) -> None:
+        def __init__(self, rec: Recording, anim: Animation, data: dict, step: int, options: dict,
+                     lang: str = "en") -> None:
             self._rec = rec  # before the traits: validating ``step`` needs the number of steps
             self._anim = anim
             self._options = options
+            self._lang = lang  # the player's language: its facts, asked for later, are written in it too
             super().__init__(data=data, step=step)
             self.on_msg(self._on_message)
 
@@ -257,8 +273,9 @@ def widget_class() -> type:
             k = node_from_click(node, len(self._rec.order)) if isinstance(node, str) else None
             if k is None:
                 raise StepperError(f"no node {node!r} in this graph: nodes are t0 to t{len(self._rec.order) - 1}")
-            details = node_details(self._rec, k, at)  # a Recording is a recorded pass as the inspector reads it
-            self.inspection = facts_html(details)
+            with use_language(self._lang):
+                details = node_details(self._rec, k, at)  # a Recording is a recorded pass as the inspector reads
+                self.inspection = facts_html(details)
             return details
 
         def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
@@ -271,8 +288,10 @@ def widget_class() -> type:
             if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step < self.n_steps:
                 return
             if node.startswith("g"):
-                self.inspection = ('<div class="lucid-facts-head">A box of the collapsed drawing: its nodes are '
-                                   "listed in the app's node inspector.</div>")
+                with use_language(self._lang):
+                    self.inspection = ('<div class="lucid-facts-head">' + html.escape(_(
+                        "A box of the collapsed drawing: its nodes are listed in the app's node inspector."))
+                        + "</div>")
                 return
             try:
                 self.inspect(node, step)
@@ -309,7 +328,7 @@ def widget_class() -> type:
 
 def stepper(x: Tensor | str | Program, step: int | None = None, *, style: str = "standard",
             direction: str = "TB", classroom: bool = False, zoom: str | float = "screen", beside: bool = True,
-            seconds: float = 1.5, seed: int = 0) -> Any:
+            seconds: float = 1.5, seed: int = 0, lang: str | None = None) -> Any:
     """An interactive widget of the backward pass that produced ``x``, one gradient at a time.
 
     ``x``: a ``Tensor`` after ``backward()`` (its pass is replayed, its gradients left as they are), a
@@ -317,17 +336,24 @@ def stepper(x: Tensor | str | Program, step: int | None = None, *, style: str = 
     it opens (0, the seed gradient, when None). ``style``: ``"standard"`` or ``"circuit"`` (CS231n wires);
     ``direction``: ``"TB"`` or ``"LR"``; ``classroom``: fit the whole graph into the screen, with a lens
     on the step's node when the text gets small; ``zoom``: ``"screen"``, ``"width"`` or a scale; ``beside``:
-    the explanation beside the graph (else below); ``seconds`` per step of Play.
+    the explanation beside the graph (else below); ``seconds`` per step of Play; ``lang``: ``"en"`` or
+    ``"ko"`` for the player's words, explanations and node facts (the current language when None, see
+    ``lucid.i18n.set_language``).
 
     The widget's ``step`` is synced both ways; ``save_svg(path)``, ``save_gif(path)`` and ``inspect(node)``
     export a frame, the whole pass, or one node's facts. Refuses bad arguments with ``StepperError``.
     """
     _check_options(style, direction, zoom, seconds)
+    if lang is None:
+        lang = current_language()
+    elif lang not in LANGUAGES:
+        raise StepperError(f"lang must be one of {', '.join(repr(k) for k in LANGUAGES)}, not {lang!r}")
     cls = widget_class()
-    rec = record(x, seed=seed)
-    n = len(rec.trace.steps)
-    start = 0 if step is None else _check_step(step, n)
-    anim = animate(rec, style=style, direction=direction)
-    options = drawing_options(style, direction)
-    data = player_data(anim, seconds=seconds, classroom=classroom, zoom=zoom, beside=beside)
-    return cls(rec, anim, data, start, options)
+    with use_language(lang):  # the animation's titles and explanations are written once, here
+        rec = record(x, seed=seed)
+        n = len(rec.trace.steps)
+        start = 0 if step is None else _check_step(step, n)
+        anim = animate(rec, style=style, direction=direction)
+        options = drawing_options(style, direction)
+        data = player_data(anim, seconds=seconds, classroom=classroom, zoom=zoom, beside=beside)
+    return cls(rec, anim, data, start, options, lang)
