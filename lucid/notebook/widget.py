@@ -214,6 +214,35 @@ def facts_html(details: Any) -> str:
     return "".join(parts)
 
 
+#: Largest SVG a saved output carries (a huge graph's picture would bloat the notebook file).
+STATIC_SVG_LIMIT = 3_000_000
+
+
+def static_html(anim: Animation, trace_step: int, n_steps: int) -> str:
+    """The picture a notebook keeps when no widget can run: the step's SVG, its title and its explanation.
+
+    A saved notebook reopened without a kernel, GitHub, nbviewer and static sites (Jupyter Book, Quarto)
+    show this ``text/html`` instead of the widget view. Styles are inline, plus the explanation's
+    stylesheet for hosts that keep ``<style>`` (nbviewer; where it is stripped the page still reads);
+    the SVG is Graphviz's (names escaped by it), the explanation the safe fragment of ``lucid.viz.explain``.
+    """
+    frame = anim.step_for_trace(trace_step)
+    svg = anim.frame_svg(frame)
+    too_large = _("The graph is too large to keep in the saved notebook.")  # Babel misses it inside an f-string
+    picture = svg if len(svg) <= STATIC_SVG_LIMIT else f"<p>{html.escape(too_large)}</p>"
+    note = _("A still picture of step {step} of {last}: run the notebook to step through the backward pass.").format(
+        step=trace_step, last=n_steps - 1)
+    from lucid.viz.explanation.document import EXPLANATION_CSS
+
+    explanation = anim.explanations[frame] if frame < len(anim.explanations) else ""
+    return (f"<style>{EXPLANATION_CSS}</style>"  # the explanation's spacing where a host keeps styles (nbviewer)
+            '<div class="lucid-static" style="font:14px/1.45 system-ui,sans-serif;max-width:100%">'
+            f'<div style="font-weight:600;margin:.2em 0">{html.escape(anim.titles[frame])}</div>'
+            f'<div style="max-width:100%;overflow:auto">{picture}</div>'
+            f'<div>{explanation}</div>'
+            f'<div style="color:#555;font-size:12px">{html.escape(note)}</div></div>')
+
+
 @cache
 def widget_class() -> type:
     """The anywidget class, made on first use (anywidget is imported here and nowhere else)."""
@@ -242,6 +271,25 @@ def widget_class() -> type:
             self._lang = lang  # the player's language: its facts, asked for later, are written in it too
             super().__init__(data=data, step=step)
             self.on_msg(self._on_message)
+
+        def __repr__(self) -> str:
+            return f"<lucid stepper: {self.title()}>"
+
+        def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+            """The widget view (anywidget's bundle), plus a still picture for hosts that cannot run it.
+
+            ``text/html``: the step on screen, drawn, with its explanation (``static_html``);
+            ``text/plain``: its title. A live front end renders the widget view and ignores both.
+            """
+            bundle = super()._repr_mimebundle_(**kwargs)
+            data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+            if data is None:
+                return bundle
+            data = dict(data)
+            with use_language(self._lang):
+                data["text/html"] = static_html(self._anim, self.step, self.n_steps)
+                data["text/plain"] = repr(self)
+            return (data, metadata) if isinstance(bundle, tuple) else data
 
         @traitlets.validate("step")
         def _valid_step(self, proposal: Any) -> int:

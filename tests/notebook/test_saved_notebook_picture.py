@@ -1,0 +1,97 @@
+"""A saved notebook keeps a picture of the stepper (issue 29): hosts that cannot run the widget show it.
+
+Reopened without a kernel, on GitHub or nbviewer, a notebook shows an output's ``text/html`` (or its
+``text/plain``) instead of the widget view. nbclient runs the README's snippet in a real kernel, the
+notebook is written to disk and read back, and its outputs carry the widget view *and* the step's SVG
+with its title and explanation, and a text/plain that names the step instead of ``<...Stepper object at 0x…>``.
+"""
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+KERNEL = "lucid-tests-python"
+SNIPPET = """from lucid import Tensor
+from lucid.viz import stepper
+
+x, y, z = Tensor(-2.0, requires_grad=True), Tensor(5.0, requires_grad=True), Tensor(-4.0, requires_grad=True)
+f = (x + y) * z
+f.backward()
+player = stepper(f, step=1)
+player"""
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    pytest.importorskip("anywidget")
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz's dot is not installed")
+    folder = tmp_path_factory.mktemp("jupyter")
+    spec = folder / "kernels" / KERNEL
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python (lucid tests)", "language": "python"}), encoding="utf-8")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(SNIPPET), nbformat.v4.new_code_cell('stepper(f, step=3, lang="ko")')]
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("JUPYTER_PATH", str(folder))
+        client = nbclient.NotebookClient(nb, timeout=180, kernel_name=KERNEL, store_widget_state=True,
+                                         resources={"metadata": {"path": str(ROOT)}})
+        client.execute()
+    path = folder / "saved.ipynb"
+    nbformat.write(nb, path)
+    return nbformat.read(path, as_version=4)
+
+
+def result(nb, k: int) -> dict:
+    (out,) = [o for o in nb.cells[k].outputs if o.output_type == "execute_result"]
+    return out.data
+
+
+def test_the_saved_output_keeps_the_widget_view_and_a_picture_beside_it(saved):
+    data = result(saved, 0)
+    assert WIDGET_VIEW in data  # the live widget is untouched
+    page = data["text/html"]
+    assert page.startswith("<style>.lgl-explain") and '<div class="lucid-static"' in page
+    assert "<svg" in page and "</svg>" in page
+    assert "Step 1 of 4: out → t2 through ×" in page
+    assert "∂out/∂t2 = t3 = −4.000" in page  # the step's explanation, in the graph's names
+    assert "A still picture of step 1 of 4: run the notebook to step through the backward pass." in page
+
+
+def test_the_saved_plain_text_names_the_step_not_an_object_address(saved):
+    plain = result(saved, 0)["text/plain"]
+    assert plain == "<lucid stepper: Step 1 of 4: out → t2 through ×>"
+    assert "object at 0x" not in plain
+
+
+def test_a_korean_stepper_keeps_a_korean_picture(saved):
+    data = result(saved, 1)
+    assert data["text/plain"] == "<lucid stepper: 단계 3 / 4: t2 → t0 (+ 연산을 거쳐)>"
+    assert "단계 3 / 4의 정지 그림입니다." in data["text/html"] and "<svg" in data["text/html"]
+
+
+def test_a_picture_too_large_for_the_file_is_left_out_and_the_explanation_kept(monkeypatch):
+    pytest.importorskip("anywidget")
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz's dot is not installed")
+    from lucid import Tensor
+    from lucid.notebook import widget
+    from lucid.viz import stepper
+
+    x = Tensor(3.0, requires_grad=True)
+    out = x * x
+    out.backward()
+    monkeypatch.setattr(widget, "STATIC_SVG_LIMIT", 10)
+    data, _metadata = stepper(out, step=1)._repr_mimebundle_()
+    assert "<svg" not in data["text/html"]
+    assert "The graph is too large to keep in the saved notebook." in data["text/html"]
+    assert "∂out/∂t0" in data["text/html"] and WIDGET_VIEW in data
