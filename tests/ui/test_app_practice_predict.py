@@ -54,6 +54,14 @@ def test_a_right_answer_moves_on_and_a_wrong_one_gets_the_class_modes_diagnosis(
     assert len(player(at)["anim"]["changes"]) == 3
 
 
+def test_the_rule_is_a_hint_shown_on_asking():
+    at = practising()
+    assert not any("∂f/∂q" in c.value for c in at.caption)  # the rule nearly gives the answer: hidden at first
+    at.toggle(key=K.practice_hint).set_value(True)
+    at.run()
+    assert any("grad f = 1.000" in c.value and "∂f/∂q = z = (−4.000)" in c.value for c in at.caption)
+
+
 def test_the_score_at_the_end_and_the_whole_pass_is_back():
     at = practising()
     answer(at, "-4")

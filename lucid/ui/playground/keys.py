@@ -162,6 +162,7 @@ class PageKeys:
     practice_answer = _Key("the practice's answer field")
     practice_check = _Key("the practice's Check button")
     practice_reveal = _Key("the practice's Reveal button")
+    practice_hint = _Key("the practice's Show the rule toggle (the upstream gradient and the local rule)")
     practice_start = _Key("Start practising (and Start again)")
     practice_stop = _Key("Stop practising")
 

@@ -107,7 +107,7 @@ def _question(key: str, analysis: Analysis, session: PredictSession) -> None:
         k=score.done + 1, n=score.questions, step=q["step"]))
     st.markdown(_("What does **`{label}`** hold after step {step}?").format(label=q["label"], step=q["step"]))
     hints = [line for line in (q.get("upstream"), rule_text(q)) if line]
-    if hints:
+    if hints and st.toggle(_("Show the rule"), key=keys(key).practice_hint):  # a hint: it nearly gives the answer
         st.caption(" · ".join(f"`{text(line)}`" for line in hints))
     with st.form(key=keys(key).practice_form, border=False, enter_to_submit=True):
         st.text_input(_("Your answer"), key=keys(key).practice_answer, max_chars=MAX_CHARS,
@@ -143,7 +143,7 @@ def panel(key: str, analysis: Analysis) -> None:
     with st.expander(_("Practice: predict every gradient"), icon=":material/quiz:", key=keys(key).practice_open,
                      on_change="rerun") as box:
         if not box.open:
-            folded.keep(keys(key).practice_answer)
+            folded.keep(keys(key).practice_answer, keys(key).practice_hint)
             return
         if analysis.trace is None or analysis.n_steps < 2:
             st.caption(_("This program has no backward step to predict."))
