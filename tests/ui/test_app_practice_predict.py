@@ -7,10 +7,30 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
+from lucid.i18n import use_language
 from lucid.ui.playground.keys import keys
-from tests.class_pages import page, player
+from tests.class_pages import PAGE, page, player
 
 K = keys("pg")
+
+
+def run_page(path: str) -> None:
+    """The Playground as ``app.py`` runs it: the link's ``lang=`` first, then the page."""
+    import runpy
+
+    from lucid.ui.runtime import language
+
+    language.follow_link()
+    runpy.run_path(path, run_name="__main__")
+
+
+def korean_page(**query) -> AppTest:
+    at = AppTest.from_function(run_page, args=(PAGE,), default_timeout=120)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
 
 
 def practising() -> AppTest:
@@ -95,3 +115,13 @@ def test_folded_the_panel_draws_nothing_and_stop_ends_the_hold():
     at.button(key=K.practice_stop).click()
     at.run()
     assert len(player(at)["anim"]["changes"]) == 5 and at.session_state[K.practice] is None
+
+
+def test_in_korean_the_question_feedback_and_diagnosis_read_in_korean():
+    at = korean_page(example="cs231n-circuit", practice="predict", lang="ko")
+    assert "1단계가 끝난 뒤 **`grad q`**의 값은 무엇일까요?" in texts(at)
+    with use_language("ko"):  # the test client formats the page's options in the test's thread
+        answer(at, "4")  # grad q = −4
+    wrong = "\n".join(e.value for e in at.error)
+    assert "다시 해 보거나 정답을 공개하세요" in wrong and "부호" in wrong
+    assert at.button(key=K.practice_reveal).label == "정답 공개"
