@@ -16,6 +16,7 @@ from lucid.ui.playground.inputs_view import inputs_table
 from lucid.ui.playground.lifecycle import Features, Page
 from lucid.ui.playground.link_feature import Links
 from lucid.ui.playground.player_view import backward_stepper
+from lucid.ui.playground.predict_view import Practice
 from lucid.ui.playground.rule_check_view import rule_check_panel
 from lucid.ui.projector import layout as classroom
 from lucid.ui.runtime.entry import ensure_navigation
@@ -24,7 +25,7 @@ ensure_navigation()
 
 # State: the run's page, and the features in the order they have their say (for the step: link, lesson, class).
 page = Page("pg")
-features = Features([Links(), LessonPlan(), LiveClass(page)])  # the class first learns who this tab is
+features = Features([Links(), LessonPlan(), LiveClass(page), Practice()])  # the class first learns who this tab is
 page.entering = view_link.entering(page.key)
 
 features.before_enter(page)
@@ -62,6 +63,8 @@ features.below_player(page)
 if page.held_from is None:
     inputs_table(page.analysis, INPUT_ROWS)
     forward_mode_panel(page.key, page.analysis)
-else:  # both print final gradients: the asked one among them
+elif page.practising:  # both print final gradients: the asked one among them
+    st.caption(_("The inputs' gradients and forward mode are shown again once you finish or stop the practice."))
+else:
     st.caption(_("The inputs' gradients and forward mode are shown again once your teacher reveals the answer."))
 features.after_page(page)

@@ -72,8 +72,11 @@ def _raw_entries(raw: np.ndarray, shape: tuple[int, ...], element: tuple[int, ..
     return [float(v) for v in np.asarray(raw[tuple(index)]).ravel()[:MAX_CANDIDATES]]
 
 
-def question_at(trace: Trace, step: int) -> dict[str, Any]:
-    """The question of step ``step``: "grad x = ?" with the exact answer and the numbers of common mistakes."""
+def question_at(trace: Trace, step: int, element: tuple[int, ...] | None = None) -> dict[str, Any]:
+    """The question of step ``step``: "grad x = ?" with the exact answer and the numbers of common mistakes.
+
+    ``element``: which entry of an array is asked (the first when None, as the class is asked); the
+    self-paced practice (``lucid.practice.predict``) asks other entries through the same grading."""
     s = trace.steps[step]
     names = display_names(trace.order, trace.root)
     by_id = {id(t): names[k] for k, t in enumerate(trace.order)}
@@ -82,7 +85,7 @@ def question_at(trace: Trace, step: int) -> dict[str, Any]:
         return by_id.get(id(t), "?")
 
     shape = tuple(s.accumulated.shape)
-    element = tuple(0 for _ in shape)
+    element = tuple(0 for _ in shape) if element is None else tuple(int(i) for i in element)
     expected = float(np.asarray(s.accumulated)[element])
     candidates: list[tuple[str, list[float]]] = []
     before = step > 0 and not np.array_equal(s.contribution, s.accumulated)

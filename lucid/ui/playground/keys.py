@@ -154,6 +154,18 @@ class PageKeys:
     leave_class = _Key("Leave the class")
     start_class = _Key("Start a class")
 
+    # --- Practice: predict every gradient, alone (lucid.ui.playground.predict_view) --------------------------
+    practice = _Key("PredictSession | None: the self-paced predict-every-gradient run on the program on screen")
+    practice_open = _Key("bool: the Practice expander is open (folded, nothing in it is drawn)")
+    practice_feedback = _Key("Feedback | None: what the last answer or reveal of the practice did")
+    practice_form = _Key("the practice's answer form")
+    practice_answer = _Key("the practice's answer field")
+    practice_check = _Key("the practice's Check button")
+    practice_reveal = _Key("the practice's Reveal button")
+    practice_hint = _Key("the practice's Show the rule toggle (the upstream gradient and the local rule)")
+    practice_start = _Key("Start practising (and Start again)")
+    practice_stop = _Key("Stop practising")
+
 
 @cache
 def keys(prefix: str) -> PageKeys:

@@ -31,7 +31,10 @@ class Page:
     analysis: Analysis | None = None
     """The program on screen, once the editor ran it (None: nothing to draw yet)."""
     held_from: int | None = None
-    """While a class predicts a step: the first step this student's page holds back."""
+    """While a class predicts a step (or the student practises predicting alone): the first step the page holds
+    back."""
+    practising: bool = False
+    """Whether the hold is the self-paced practice's (``lucid.ui.playground.predict_view``), not only the class's."""
     folded: bool = False
     """Whether the editor starts folded (Classroom mode, a following student)."""
     player: dict[str, Any] = field(default_factory=dict)

@@ -123,7 +123,7 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
                      share_url: bool, zoom: str | float = "screen", resume: bool = False,
                      lesson: dict | None = None, on_lesson: Callable[[str], None] | None = None,
                      room: dict | None = None, on_step: Callable[[object], None] | None = None,
-                     held_from: int | None = None) -> None:
+                     held_from: int | None = None, held_note: str | None = None) -> None:
     """The player for ``analysis`` and what goes with it (session keys prefixed with ``key``).
 
     ``resume``: the page was entered again through the menu, whose address names no step; the player
@@ -132,6 +132,7 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
     ``room`` and ``on_step``: class mode (``lucid.ui.live_class.room_view``), handed to ``animation_player``.
     ``held_from``: a student while the class predicts that step (``lucid.ui.live_class.room_hold``): the player gets the
     animation cut before it, the step (a click's too) stays before it, and the exports wait for the reveal.
+    ``held_note``: what the folded exports say instead (the practice's hold is not the teacher's to lift).
     """
     step_key = keys(key).step
     n = analysis.n_steps
@@ -201,7 +202,7 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
         if not box.open:
             folded.keep(keys(key).export_step, keys(key).gif_slide)
         elif shown < n:  # any step, and the whole pass as a GIF: after the reveal
-            st.caption(_("Exports are back once your teacher reveals the answer."))
+            st.caption(held_note or _("Exports are back once your teacher reveals the answer."))
         else:
             export_buttons(key, analysis, step, options, expanded if collapsed else None)
 
