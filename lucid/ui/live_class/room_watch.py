@@ -11,35 +11,23 @@ If the page drew no watcher (no class panel), the player asks for a whole rerun 
 """
 from __future__ import annotations
 
-from functools import cache
-from importlib import resources
-
-import streamlit as st
-
 from lucid.i18n import _
+from lucid.ui.runtime.file_component import file_component
+from lucid.ui.runtime.stylesheets import package_text
 from lucid.viz import player
 
 SCRIPT_FILE = "room_watch.js"
 STYLESHEET_FILE = "room_watch.css"
 
 
-@cache
+def _prelude() -> str:
+    """The class events the watcher shares with the player (``room_events.js``), put before its own script."""
+    return player.room_events() + "\n"
+
+
 def script() -> str:
-    """The watcher's ES module: the class events it shares with the player (``room_events.js``), then its own."""
-    return player.room_events() + "\n" + _read(SCRIPT_FILE)
-
-
-@cache
-def stylesheet() -> str:
-    return _read(STYLESHEET_FILE)
-
-
-@cache
-def _read(name: str) -> str:
-    return resources.files(__package__).joinpath(name).read_text("utf-8")
-
-
-_component: list = []
+    """The watcher's ES module: the class events it shares with the player, then its own."""
+    return _prelude() + package_text(__package__, SCRIPT_FILE)
 
 
 def _ignore() -> None:
@@ -50,27 +38,21 @@ def room_watch(key: str, question: str, announce: dict[str, str] | None = None, 
     """Draw the watcher (inside a fragment); ``question`` is the question key this run shows, ``announce`` what the
     student's live region says now (``{"key", "text"}``: said once per key) or None, ``form`` the CSS selector of
     the open question's answer form (the page's skip link leads to it) or None."""
-    if not _component:
-        _component.append(st.components.v2.component("lucid_room_watch", js=script(), css=stylesheet(),
-                                                      isolate_styles=False))
     words = {"asked": _("Question about step {step}: {label} = ? · the answer box is on its way"),
              "revealed": _("The answer: {label} = {answer}"),
              "lost": _("Not connected · not following the teacher"), "ended": _("The class has ended"),
              "back": _("Connected again · following the teacher"), "skip": _("Skip to the answer field")}
-    _component[0](key=key, data={"question": question, "words": words, "announce": announce, "form": form},
-                  on_question_change=_ignore)
+    file_component("lucid_room_watch", __package__, SCRIPT_FILE, STYLESHEET_FILE, prelude=_prelude())(
+        key=key, data={"question": question, "words": words, "announce": announce, "form": form},
+        on_question_change=_ignore)
 
 
 ANSWER_SCRIPT_FILE = "answer_watch.js"
 ANSWER_STYLESHEET_FILE = "answer_watch.css"
-_answer_component: list = []
 
 
 def answer_watch(key: str, feed: str, seen: int) -> None:
     """The teacher's question fragment reruns as soon as this process takes another answer: ``feed`` the room's
     feed address (``room_feed.feed_url``), ``seen`` the answers counted when this run drew it."""
-    if not _answer_component:
-        _answer_component.append(st.components.v2.component(
-            "lucid_answer_watch", js=_read(ANSWER_SCRIPT_FILE), css=_read(ANSWER_STYLESHEET_FILE),
-            isolate_styles=False))
-    _answer_component[0](key=key, data={"feed": feed, "seen": seen}, on_answers_change=_ignore)
+    watch = file_component("lucid_answer_watch", __package__, ANSWER_SCRIPT_FILE, ANSWER_STYLESHEET_FILE)
+    watch(key=key, data={"feed": feed, "seen": seen}, on_answers_change=_ignore)

@@ -8,23 +8,13 @@ teacher. A student's tab has nothing stored, so it sends nothing.
 """
 from __future__ import annotations
 
-from functools import cache
-from importlib import resources
-
 import streamlit as st
 
 from lucid.ui.playground.keys import keys
+from lucid.ui.runtime.file_component import file_component
 
 SCRIPT_FILE = "teacher_key.js"
 STYLESHEET_FILE = "teacher_key.css"
-
-
-@cache
-def _read(name: str) -> str:
-    return resources.files(__package__).joinpath(name).read_text("utf-8")
-
-
-_component: list = []
 
 
 def _ignore() -> None:
@@ -42,8 +32,6 @@ def teacher_key_event(key: str) -> object:
 
 def teacher_key(key: str, code: str, *, token: str | None, ask: bool) -> None:
     """Keep ``token`` for room ``code`` in this tab (when given), or ask the tab for one it keeps (``ask``)."""
-    if not _component:
-        _component.append(st.components.v2.component("lucid_teacher_key", js=_read(SCRIPT_FILE),
-                                                      css=_read(STYLESHEET_FILE), isolate_styles=False))
-    _component[0](key=keys(key).teacher_key, data={"code": code, "token": token or "", "ask": bool(ask)},
-                  on_token_change=_ignore)
+    component = file_component("lucid_teacher_key", __package__, SCRIPT_FILE, STYLESHEET_FILE)
+    component(key=keys(key).teacher_key, data={"code": code, "token": token or "", "ask": bool(ask)},
+              on_token_change=_ignore)

@@ -22,24 +22,15 @@ input's trace (a press still in flight when the input changed) is dropped by its
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
-from importlib import resources
 
 import streamlit as st
 
 from lucid.i18n import _
 from lucid.ui.playground.keys import keys
+from lucid.ui.runtime.file_component import file_component
 
 SCRIPT_FILE = "forward_keys.js"
 STYLESHEET_FILE = "forward_keys.css"
-
-
-@cache
-def _read(name: str) -> str:
-    return resources.files(__package__).joinpath(name).read_text("utf-8")
-
-
-_component: list = []
 
 
 def step_event(value: object, *, panel: str, steps: int) -> int | None:
@@ -62,9 +53,7 @@ def forward_keys(key: str, *, slider_key: str, step: int, steps: int) -> None:
     Call it inside the panel's expander, before the slider is drawn (the press's step is set in the event's
     callback, which runs before the script).
     """
-    if not _component:
-        _component.append(st.components.v2.component("lucid_forward_keys", js=_read(SCRIPT_FILE),
-                                                      css=_read(STYLESHEET_FILE), isolate_styles=False))
+    component = file_component("lucid_forward_keys", __package__, SCRIPT_FILE, STYLESHEET_FILE)
     component_key = keys(key).forward_keys
 
     def pressed() -> None:
@@ -80,5 +69,5 @@ def forward_keys(key: str, *, slider_key: str, step: int, steps: int) -> None:
     words = {"on": _("⌨ The clicker's keys step this panel (→ / ←, Home / End). Click the graph above to give "
                      "them back to the player."),
              "off": _("⌨ Click in this panel to step it with the clicker's keys.")}
-    _component[0](key=component_key, data={"panel": slider_key, "step": int(step), "steps": int(steps),
+    component(key=component_key, data={"panel": slider_key, "step": int(step), "steps": int(steps),
                                            "words": words}, on_step_change=on_step)

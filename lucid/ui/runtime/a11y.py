@@ -7,10 +7,7 @@ panel when it opens and back to its button when it closes. It is drawn once per 
 """
 from __future__ import annotations
 
-from functools import cache
-from importlib import resources
-
-import streamlit as st
+from lucid.ui.runtime.file_component import file_component
 
 KEY = "lucid_a11y"
 """The component's key: one per page, on every page (not a page's own session key)."""
@@ -18,17 +15,6 @@ SCRIPT_FILE = "a11y.js"
 STYLESHEET_FILE = "a11y.css"
 
 
-@cache
-def _read(name: str) -> str:
-    return resources.files(__package__).joinpath(name).read_text("utf-8")
-
-
-_component: list = []
-
-
 def install() -> None:
     """Draw the page's accessibility helper (takes no room; sends nothing to the server)."""
-    if not _component:
-        _component.append(st.components.v2.component("lucid_a11y", js=_read(SCRIPT_FILE),
-                                                      css=_read(STYLESHEET_FILE), isolate_styles=False))
-    _component[0](key=KEY, data={})
+    file_component("lucid_a11y", __package__, SCRIPT_FILE, STYLESHEET_FILE)(key=KEY, data={})

@@ -12,13 +12,14 @@ from string import Template
 
 
 @cache
-def _text(package: str, name: str) -> str:
+def package_text(package: str, name: str) -> str:
+    """The file ``name`` of ``package`` as text, read once per process."""
     return resources.files(package).joinpath(name).read_text(encoding="utf-8")
 
 
 def page_file(package: str, name: str, **values: object) -> str:
     """The file ``name`` of ``package`` (HTML, a script), its ``$name`` placeholders set from ``values``."""
-    return Template(_text(package, name)).substitute({k: str(v) for k, v in values.items()})
+    return Template(package_text(package, name)).substitute({k: str(v) for k, v in values.items()})
 
 
 def stylesheet(package: str, name: str, **values: object) -> str:
