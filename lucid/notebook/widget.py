@@ -81,9 +81,12 @@ def record(x: Tensor | str | Program, *, seed: int = 0) -> Recording:
         return _record_program(program)
     if isinstance(x, Program):
         return _record_program(x)
+    recorded = _torch_recording(x)
+    if recorded is not None:
+        return recorded
     if not isinstance(x, Tensor):
-        raise StepperError(f"stepper() takes a Tensor (after backward()), a lucid.expr program source string or a "
-                           f"Program, not {type(x).__name__}")
+        raise StepperError(f"stepper() takes a Tensor (after backward()), a lucid.expr program source string, a "
+                           f"Program or a recorded PyTorch pass (lucid.torch.record), not {type(x).__name__}")
     if not x.requires_grad:
         raise StepperError("this tensor does not require a gradient, so no gradient flows back through it: make "
                            "its inputs with requires_grad=True")
@@ -102,6 +105,22 @@ def record(x: Tensor | str | Program, *, seed: int = 0) -> Recording:
         for t, grad in kept:
             t.grad = grad
     return Recording(x, trace, list(trace.order), None)
+
+
+def _torch_recording(x: Any) -> Recording | None:
+    """A recorded PyTorch pass (``lucid.torch.record``'s handle, or its plain data read from a ``.lucid`` file)
+    played with torch's own numbers; None for anything else."""
+    from lucid.torch.data import RecordedGraph
+
+    if isinstance(x, RecordedGraph):
+        from lucid.torch.replay import replay
+
+        root, trace = replay(x)
+    elif type(x).__module__ == "lucid.torch.capture" and hasattr(x, "replay"):
+        root, trace = x.replay()
+    else:
+        return None
+    return Recording(root, trace, list(trace.order), None)
 
 
 def _record_program(program: Program) -> Recording:
