@@ -387,9 +387,9 @@ def record(*modules: Any, names: dict[str, Any] | None = None):
     """
     recorder = Recorder()
     caller = sys._getframe(2).f_locals if sys._getframe(2) is not None else {}
-    for m in modules:
-        recorder.name_from({type(m).__name__.lower(): m})
     recorder.name_from(dict(caller))
+    for m in modules:
+        recorder.name_from({type(m).__name__.lower(): m})  # a model no variable of the caller holds
     pre = torch.nn.modules.module.register_module_forward_pre_hook(recorder.enter)
     post = torch.nn.modules.module.register_module_forward_hook(recorder.leave)
     rec = Recording(recorder, [pre, post])
