@@ -42,7 +42,7 @@ def _check_against_torch(rec, leaves: dict):
     for name, tensor in leaves.items():
         assert name in by_name, f"{name} is not a named leaf of the drawing"
         np.testing.assert_array_equal(finals[id(by_name[name])], tensor.grad.double().numpy())
-    for node, t in zip(graph.nodes, (n for n in graph.nodes)):
+    for node in graph.nodes:
         assert node.value.dtype == np.float64
     for s in trace.steps[1:]:
         if s.local is not None:  # upstream · local, summed over the broadcast axes, is torch's contribution
@@ -262,7 +262,7 @@ def test_two_threads_record_at_once_without_mixing():
         t.start()
     for t in threads:
         t.join()
-    for k, (graph, grad) in results.items():
+    for graph, grad in results.values():
         assert [n.op for n in graph.nodes if n.kind == "op"] == ["tanh", "mul", "sum"]
         root, trace = replay(graph)
         final = next(s.accumulated for s in trace.steps if s.parent.name == "x" and s.is_final)
