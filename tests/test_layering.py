@@ -13,7 +13,7 @@ LUCID = ROOT / "lucid"
 
 #: Packages of the library, lowest first. Each may import itself and the ones before it, never ``lucid.ui``.
 LIBRARY = ["_backend", "_tensor", "_func", "autograd", "nn", "optim", "data", "expr", "practice", "viz", "lessons",
-           "live_class", "session", "notebook"]
+           "live_class", "session", "notebook", "torch"]
 APP_ONLY = ("streamlit", "lucid.ui")
 
 

@@ -109,17 +109,11 @@ def record(x: Tensor | str | Program, *, seed: int = 0) -> Recording:
 
 def _torch_recording(x: Any) -> Recording | None:
     """A recorded PyTorch pass (``lucid.torch.record``'s handle, or its plain data read from a ``.lucid`` file)
-    played with torch's own numbers; None for anything else."""
-    from lucid.torch.data import RecordedGraph
-
-    if isinstance(x, RecordedGraph):
-        from lucid.torch.replay import replay
-
-        root, trace = replay(x)
-    elif type(x).__module__ == "lucid.torch.capture" and hasattr(x, "replay"):
-        root, trace = x.replay()
-    else:
+    played with torch's own numbers; None for anything else. Recognised by its package, so this layer never
+    imports ``lucid.torch`` (which sits above it)."""
+    if not type(x).__module__.startswith("lucid.torch.") or not callable(getattr(x, "replay", None)):
         return None
+    root, trace = x.replay()
     return Recording(root, trace, list(trace.order), None)
 
 

@@ -89,6 +89,12 @@ class RecordedGraph:
     def node(self, node_id: int) -> Node:
         return self.nodes[node_id]
 
+    def replay(self) -> Any:
+        """``(root, trace)``: this recording as lucid's tensors with torch's numbers (``lucid.torch.replay``)."""
+        from lucid.torch.replay import replay
+
+        return replay(self)
+
 
 def _encode_array(a: np.ndarray | None) -> Any:
     if a is None:

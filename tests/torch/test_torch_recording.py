@@ -278,3 +278,15 @@ def test_stepper_plays_a_recording():
     out.backward()
     player = stepper(rec)
     assert player.n_steps == len(rec.graph().steps)
+
+
+def test_stepper_plays_a_recording_read_from_a_file(tmp_path):
+    pytest.importorskip("anywidget")
+    from lucid.torch import load
+    from lucid.viz import stepper
+    w = torch.tensor([0.4, -1.2], requires_grad=True)
+    with record() as rec:
+        out = torch.sigmoid(w * torch.tensor([2.0, 0.5])).sum()
+    out.backward()
+    player = stepper(load(rec.save(tmp_path / "step.lucid")))
+    assert player.n_steps == len(rec.graph().steps) == 4  # the seed, sum, sigmoid, w * const
