@@ -290,3 +290,12 @@ def test_stepper_plays_a_recording_read_from_a_file(tmp_path):
     out.backward()
     player = stepper(load(rec.save(tmp_path / "step.lucid")))
     assert player.n_steps == len(rec.graph().steps) == 4  # the seed, sum, sigmoid, w * const
+
+
+def test_the_recording_bench_runs_and_leaves_the_gradients_as_torchs(capsys, monkeypatch):
+    from bench import bench_torch_record
+    monkeypatch.setattr("sys.argv", ["bench_torch_record.py", "--repeats", "1"])
+    bench_torch_record.main()
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == ["plain", "recorded", "graph", "replay"]
+    assert all("× plain" in line for line in lines)
