@@ -140,7 +140,7 @@ def test_the_wheel_holds_nothing_but_lucid(wheel):
         assert name != "app.py"
 
 
-def test_the_metadata_declares_ranges_and_the_app_and_notebook_extras(wheel):
+def test_the_metadata_declares_ranges_and_the_app_notebook_and_torch_extras(wheel):
     with zipfile.ZipFile(wheel) as z:
         (meta_name,) = [n for n in z.namelist() if n.endswith(".dist-info/METADATA")]
         meta = z.read(meta_name).decode("utf-8")
@@ -150,13 +150,14 @@ def test_the_metadata_declares_ranges_and_the_app_and_notebook_extras(wheel):
     specs = [r.split(";")[0] for r in requires]  # the version part, without the ``extra == "app"`` marker
     assert not any("==" in spec for spec in specs), f"dependencies are ranges, not pins: {specs}"
     assert all(">=" in spec for spec in specs), f"every dependency names the oldest version it needs: {specs}"
-    assert set(re.findall(r"^Provides-Extra: (.+)$", meta, re.M)) == {"app", "notebook"}
+    assert set(re.findall(r"^Provides-Extra: (.+)$", meta, re.M)) == {"app", "notebook", "torch"}
 
     def extra(name: str) -> set[str]:
         return {re.match(r"[A-Za-z0-9_.-]+", r).group(0).lower() for r in requires if f'extra == "{name}"' in r}
 
     assert {"streamlit", "pillow", "segno", "redis"} <= extra("app")
     assert {"anywidget", "ipython"} <= extra("notebook")
+    assert extra("torch") == {"torch"}  # lucid.torch only; nothing else of lucid needs it
 
 
 WORKED_EXAMPLE = """
