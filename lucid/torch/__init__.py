@@ -8,6 +8,7 @@
 ``record`` notes each torch call and, during ``backward``, every gradient torch's engine sends, in its
 order; ``replay`` draws that as a lucid graph and trace with torch's numbers. ``load`` reads a ``.lucid``
 file (plain JSON, checked before use). Only ``record`` needs torch; ``load``/``replay`` do not.
+Modules: ``capture`` (the recorder), ``data`` (the plain data and its file), ``playback`` (data → lucid).
 """
 from lucid.torch.data import FileLimits, RecordedGraph, RecordingFileError, from_json, to_json
 
@@ -34,6 +35,6 @@ def load(path):
 
 def replay(graph):
     """``(root, trace)`` of a recording: lucid's tensors drawn with torch's numbers."""
-    from lucid.torch.replay import replay as _replay
+    from lucid.torch.playback import replay as _replay
 
     return _replay(graph)

@@ -229,8 +229,8 @@ class Recording:
         return target
 
     def replay(self) -> Any:
-        """``(root, trace)``: the lucid drawing of this recording with torch's numbers (``lucid.torch.replay``)."""
-        from lucid.torch.replay import replay
+        """``(root, trace)``: the lucid drawing of this recording with torch's numbers (``lucid.torch.playback``)."""
+        from lucid.torch.playback import replay
 
         return replay(self.graph())
 

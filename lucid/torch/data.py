@@ -90,8 +90,8 @@ class RecordedGraph:
         return self.nodes[node_id]
 
     def replay(self) -> Any:
-        """``(root, trace)``: this recording as lucid's tensors with torch's numbers (``lucid.torch.replay``)."""
-        from lucid.torch.replay import replay
+        """``(root, trace)``: this recording as lucid's tensors with torch's numbers (``lucid.torch.playback``)."""
+        from lucid.torch.playback import replay
 
         return replay(self)
 
