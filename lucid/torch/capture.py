@@ -83,6 +83,8 @@ class _Mode(TorchFunctionMode):
 
     def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
         kwargs = kwargs or {}
+        if func is torch.autograd.grad or func is torch.autograd.backward or _op_name(func) == "backward":
+            _refuse_backward_inside(func, kwargs)
         out = func(*args, **kwargs)
         name = _op_name(func)
         if name == "__get__":  # a property such as x.T or x.mT: named by the property
@@ -90,6 +92,23 @@ class _Mode(TorchFunctionMode):
         if name not in _SKIP:
             self.recorder.saw(name, args, kwargs, out)
         return out
+
+
+def _refuse_backward_inside(func: Any, kwargs: dict) -> None:
+    """A backward pass started inside the block: refused before it runs, so nothing of the user's changes.
+
+    The recorder hooks torch's autograd nodes when the block ends, so a pass inside it would go unseen; and
+    ``grad(..., create_graph=True)`` inside it (a gradient penalty) builds its derivative nodes in torch's
+    engine, where no torch call is seen, so the drawing would miss the second path into every weight.
+    """
+    if func is torch.autograd.grad and kwargs.get("create_graph"):
+        raise RecordError("torch.autograd.grad(..., create_graph=True) inside the 'with record()' block (a gradient "
+                          "penalty, a Hessian-vector product): torch builds those derivative nodes inside its engine, "
+                          "where the recorder cannot see them, so the picture would miss a path; record the first-"
+                          "order program and call torch.autograd.grad after the block")
+    what = "torch.autograd.grad" if func is torch.autograd.grad else "backward()"
+    raise RecordError(f"{what} inside the 'with record()' block: the recorder watches torch's backward pass once the "
+                      f"block has ended; call {what} after the block")
 
 
 @dataclass
@@ -182,7 +201,9 @@ class Recording:
         self._autograd_nodes: list[Any] = []
         self._module_hooks = hooks
         self._graph: RecordedGraph | None = None
-        self._passes = 0
+        self._pass_count = 0  # engine runs that went through the recorded graph
+        self._in_pass = False
+        self._graph_grads = False  # the first pass built its gradients as a graph
 
     # -- backward capture ---------------------------------------------------------------------------
     def _watch(self) -> None:
@@ -199,8 +220,19 @@ class Recording:
 
     def _hook(self, fn: Any) -> Any:
         def note(grad_inputs: tuple, grad_outputs: tuple) -> None:
+            if not self._in_pass:  # the first node of a new engine run: note where the run ends
+                self._in_pass = True
+                self._pass_count += 1
+                torch.autograd.Variable._execution_engine.queue_callback(self._end_pass)
+            if self._pass_count > 1:
+                return  # a later pass: only counted (the first one is shown)
+            if any(g is not None and g.requires_grad for g in (*grad_inputs, *grad_outputs)):
+                self._graph_grads = True  # backward(create_graph=True) / grad(..., create_graph=True)
             self._events.append((next(self._counter), fn, tuple(grad_inputs), tuple(grad_outputs)))
         return note
+
+    def _end_pass(self) -> None:
+        self._in_pass = False
 
     def remove_hooks(self) -> None:
         for h in self._backward_hooks:
@@ -214,7 +246,7 @@ class Recording:
             if not self._events:
                 raise RecordError("no backward pass was recorded: call loss.backward() (or torch.autograd.grad) "
                                   "on a result of the recorded block after the 'with record()' block")
-            self._graph = _build(self._recorder, self._events)
+            self._graph = _build(self._recorder, self._events, self._pass_count, self._graph_grads)
             self.remove_hooks()
         return self._graph
 
@@ -262,7 +294,8 @@ def _boundary_key(t: torch.Tensor) -> tuple[Any, int] | None:
     return None if t.grad_fn is None else (t.grad_fn, t.output_nr)
 
 
-def _build(rec: Recorder, events: list[tuple[int, Any, tuple, tuple]]) -> RecordedGraph:
+def _build(rec: Recorder, events: list[tuple[int, Any, tuple, tuple]], passes: int = 1,
+           graph_grads: bool = False) -> RecordedGraph:
     nodes: list[Node] = []
     of_tensor: dict[int, int] = {}  # id(torch tensor) -> node id
     by_edge: dict[tuple[Any, int], int] = {}  # (grad_fn, output_nr) -> node id of the tensor it made
@@ -312,14 +345,13 @@ def _build(rec: Recorder, events: list[tuple[int, Any, tuple, tuple]]) -> Record
     if not candidates:
         raise RecordError("the backward pass did not start from a result of the recorded block")
     _, root, root_call = min(candidates, key=lambda x: x[0])
-    passes = sum(1 for e in events if e[1] is root_call.out.grad_fn)
     notes = list(rec.notes)
     if passes > 1:
         notes.append(f"backward ran {passes} times through this graph; the first pass is shown")
-    cutoff = next((e[0] for e in events if e[1] is root_call.out.grad_fn and e[0] > first[root_call.out.grad_fn][0]),
-                  None)
-    events = [e for e in events if cutoff is None or e[0] < cutoff]
-    ran = {e[1]: e for e in events}
+    if graph_grads:
+        notes.append("the first pass built its gradients as a graph (create_graph=True): its numbers are shown; "
+                     "a pass through those gradients (double backward) is not drawn")
+    ran = first  # one pass: each autograd node ran once
 
     seed_grad = ran[root_call.out.grad_fn][3][root_call.out.output_nr]
     nodes[root].upstream = _array(seed_grad) if seed_grad is not None else None
@@ -371,10 +403,23 @@ def _build(rec: Recorder, events: list[tuple[int, Any, tuple, tuple]]) -> Record
         if g.shape != nodes[parent].value.shape:
             g = np.broadcast_to(g, nodes[parent].value.shape).copy() if g.size == 1 else g
         steps.append(Step(nid, slot, parent, g))
+    sent: dict[int, np.ndarray] = {}
+    stale: list[str] = []
+    for step in steps[1:]:
+        sent[step.parent] = step.contribution + sent[step.parent] if step.parent in sent else step.contribution
     for tensor_id, nid in leaf_by_acc.items():
         t = next((t for t in kept if id(t) == tensor_id), None)
-        if t is not None and t.grad is not None:
-            nodes[nid].grad = _array(t.grad)
+        if t is None or t.grad is None:
+            continue  # torch.autograd.grad fills no .grad
+        grad = _array(t.grad)
+        if nid in sent and np.allclose(grad, sent[nid], rtol=1e-5, atol=1e-7):
+            nodes[nid].grad = grad
+        else:  # a .grad not zeroed before, or filled by another pass too: not this pass's number
+            stale.append(nodes[nid].name or f"t{nid}")
+    if stale:
+        shown = ", ".join(stale[:4]) + (", …" if len(stale) > 4 else "")
+        notes.append(f".grad of {shown} holds more than this pass sent (another backward pass added to it); "
+                     f"the totals shown are this pass's")
     return RecordedGraph(nodes, root, steps, notes, torch.__version__)
 
 

@@ -6,15 +6,14 @@ installed (requirements-dev pins it): a missing torch fails loudly instead of sk
 from __future__ import annotations
 
 import math
-import os
 import threading
 
 import numpy as np
 import pytest
 
-if os.environ.get("CI") == "true":
-    import torch  # noqa: F401 - CI installs torch; these tests must run there
-torch = pytest.importorskip("torch")
+from tests.needs import require_torch
+
+torch = require_torch()  # CI installs torch: missing there, these tests fail instead of skipping
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
