@@ -28,7 +28,7 @@ from lucid.torch.data import OP_NAME, Node, RecordedGraph, Step
 
 #: Calls whose number arguments are operands (``x * 2``): those numbers are drawn as constants.
 ARITHMETIC = frozenset({"add", "__add__", "__radd__", "sub", "__sub__", "__rsub__", "rsub", "mul", "__mul__",
-                        "__rmul__", "div", "__truediv__", "__rtruediv__", "true_divide", "pow", "__pow__",
+                        "__rmul__", "div", "__truediv__", "__rtruediv__", "__rdiv__", "true_divide", "pow", "__pow__",
                         "__rpow__", "maximum", "minimum", "where"})
 #: Method and attribute reads that are not computations.
 _SKIP = frozenset({"__get__", "__set__", "size", "dim", "numel", "__len__", "__repr__", "__format__", "item",

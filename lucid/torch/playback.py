@@ -88,13 +88,24 @@ def _transpose(t: list[Tensor], p: dict[str, Any]) -> Tensor:
     return lucid.swapaxes(t[0], _arg(p, "dim0", 1), _arg(p, "dim1", 2))
 
 
+def _joined(build: Callable[..., Tensor]) -> Builder:
+    """``torch.stack([a, b], dim)`` / ``torch.cat``: the tensors are the inputs, ``dim`` the one number left."""
+    def make(t: list[Tensor], p: dict[str, Any]) -> Tensor:
+        positional = [v for k, v in p.items() if k.startswith("arg")]
+        if len(positional) > 1 or set(p) - {"dim"} - {k for k in p if k.startswith("arg")}:
+            raise ValueError("arguments lucid's op does not have")
+        dim = p.get("dim", positional[0] if positional else 0)
+        return build(list(t), axis=int(dim))
+    return make
+
+
 KNOWN: dict[str, Builder] = {
     **dict.fromkeys(("add", "__add__", "__radd__"), lambda t, p: lucid.add(t[0], t[1])),
     **dict.fromkeys(("sub", "__sub__"), lambda t, p: lucid.sub(t[0], t[1])),
     **dict.fromkeys(("__rsub__", "rsub"), _swap(lucid.sub)),
     **dict.fromkeys(("mul", "__mul__", "__rmul__", "multiply"), lambda t, p: lucid.mul(t[0], t[1])),
     **dict.fromkeys(("div", "__truediv__", "true_divide", "divide"), lambda t, p: lucid.div(t[0], t[1])),
-    "__rtruediv__": _swap(lucid.div),
+    **dict.fromkeys(("__rtruediv__", "__rdiv__"), _swap(lucid.div)),
     **dict.fromkeys(("pow", "__pow__"), lambda t, p: lucid.pow(t[0], t[1])),
     "__rpow__": _swap(lucid.pow),
     **dict.fromkeys(("neg", "__neg__", "negative"), lambda t, p: lucid.neg(t[0])),
@@ -108,6 +119,7 @@ KNOWN: dict[str, Builder] = {
     **dict.fromkeys(("reshape", "view"), _reshape),
     **dict.fromkeys(("t", "T"), lambda t, p: lucid.transpose(t[0])),
     "transpose": _transpose,
+    "stack": _joined(lucid.stack), **dict.fromkeys(("cat", "concat", "concatenate"), _joined(lucid.concatenate)),
     "__getitem__": lambda t, p: lucid.getitem(t[0], _index(p["arg1"])),
     "unsqueeze": lambda t, p: lucid.unsqueeze(t[0], _arg(p, "dim", 1)),
     "squeeze": lambda t, p: lucid.squeeze(t[0], _axis(_arg(p, "dim", 1))),
