@@ -118,6 +118,7 @@ class Recorder:
     calls: list[_Call] = field(default_factory=list)
     module_stack: list[str] = field(default_factory=list)
     names: dict[int, str] = field(default_factory=dict)
+    param_module: dict[int, tuple[str, ...]] = field(default_factory=dict)  # id(parameter) -> its module's path
     notes: list[str] = field(default_factory=list)
     keep: list[Any] = field(default_factory=list)  # tensors of the block, alive while the recording is
 
@@ -176,6 +177,8 @@ class Recorder:
                     self._owners.append((var, value))
                 for pname, p in value.named_parameters():
                     self.names.setdefault(id(p), pname)
+                    # the module that holds it, as the calls inside that module are tagged: ("model", "0")
+                    self.param_module.setdefault(id(p), (var, *pname.split(".")[:-1]))
             elif isinstance(value, torch.Tensor):
                 self.names.setdefault(id(value), var)
 
@@ -307,7 +310,7 @@ def _build(rec: Recorder, events: list[tuple[int, Any, tuple, tuple]], passes: i
             if id(value) in of_tensor:
                 return of_tensor[id(value)]
             node = Node(len(nodes), "leaf", _array(value), bool(value.requires_grad),
-                        name=rec.names.get(id(value)))
+                        name=rec.names.get(id(value)), module=rec.param_module.get(id(value), ()))
             of_tensor[id(value)] = node.id
             kept.append(value)
             if value.requires_grad and value.grad_fn is None:

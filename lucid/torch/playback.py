@@ -199,6 +199,16 @@ def _slots(out: Tensor, parents: list[Tensor]) -> list[int] | None:
     return slots
 
 
+def module_groups(module: tuple[str, ...]) -> tuple[str, ...]:
+    """The group path of a module path: each level named as torch names the module (``model.0``).
+
+    ``("model", "0", "1")`` becomes ``("model", "model.0", "model.0.1")``, so a collapsed box says which
+    layer it is (``model.0``, as ``model.named_modules()`` and the parameter names ``0.weight`` say it),
+    not only ``0``.
+    """
+    return tuple(".".join(module[:i + 1]) for i in range(len(module)))
+
+
 def mirror(graph: RecordedGraph) -> tuple[list[Tensor], list[list[int]]]:
     """A lucid tensor per recorded node, and per node where its torch inputs sit in ``_prev``."""
     tensors: list[Tensor] = []
@@ -216,8 +226,8 @@ def mirror(graph: RecordedGraph) -> tuple[list[Tensor], list[list[int]]]:
                 slots = list(range(len(parents)))
             t.name = node.name
             slot_maps.append(slots)
-            if node.module:
-                tag(t, node.module)
+        if node.module:  # a module's calls and its parameters: one box per module when the graph collapses
+            tag(t, module_groups(node.module))
         tensors.append(t)
     return tensors, slot_maps
 
