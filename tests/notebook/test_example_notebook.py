@@ -1,47 +1,19 @@
 """The example notebook teaches the chain rule with ``stepper`` and runs top to bottom in a real kernel (issue 20).
 
-nbclient starts an ipykernel of the interpreter running the tests (a kernel spec of its own, found first on
-``JUPYTER_PATH``, so no ``python3`` kernel installed for another Python can stand in), runs every cell
-of ``examples/chain_rule.ipynb`` in the project folder (so ``import lucid`` finds this checkout) and keeps
-the widgets' state, as a notebook saved from JupyterLab would.
+Every cell of ``examples/chain_rule.ipynb`` runs in the project folder in a kernel of the interpreter running the
+tests (``tests.notebook_kernel``), which keeps the widgets' state as a notebook saved from JupyterLab would.
 """
-import json
-import shutil
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.notebook_kernel import ROOT, execute
+
 NOTEBOOK = ROOT / "examples" / "chain_rule.ipynb"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
-KERNEL = "lucid-tests-python"
-
-
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory):
-    # Imported here, not at module level: nbformat's schema checker alone takes seconds to import, and every
-    # pytest process (each xdist worker) imports every test module to collect it.
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    pytest.importorskip("ipykernel")
-    pytest.importorskip("anywidget")
-    if shutil.which("dot") is None:
-        pytest.skip("Graphviz's dot is not installed")
-    spec = tmp_path_factory.mktemp("jupyter") / "kernels" / KERNEL
-    spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Python (lucid tests)", "language": "python"}), encoding="utf-8")
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("JUPYTER_PATH", str(spec.parent.parent))
-        client = nbclient.NotebookClient(nb, timeout=180, kernel_name=KERNEL, store_widget_state=True,
-                                         resources={"metadata": {"path": str(ROOT)}})
-        client.execute()
-    return nb
+    return execute(NOTEBOOK, tmp_path_factory, cwd=ROOT)
 
 
 def code_cells(nb):

@@ -1,39 +1,19 @@
-"""``examples/pytorch_backward.ipynb`` runs top to bottom in a real kernel and its numbers are torch's (issue 31)."""
-import json
-import shutil
-import sys
-from pathlib import Path
+"""``examples/pytorch_backward.ipynb`` runs top to bottom in a real kernel and its numbers are torch's (issue 31).
 
+The kernel is ``tests.notebook_kernel``'s (the one the chain-rule notebook's test uses); it runs in a folder of its
+own, where the notebook saves ``mlp_step.lucid``.
+"""
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.notebook_kernel import ROOT, execute
+
 NOTEBOOK = ROOT / "examples" / "pytorch_backward.ipynb"
-KERNEL = "lucid-tests-python"
 
 
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory):
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    pytest.importorskip("ipykernel")
-    pytest.importorskip("anywidget")
-    pytest.importorskip("torch")
-    if shutil.which("dot") is None:
-        pytest.skip("Graphviz's dot is not installed")
-    spec = tmp_path_factory.mktemp("jupyter") / "kernels" / KERNEL
-    spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Python (lucid tests)", "language": "python"}), encoding="utf-8")
     work = tmp_path_factory.mktemp("run")  # the notebook saves mlp_step.lucid where it runs
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("JUPYTER_PATH", str(spec.parent.parent))
-        env.setenv("PYTHONPATH", str(ROOT))
-        client = nbclient.NotebookClient(nb, timeout=180, kernel_name=KERNEL, store_widget_state=True,
-                                         resources={"metadata": {"path": str(work)}})
-        client.execute()
-    return nb, work
+    return execute(NOTEBOOK, tmp_path_factory, cwd=work, needs=("torch",)), work
 
 
 def test_the_pytorch_notebook_runs_and_checks_its_gradients_against_torch(executed):

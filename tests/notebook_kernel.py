@@ -1,0 +1,53 @@
+"""Running a notebook top to bottom in a real kernel, for the tests of the example notebooks (one copy of it).
+
+nbclient starts an ipykernel of the interpreter running the tests, from a kernel spec of its own found first on
+``JUPYTER_PATH`` (so no ``python3`` kernel installed for another Python can stand in), with this checkout first on
+``PYTHONPATH`` (so ``import lucid`` finds it wherever the notebook runs), and keeps the widgets' state as a notebook
+saved from JupyterLab would. What the kernel needs (nbformat, nbclient, ipykernel, anywidget, Graphviz's ``dot``)
+is checked first: missing, the tests skip, or fail under ``CI=true`` (``tests.needs``).
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.needs import require, unavailable
+
+ROOT = Path(__file__).resolve().parents[1]
+KERNEL = "lucid-tests-python"
+#: How long one cell may run (a kernel's first import of lucid and torch on a busy machine included).
+CELL_SECONDS = 180
+
+
+def execute(path: Path, tmp_path_factory: pytest.TempPathFactory, *, cwd: Path = ROOT,
+            needs: tuple[str, ...] = ()) -> Any:
+    """The notebook at ``path`` after running every cell in a fresh kernel whose working folder is ``cwd``.
+
+    ``needs``: more modules the notebook imports (``torch``). Imported here, not at module level: nbformat's
+    schema checker alone takes seconds to import, and every pytest process (each xdist worker) imports every
+    test module to collect it.
+    """
+    nbformat = require("nbformat", "the notebook extra")
+    nbclient = require("nbclient", "the notebook extra")
+    for module in ("ipykernel", "anywidget", *needs):
+        require(module, "pip install -r requirements-dev.txt")
+    if shutil.which("dot") is None:
+        unavailable("Graphviz's dot is not installed")
+    spec = tmp_path_factory.mktemp("jupyter") / "kernels" / KERNEL
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python (lucid tests)", "language": "python"}), encoding="utf-8")
+    nb = nbformat.read(path, as_version=4)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("JUPYTER_PATH", str(spec.parent.parent))
+        env.setenv("PYTHONPATH", str(ROOT))
+        client = nbclient.NotebookClient(nb, timeout=CELL_SECONDS, kernel_name=KERNEL, store_widget_state=True,
+                                         resources={"metadata": {"path": str(cwd)}})
+        client.execute()
+    return nb
