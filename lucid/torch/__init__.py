@@ -25,11 +25,12 @@ def load(path):
     """A ``.lucid`` recording read from ``path``, checked (``RecordingFileError`` names what is wrong)."""
     from pathlib import Path
 
+    from lucid.i18n import L_
     from lucid.torch.data import FileLimits
 
     p = Path(path)
     if p.stat().st_size > FileLimits().max_bytes:
-        raise RecordingFileError(f"the file is larger than {FileLimits().max_bytes:,} bytes")
+        raise RecordingFileError(L_("the file is larger than {limit} bytes", limit=format(FileLimits().max_bytes, ",")))
     return from_json(p.read_bytes())
 
 

@@ -24,7 +24,8 @@ import numpy as np
 import torch  # noqa: E402  (lucid.torch is the optional extra that needs torch)
 from torch.overrides import TorchFunctionMode
 
-from lucid.torch.data import OP_NAME, Node, RecordedGraph, Step
+from lucid.i18n import L_
+from lucid.torch.data import NOTE_CREATE_GRAPH, NOTE_PASSES, NOTE_STALE_GRAD, OP_NAME, Node, RecordedGraph, Step
 
 #: Calls whose number arguments are operands (``x * 2``): those numbers are drawn as constants.
 ARITHMETIC = frozenset({"add", "__add__", "__radd__", "sub", "__sub__", "__rsub__", "rsub", "mul", "__mul__",
@@ -38,7 +39,10 @@ _SKIP = frozenset({"__get__", "__set__", "size", "dim", "numel", "__len__", "__r
 
 
 class RecordError(RuntimeError):
-    """Something the recorder cannot show truthfully; the message says what to write instead."""
+    """Something the recorder cannot show truthfully; the message says what to write instead.
+
+    Its message is a ``lucid.i18n.Message``: ``str(err)`` is in the reader's language (English by default).
+    """
 
 
 def _op_name(func: Any) -> str:
@@ -102,13 +106,13 @@ def _refuse_backward_inside(func: Any, kwargs: dict) -> None:
     engine, where no torch call is seen, so the drawing would miss the second path into every weight.
     """
     if func is torch.autograd.grad and kwargs.get("create_graph"):
-        raise RecordError("torch.autograd.grad(..., create_graph=True) inside the 'with record()' block (a gradient "
-                          "penalty, a Hessian-vector product): torch builds those derivative nodes inside its engine, "
-                          "where the recorder cannot see them, so the picture would miss a path; record the first-"
-                          "order program and call torch.autograd.grad after the block")
+        raise RecordError(L_("torch.autograd.grad(..., create_graph=True) inside the 'with record()' block (a "
+                             "gradient penalty, a Hessian-vector product): torch builds those derivative nodes inside "
+                             "its engine, where the recorder cannot see them, so the picture would miss a path; record "
+                             "the first-order program and call torch.autograd.grad after the block"))
     what = "torch.autograd.grad" if func is torch.autograd.grad else "backward()"
-    raise RecordError(f"{what} inside the 'with record()' block: the recorder watches torch's backward pass once the "
-                      f"block has ended; call {what} after the block")
+    raise RecordError(L_("{what} inside the 'with record()' block: the recorder watches torch's backward pass once "
+                         "the block has ended; call {what} after the block", what=what))
 
 
 @dataclass
@@ -129,13 +133,13 @@ class Recorder:
         if not differentiable:
             return
         if _is_inplace(name):
-            raise RecordError(f"'{name}' changes a tensor in place inside the recorded graph, so the values before "
-                              f"it are gone and the picture would be wrong: write it out of place "
-                              f"(x = x + y instead of x += y, torch.relu(x) instead of x.relu_())")
+            raise RecordError(L_("'{name}' changes a tensor in place inside the recorded graph, so the values "
+                                 "before it are gone and the picture would be wrong: write it out of place "
+                                 "(x = x + y instead of x += y, torch.relu(x) instead of x.relu_())", name=name))
         if len(differentiable) > 1:
-            raise RecordError(f"'{name}' returns {len(differentiable)} tensors that need gradients (split, chunk, "
-                              f"unbind): the recorder draws one result per call; index the tensor instead "
-                              f"(x[:, :2], x[:, 2:])")
+            raise RecordError(L_("'{name}' returns {count} tensors that need gradients (split, chunk, unbind): the "
+                                 "recorder draws one result per call; index the tensor instead (x[:, :2], x[:, 2:])",
+                                 name=name, count=len(differentiable)))
         out_tensor = differentiable[0]
         flat: list[Any] = []
         for a in args:
@@ -247,8 +251,8 @@ class Recording:
         """The recorded forward graph and torch's backward steps as plain data (after ``backward()``)."""
         if self._graph is None:
             if not self._events:
-                raise RecordError("no backward pass was recorded: call loss.backward() (or torch.autograd.grad) "
-                                  "on a result of the recorded block after the 'with record()' block")
+                raise RecordError(L_("no backward pass was recorded: call loss.backward() (or torch.autograd.grad) "
+                                     "on a result of the recorded block after the 'with record()' block"))
             self._graph = _build(self._recorder, self._events, self._pass_count, self._graph_grads)
             self.remove_hooks()
         return self._graph
@@ -288,7 +292,7 @@ class Recording:
 
         player = stepper(self, **options)
         if not hasattr(player, "save_html"):
-            raise RecordError("this lucid has no offline HTML export")
+            raise RecordError(L_("this lucid has no offline HTML export"))
         return player.save_html(path)
 
 
@@ -346,14 +350,13 @@ def _build(rec: Recorder, events: list[tuple[int, Any, tuple, tuple]], passes: i
     # the root: the recorded result whose autograd node torch ran first
     candidates = [(first[c.out.grad_fn][0], nid, c) for c, nid in calls if c.out.grad_fn in first]
     if not candidates:
-        raise RecordError("the backward pass did not start from a result of the recorded block")
+        raise RecordError(L_("the backward pass did not start from a result of the recorded block"))
     _, root, root_call = min(candidates, key=lambda x: x[0])
     notes = list(rec.notes)
     if passes > 1:
-        notes.append(f"backward ran {passes} times through this graph; the first pass is shown")
+        notes.append(NOTE_PASSES)
     if graph_grads:
-        notes.append("the first pass built its gradients as a graph (create_graph=True): its numbers are shown; "
-                     "a pass through those gradients (double backward) is not drawn")
+        notes.append(NOTE_CREATE_GRAPH)
     ran = first  # one pass: each autograd node ran once
 
     seed_grad = ran[root_call.out.grad_fn][3][root_call.out.output_nr]
@@ -407,7 +410,7 @@ def _build(rec: Recorder, events: list[tuple[int, Any, tuple, tuple]], passes: i
             g = np.broadcast_to(g, nodes[parent].value.shape).copy() if g.size == 1 else g
         steps.append(Step(nid, slot, parent, g))
     sent: dict[int, np.ndarray] = {}
-    stale: list[str] = []
+    stale: list[int] = []
     for step in steps[1:]:
         sent[step.parent] = step.contribution + sent[step.parent] if step.parent in sent else step.contribution
     for tensor_id, nid in leaf_by_acc.items():
@@ -418,11 +421,9 @@ def _build(rec: Recorder, events: list[tuple[int, Any, tuple, tuple]], passes: i
         if nid in sent and np.allclose(grad, sent[nid], rtol=1e-5, atol=1e-7):
             nodes[nid].grad = grad
         else:  # a .grad not zeroed before, or filled by another pass too: not this pass's number
-            stale.append(nodes[nid].name or f"t{nid}")
+            stale.append(nid)
     if stale:
-        shown = ", ".join(stale[:4]) + (", …" if len(stale) > 4 else "")
-        notes.append(f".grad of {shown} holds more than this pass sent (another backward pass added to it); "
-                     f"the totals shown are this pass's")
+        notes.append(NOTE_STALE_GRAD)
     return RecordedGraph(nodes, root, steps, notes, torch.__version__)
 
 

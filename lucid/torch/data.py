@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from lucid.i18n import L_, N_, Message, _
+
 FORMAT = "lucid-torch-recording"
 VERSION = 1
 
@@ -32,6 +34,20 @@ class FileLimits:
     max_params: int = 12
 
 
+#: What a recording's ``notes`` may say, in English in the data (a file says the same in every language):
+#: ``note_text`` shows one in the reader's language.
+NOTE_PASSES = N_("backward ran more than once through this graph; the first pass is shown")
+NOTE_CREATE_GRAPH = N_("the first pass built its gradients as a graph (create_graph=True): its numbers are shown; "
+                       "a pass through those gradients (double backward) is not drawn")
+NOTE_STALE_GRAD = N_("a leaf's .grad holds more than this pass sent it (another backward pass added to it, or it was "
+                     "not zeroed): the player shows this pass's total there, not the .grad")
+
+
+def note_text(note: str) -> str:
+    """A recording's note in the reader's language (a note this lucid does not know, from a file, as it is)."""
+    return _(note)
+
+
 #: An op name as torch spells its functions (``mul``, ``__rsub__``, ``max_pool2d``, ``linear``).
 OP_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,47}")
 #: Keys of an op's parameters (``dim``, ``keepdim``, ``kernel_size``, ``arg1``).
@@ -39,7 +55,11 @@ PARAM_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,31}")
 
 
 class RecordingFileError(ValueError):
-    """A ``.lucid`` file that is not a recording this version can play; the message says what is wrong."""
+    """A ``.lucid`` file that is not a recording this version can play; the message says what is wrong.
+
+    Its message is a ``lucid.i18n.Message`` (``str(err)`` in the reader's language), naming the field it got
+    wrong (``nodes[3].value``) as the file spells it.
+    """
 
 
 @dataclass
@@ -130,38 +150,39 @@ class _Reader:
         self.limits = limits
         self.elements = 0
 
-    def fail(self, where: str, what: str) -> RecordingFileError:
-        return RecordingFileError(f"{where}: {what}")
+    def fail(self, where: str, what: Message) -> RecordingFileError:
+        return RecordingFileError(L_("{where}: {what}", where=where, what=what))
 
     def integer(self, v: Any, where: str, low: int, high: int) -> int:
         if type(v) is not int or not low <= v <= high:
-            raise self.fail(where, f"expected a whole number from {low} to {high}")
+            raise self.fail(where, L_("expected a whole number from {low} to {high}", low=low, high=high))
         return v
 
     def text(self, v: Any, where: str, pattern: re.Pattern | None = None, optional: bool = False) -> str | None:
         if v is None and optional:
             return None
         if not isinstance(v, str) or len(v) > self.limits.max_name or not v.isprintable():
-            raise self.fail(where, f"expected printable text of at most {self.limits.max_name} characters")
+            raise self.fail(where, L_("expected printable text of at most {n} characters", n=self.limits.max_name))
         if pattern is not None and not pattern.fullmatch(v):
-            raise self.fail(where, f"{v!r} is not a valid name")
+            raise self.fail(where, L_("{value} is not a valid name", value=repr(v)))
         return v
 
     def array(self, v: Any, where: str, optional: bool = False) -> np.ndarray | None:
         if v is None and optional:
             return None
         if not isinstance(v, dict) or set(v) != {"shape", "data"}:
-            raise self.fail(where, "expected an array: {\"shape\": [...], \"data\": [...]}")
+            raise self.fail(where, L_("expected an array: an object with a shape list and a data list"))
         shape, data = v["shape"], v["data"]
         if not isinstance(shape, list) or len(shape) > self.limits.max_ndim:
-            raise self.fail(where, f"the shape must be a list of at most {self.limits.max_ndim} sizes")
+            raise self.fail(where, L_("the shape must be a list of at most {n} sizes", n=self.limits.max_ndim))
         dims = [self.integer(d, f"{where}.shape", 0, self.limits.max_elements) for d in shape]
         size = math.prod(dims)
         self.elements += size
         if self.elements > self.limits.max_elements:
-            raise self.fail(where, f"the recording holds more than {self.limits.max_elements:,} numbers")
+            raise self.fail(where, L_("the recording holds more than {n} numbers",
+                                      n=format(self.limits.max_elements, ",")))
         if not isinstance(data, list) or len(data) != size:
-            raise self.fail(where, f"the shape {tuple(dims)} needs {size} numbers")
+            raise self.fail(where, L_("the shape {shape} needs {size} numbers", shape=tuple(dims), size=size))
         numbers = []
         for x in data:
             if type(x) in (int, float):
@@ -169,15 +190,15 @@ class _Reader:
             elif x in ("nan", "inf", "-inf"):
                 numbers.append(float(x))
             else:
-                raise self.fail(where, "every entry must be a number")
+                raise self.fail(where, L_("every entry must be a number"))
         return np.array(numbers, dtype=np.float64).reshape(dims)
 
     def param(self, v: Any, where: str, depth: int = 0) -> Any:
         if v is None or type(v) in (bool, int, float):
             if type(v) is float and not math.isfinite(v):
-                raise self.fail(where, "a parameter must be finite")
+                raise self.fail(where, L_("a parameter must be finite"))
             if type(v) is int and abs(v) > 10**9:
-                raise self.fail(where, "a parameter is out of range")
+                raise self.fail(where, L_("a parameter is out of range"))
             return v
         if isinstance(v, str):
             return self.text(v, where)
@@ -185,54 +206,55 @@ class _Reader:
             return {"slice": [self.param(x, where, depth + 1) for x in v["slice"]]}
         if isinstance(v, list) and depth < 2 and len(v) <= 1024:
             return [self.param(x, where, depth + 1) for x in v]
-        raise self.fail(where, "a parameter must be a number, a short text or a short list of them")
+        raise self.fail(where, L_("a parameter must be a number, a short text or a short list of them"))
 
 
 def from_json(text: str | bytes, limits: FileLimits = FileLimits()) -> RecordedGraph:
     """A recording read from a ``.lucid`` file, checked completely; raises ``RecordingFileError`` otherwise."""
     size = len(text)
     if size > limits.max_bytes:
-        raise RecordingFileError(f"the file is {size:,} bytes; a recording may be at most {limits.max_bytes:,}")
+        raise RecordingFileError(L_("the file is {size} bytes; a recording may be at most {limit}",
+                                    size=format(size, ","), limit=format(limits.max_bytes, ",")))
     try:
         raw = json.loads(text)
     except (ValueError, RecursionError) as err:
-        raise RecordingFileError(f"this is not a lucid recording (not JSON: {err})") from None
+        raise RecordingFileError(L_("this is not a lucid recording (not JSON: {error})", error=str(err))) from None
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
-        raise RecordingFileError("this is not a lucid recording of a PyTorch backward pass")
+        raise RecordingFileError(L_("this is not a lucid recording of a PyTorch backward pass"))
     if raw.get("version") != VERSION:
-        raise RecordingFileError(f"recording version {raw.get('version')!r} is not one this lucid plays "
-                                 f"(version {VERSION})")
+        raise RecordingFileError(L_("recording version {got} is not one this lucid plays (version {version})",
+                                    got=repr(raw.get("version")), version=VERSION))
     r = _Reader(limits)
     nodes_raw, steps_raw = raw.get("nodes"), raw.get("steps")
     if not isinstance(nodes_raw, list) or not 1 <= len(nodes_raw) <= limits.max_nodes:
-        raise r.fail("nodes", f"expected a list of 1 to {limits.max_nodes} nodes")
+        raise r.fail("nodes", L_("expected a list of 1 to {n} nodes", n=limits.max_nodes))
     if not isinstance(steps_raw, list) or not 1 <= len(steps_raw) <= limits.max_steps:
-        raise r.fail("steps", f"expected a list of 1 to {limits.max_steps} steps")
+        raise r.fail("steps", L_("expected a list of 1 to {n} steps", n=limits.max_steps))
     nodes: list[Node] = []
     for i, n in enumerate(nodes_raw):
         at = f"nodes[{i}]"
         if not isinstance(n, dict):
-            raise r.fail(at, "expected an object")
+            raise r.fail(at, L_("expected an object"))
         if n.get("id") != i:
-            raise r.fail(f"{at}.id", f"expected {i}: nodes are listed in order")
+            raise r.fail(f"{at}.id", L_("expected {i}: nodes are listed in order", i=i))
         kind = n.get("kind")
         if kind not in ("leaf", "op"):
-            raise r.fail(f"{at}.kind", "expected \"leaf\" or \"op\"")
+            raise r.fail(f"{at}.kind", L_("expected \"leaf\" or \"op\""))
         inputs = n.get("inputs", [])
         if not isinstance(inputs, list) or len(inputs) > 16 or (kind == "op") != bool(inputs) and kind == "leaf":
-            raise r.fail(f"{at}.inputs", "expected a list of at most 16 earlier nodes (none for a leaf)")
+            raise r.fail(f"{at}.inputs", L_("expected a list of at most 16 earlier nodes (none for a leaf)"))
         inputs = [r.integer(j, f"{at}.inputs", 0, i - 1) for j in inputs]
         params = n.get("params", {})
         if not isinstance(params, dict) or len(params) > limits.max_params:
-            raise r.fail(f"{at}.params", f"expected at most {limits.max_params} parameters")
+            raise r.fail(f"{at}.params", L_("expected at most {n} parameters", n=limits.max_params))
         params = {r.text(k, f"{at}.params", PARAM_KEY): r.param(v, f"{at}.params.{k}") for k, v in params.items()}
         module = n.get("module", [])
         if not isinstance(module, list) or len(module) > 8:
-            raise r.fail(f"{at}.module", "expected a list of at most 8 module names")
+            raise r.fail(f"{at}.module", L_("expected a list of at most 8 module names"))
         value = r.array(n.get("value"), f"{at}.value")
         requires = n.get("requires_grad")
         if type(requires) is not bool:
-            raise r.fail(f"{at}.requires_grad", "expected true or false")
+            raise r.fail(f"{at}.requires_grad", L_("expected true or false"))
         node = Node(i, kind, value, requires, op=r.text(n.get("op", ""), f"{at}.op", OP_NAME) if kind == "op" else "",
                     inputs=inputs, params=params, name=r.text(n.get("name"), f"{at}.name", optional=True),
                     module=tuple(r.text(m, f"{at}.module") for m in module),
@@ -240,35 +262,38 @@ def from_json(text: str | bytes, limits: FileLimits = FileLimits()) -> RecordedG
                     grad=r.array(n.get("grad"), f"{at}.grad", optional=True))
         for name, a in (("upstream", node.upstream), ("grad", node.grad)):
             if a is not None and a.shape != value.shape:
-                raise r.fail(f"{at}.{name}", f"the shape {a.shape} differs from the value's {value.shape}")
+                raise r.fail(f"{at}.{name}", L_("the shape {shape} differs from the value's {value}",
+                                                shape=a.shape, value=value.shape))
         nodes.append(node)
     root = r.integer(raw.get("root"), "root", 0, len(nodes) - 1)
     steps: list[Step] = []
     for k, s in enumerate(steps_raw):
         at = f"steps[{k}]"
         if not isinstance(s, dict):
-            raise r.fail(at, "expected an object")
+            raise r.fail(at, L_("expected an object"))
         node_id = s.get("node")
         if k == 0:
             if node_id is not None:
-                raise r.fail(f"{at}.node", "the first step is the seed (node null)")
+                raise r.fail(f"{at}.node", L_("the first step is the seed (node null)"))
             parent = r.integer(s.get("parent"), f"{at}.parent", root, root)
             slot = 0
         else:
             node_id = r.integer(node_id, f"{at}.node", 0, len(nodes) - 1)
             if nodes[node_id].kind != "op":
-                raise r.fail(f"{at}.node", "a gradient flows out of an op's node, not a leaf")
+                raise r.fail(f"{at}.node", L_("a gradient flows out of an op's node, not a leaf"))
             slot = r.integer(s.get("slot"), f"{at}.slot", 0, len(nodes[node_id].inputs) - 1)
             parent = r.integer(s.get("parent"), f"{at}.parent", 0, len(nodes) - 1)
             if nodes[node_id].inputs[slot] != parent:
-                raise r.fail(f"{at}.parent", f"node {node_id}'s input {slot} is node {nodes[node_id].inputs[slot]}")
+                raise r.fail(f"{at}.parent", L_("node {node}'s input {slot} is node {other}", node=node_id, slot=slot,
+                                                      other=nodes[node_id].inputs[slot]))
         contribution = r.array(s.get("contribution"), f"{at}.contribution")
         if contribution.shape != nodes[parent].value.shape:
-            raise r.fail(f"{at}.contribution", f"the shape {contribution.shape} differs from node {parent}'s "
-                                               f"{nodes[parent].value.shape}")
+            raise r.fail(f"{at}.contribution", L_("the shape {shape} differs from node {parent}'s {value}",
+                                                  shape=contribution.shape, parent=parent,
+                                                  value=nodes[parent].value.shape))
         steps.append(Step(node_id, slot, parent, contribution))
     notes = raw.get("notes", [])
     if not isinstance(notes, list) or len(notes) > 8 or not all(isinstance(x, str) and len(x) <= 300 for x in notes):
-        raise r.fail("notes", "expected at most 8 short notes")
+        raise r.fail("notes", L_("expected at most 8 short notes"))
     version = raw.get("torch", "")
     return RecordedGraph(nodes, root, steps, list(notes), r.text(version, "torch") if version else "")

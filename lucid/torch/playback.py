@@ -21,6 +21,7 @@ from lucid._backend.core import OpSpec, match_shape, operation
 from lucid._tensor.tensor import Tensor
 from lucid.autograd import Trace, TraceStep
 from lucid.autograd.backward import topological_order
+from lucid.i18n import N_, _
 from lucid.torch.data import RecordedGraph
 from lucid.viz.graph.groups import tag
 
@@ -126,13 +127,18 @@ KNOWN: dict[str, Builder] = {
     "leaky_relu": lambda t, p: lucid.leaky_relu(t[0], float(_arg(p, "negative_slope", 1, 0.01))),
 }
 
-#: What a generic node's explanation says the op computes, for torch calls students meet often.
-FORMULAS = {"linear": "out = x·Wᵀ + b", "conv2d": "out = x ⋆ W + b (2-D convolution)",
-            "max_pool2d": "out = the largest entry of each window", "avg_pool2d": "out = the mean of each window",
-            "dropout": "out = x · mask / (1 − p)", "layer_norm": "out = (x − mean) / √(var + ε) · γ + β",
-            "batch_norm": "out = (x − mean) / √(var + ε) · γ + β", "gelu": "out = x · Φ(x)",
-            "nll_loss": "out = −mean of the picked log-probabilities", "flatten": "out = x with axes joined",
-            "silu": "out = x · σ(x)", "embedding": "out = the rows of W picked by the indices"}
+#: What a generic node's explanation says the op computes, for torch calls students meet often (English: the
+#: explanation shows each through the reader's catalog).
+FORMULAS = {"linear": "out = x·Wᵀ + b", "conv2d": N_("out = x ⋆ W + b (2-D convolution)"),
+            "max_pool2d": N_("out = the largest entry of each window"),
+            "avg_pool2d": N_("out = the mean of each window"), "dropout": N_("out = x · mask / (1 − p)"),
+            "layer_norm": N_("out = (x − mean) / √(var + ε) · γ + β"),
+            "batch_norm": N_("out = (x − mean) / √(var + ε) · γ + β"), "gelu": "out = x · Φ(x)",
+            "nll_loss": N_("out = −mean of the picked log-probabilities"),
+            "flatten": N_("out = x with axes joined"), "silu": "out = x · σ(x)",
+            "embedding": N_("out = the rows of W picked by the indices")}
+#: The formula of a torch call lucid knows nothing of: its name, and who computed it.
+UNKNOWN_FORMULA = N_("out = {op}(…) (computed by PyTorch)")
 
 
 class torch_op(operation):
@@ -145,7 +151,8 @@ class torch_op(operation):
     def __init__(self, op: str, params: dict[str, Any], n_inputs: int) -> None:
         self.op = op
         self.params = {k: v for k, v in params.items() if not isinstance(v, list) or len(v) <= 4}
-        formula = FORMULAS.get(op, f"out = {op}(…) (computed by PyTorch)")
+        # an unknown op's formula is put in words now, in the reader's language (no catalog holds its name)
+        formula = FORMULAS.get(op) or _(UNKNOWN_FORMULA).format(op=op)
         self.custom_spec = OpSpec(op, op, formula, (), "torch", None, torch_op)
         self.symbol = op
 
