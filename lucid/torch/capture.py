@@ -125,6 +125,7 @@ class Recorder:
     param_module: dict[int, tuple[str, ...]] = field(default_factory=dict)  # id(parameter) -> its module's path
     notes: list[str] = field(default_factory=list)
     keep: list[Any] = field(default_factory=list)  # tensors of the block, alive while the recording is
+    made: dict[tuple[Any, int], torch.Tensor] = field(default_factory=dict)  # (grad_fn, output_nr) -> its result
 
     def saw(self, name: str, args: tuple, kwargs: dict, out: Any) -> None:
         results = [out] if isinstance(out, torch.Tensor) else [
@@ -147,9 +148,40 @@ class Recorder:
                 flat.extend(a)  # torch.cat([a, b]), torch.stack(...)
             else:
                 flat.append(a)
+        for a in flat:
+            if isinstance(a, torch.Tensor) and a.grad_fn is not None:
+                self._function_result(a)
         self.calls.append(_Call(name, flat, {k: _param(v) for k, v in kwargs.items()}, out_tensor,
                                 tuple(self.module_stack)))
+        self.made[(out_tensor.grad_fn, out_tensor.output_nr)] = out_tensor
         self.keep.append(out_tensor)
+
+    def _function_result(self, t: torch.Tensor) -> None:
+        """A ``torch.autograd.Function``'s result, met as an input: drawn as one node named by its class.
+
+        ``Function.apply`` never passes through ``TorchFunctionMode`` (only the calls inside its ``forward``
+        do, with gradients off), so the call is rebuilt from its autograd node: its inputs are the tensors
+        that node's edges lead to. Its gradients are the ones its own ``backward`` sent, like any call's.
+        """
+        fn = t.grad_fn
+        function = getattr(fn, "_forward_cls", None)
+        if function is None or (fn, t.output_nr) in self.made:
+            return  # a recorded call's result, or a tensor made before the block (drawn as a leaf)
+        name = _op_name(function)
+        inputs: list[torch.Tensor] = []
+        edges = [(next_fn, nr) for next_fn, nr in fn.next_functions if next_fn is not None]  # None: needs no grad
+        for next_fn, nr in edges:
+            variable = getattr(next_fn, "variable", None)
+            found = variable if variable is not None else self.made.get((next_fn, nr))
+            if found is not None:
+                inputs.append(found)
+        if len(inputs) != len(edges) or t.output_nr != 0:
+            raise RecordError(L_("'{name}' is a torch.autograd.Function whose inputs the recorder cannot see (the "
+                                 "result of another Function, or one of several results): apply it to tensors made "
+                                 "by torch calls inside the 'with record()' block", name=name))
+        self.calls.append(_Call(name, inputs, {}, t, tuple(self.module_stack)))
+        self.made[(fn, t.output_nr)] = t
+        self.keep.append(t)
 
     # module hooks: the path of the module whose forward is running
     def enter(self, module: Any, _inputs: Any) -> None:
