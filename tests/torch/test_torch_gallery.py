@@ -179,7 +179,7 @@ NOT_IN_TORCH = {
 def test_every_gallery_program_has_a_torch_twin_or_a_named_reason():
     slugs = [e.slug for e in EXAMPLES]
     assert set(TWINS) | set(NOT_IN_TORCH) == set(slugs) and not set(TWINS) & set(NOT_IN_TORCH)
-    assert len(TWINS) == 20 and len(slugs) == 22  # what this branch covers; the README counts them too
+    assert len(TWINS) == 20 and len(slugs) == 22  # the README says how many are covered
 
 
 #: Programs whose picture differs from lucid's only in the order of a commutative op's inputs, and why.
