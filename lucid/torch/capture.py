@@ -324,7 +324,7 @@ class Recording:
 
         player = stepper(self, **options)
         if not hasattr(player, "save_html"):
-            raise RecordError(L_("this lucid has no offline HTML export"))
+            raise RecordError("this lucid has no offline HTML export")
         return player.save_html(path)
 
 
