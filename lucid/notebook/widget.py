@@ -349,6 +349,8 @@ def widget_class() -> type:
             if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step < self.n_steps:
                 return
             if node.startswith("g"):
+                if self.open_box(node):
+                    return
                 with use_language(self._lang):
                     self.inspection = ('<div class="lucid-facts-head">' + html.escape(_(
                         "A box of the collapsed drawing: its nodes are listed in the app's node inspector."))
@@ -358,6 +360,38 @@ def widget_class() -> type:
                 self.inspect(node, step)
             except StepperError:
                 return
+
+        def open_box(self, box: str) -> bool:
+            """Open a box of a collapsed drawing (``g<n>``), or close an open group by a click on its header.
+
+            The player is drawn again from the new set of open groups (one layout, as the app does), at the
+            same step: a recorded ``nn.Sequential`` opens module by module (``model`` → ``model.0``, …).
+            False, changing nothing, when the drawing is not collapsed, ``box`` names none of its groups, or
+            the opened drawing would cost more than the player may animate.
+            """
+            from lucid.viz.graph.collapse import CollapsedView, toggle
+            from lucid.viz.player.animation import build_collapsed_animation
+            from lucid.viz.player.animation_cost import collapsed_work
+
+            info = self._anim.collapsed
+            if not info or not isinstance(box, str) or not _NODE_ID.fullmatch(box) or not box.startswith("g"):
+                return False
+            root, trace = self._rec.root, self._rec.trace
+            current = CollapsedView(root, trace, info["expanded"])
+            expanded = toggle(current, current.expanded, box)
+            if expanded == current.expanded:
+                return False
+            view = CollapsedView(root, trace, expanded)
+            if not collapsed_work(view).fits:
+                return False
+            data = self.data
+            with use_language(self._lang), np.errstate(all="ignore"):
+                anim = build_collapsed_animation(view, direction=self._options["direction"])
+                fresh = player_data(anim, seconds=data["seconds"], classroom=data["classroom"], zoom=data["zoom"],
+                                    beside=data["beside"])
+            self._anim = anim
+            self.data = {**data, "anim": fresh["anim"], "anim_id": fresh["anim_id"], "program_id": fresh["program_id"]}
+            return True
 
         def save_svg(self, path: str | Path, step: int | None = None) -> Path:
             """Write the picture of ``step`` (the step on screen when None) as an SVG file; returns the path."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.needs import require_torch
+from tests.needs import require, require_torch
 
 torch = require_torch()
 import torch.nn as nn  # noqa: E402
@@ -108,3 +108,29 @@ def test_the_module_paths_travel_in_a_saved_recording():
     assert modules["0.weight"] == ("model", "0") and modules["2.bias"] == ("model", "2")
     root, trace = replay(again)
     assert _names(CollapsedView(root, trace, ()), "model/model.0") == ["0.weight", "0.bias", "linear"]
+
+
+def test_in_the_notebook_a_click_on_a_module_box_opens_it_and_its_header_closes_it():
+    require("anywidget", "the notebook extra")
+    from lucid.viz import stepper
+
+    model, rec = _mlp(80)
+    player = stepper(rec, step=5)
+    assert player.animation.collapsed["box_ids"] == ["g0"]  # x, the model in one box, the loss
+    assert player.title() == "322 steps inside model"
+
+    player._on_message(player, {"kind": "inspect", "node": "g0", "step": 5}, [])  # what a click on the box sends
+    opened = player.animation.collapsed
+    assert opened["expanded"] == ["model"] and opened["boxes"] == 12  # blocks of layers, as lucid's own graphs
+    assert player.data["anim"] == player.animation.to_json() and player.step == 5  # redrawn, at the same step
+    assert player.title() == "14 steps inside model.154 … model.160; gradient leaves model.154 … model.160 for " \
+                             "model.140 … model.153"
+    block = opened["box_ids"][0]
+    player._on_message(player, {"kind": "inspect", "node": block, "step": 5}, [])
+    assert player.animation.collapsed["expanded"] == ["model", "model/model.0 … model.13"]
+
+    player._on_message(player, {"kind": "inspect", "node": "g0", "step": 5}, [])  # the model's header: closed
+    assert player.animation.collapsed["expanded"] == [] and player.animation.collapsed["box_ids"] == ["g0"]
+    assert not player.open_box("g99999") and not player.open_box("t3")  # no such group; not a box
+    final = {s.parent.name: s.accumulated for s in player._rec.trace.steps if s.is_final and s.parent.name}
+    np.testing.assert_array_equal(final["0.weight"], model[0].weight.grad.double().numpy())
