@@ -92,11 +92,16 @@ def test_create_graph_shows_the_first_pass_says_so_and_double_backward_is_torchs
 
 
 def test_a_non_leaf_with_retain_grad_has_the_recorded_total_as_its_grad():
+    x0, w0 = _leaves()
+    loss0, h0 = _program(x0, w0)
+    h0.retain_grad()
+    loss0.backward()
     x, w = _leaves()
     with record(names={"x": x, "w": w}) as rec:
         loss, h = _program(x, w)
         h.retain_grad()
     loss.backward()
+    assert torch.equal(h.grad, h0.grad) and torch.equal(x.grad, x0.grad)  # the user's numbers, bit for bit
     root, trace = replay(rec.graph())
     into_h = [s for s in trace.steps if s.parent.name == "h"]
     assert len(into_h) == 2  # h * h: one contribution per use
