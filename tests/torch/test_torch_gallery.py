@@ -2,8 +2,8 @@
 
 Each twin is the gallery program line for line in torch, on the very inputs lucid's run drew (its ``randn``
 leaves), in float64. It is recorded, replayed, and held against lucid's own run of the program with the same
-upstream gradient (not ones): every tensor's value and final gradient agree to rounding, the steps are the
-edges lucid steps (in an order torch's engine used: nothing leaves a node before everything has reached it),
+upstream gradient (not ones): every tensor's value and final gradient, and every step's upstream gradient and
+contribution, agree to rounding, the steps are the edges lucid steps (in an order torch's engine used: nothing leaves a node before everything has reached it),
 and the graph lucid draws for the replay has the nodes, ops, labels and edges it draws for the program.
 
 A twin returns ``locals()``: the names the recorder gives the graph, as a program's variables name lucid's.
@@ -254,6 +254,18 @@ def _finals(trace):
     return {index[id(s.parent)]: s.accumulated for s in trace.steps if s.is_final}
 
 
+def _sent(trace) -> dict[tuple[int, int], tuple[np.ndarray | None, np.ndarray]]:
+    """(child, parent) -> the upstream gradient at the child and what it sent the parent (both uses of x * x
+    added up: a commutative op's two slots may be swapped between the two drawings)."""
+    index = {id(t): k for k, t in enumerate(trace.order)}
+    out: dict[tuple[int, int], tuple[np.ndarray | None, np.ndarray]] = {}
+    for s in trace.steps:
+        key = (index[id(s.node)] if s.node is not None else -1, index[id(s.parent)])
+        before = out.get(key)
+        out[key] = (s.upstream, s.contribution if before is None else before[1] + s.contribution)
+    return out
+
+
 def _edges(trace):
     index = {id(t): k for k, t in enumerate(trace.order)}
     return sorted((index[id(s.node)] if s.node is not None else -1, index[id(s.parent)]) for s in trace.steps)
@@ -281,6 +293,12 @@ def test_a_gallery_program_in_torch_plays_like_lucids(slug):
         if leaf.requires_grad:
             np.testing.assert_allclose(leaf.grad.numpy(), program.variables[name].grad, rtol=1e-12, atol=1e-15)
     assert _edges(theirs) == sorted((at[c] if c >= 0 else -1, at[q]) for c, q in _edges(mine))  # one step per edge
+    sent, expected_sent = _sent(theirs), _sent(mine)
+    for (c, q), (upstream, contribution) in expected_sent.items():  # every step's numbers, edge by edge
+        got_upstream, got = sent[(at[c] if c >= 0 else -1, at[q])]
+        np.testing.assert_allclose(got, contribution, rtol=1e-12, atol=1e-15, err_msg=f"t{c} → t{q}")
+        if upstream is not None:
+            np.testing.assert_allclose(got_upstream, upstream, rtol=1e-12, atol=1e-15, err_msg=f"upstream of t{c}")
 
 
 @pytest.mark.parametrize("slug", list(TWINS))
