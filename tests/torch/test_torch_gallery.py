@@ -3,8 +3,9 @@
 Each twin is the gallery program line for line in torch, on the very inputs lucid's run drew (its ``randn``
 leaves), in float64. It is recorded, replayed, and held against lucid's own run of the program with the same
 upstream gradient (not ones): every tensor's value and final gradient, and every step's upstream gradient and
-contribution, agree to rounding, the steps are the edges lucid steps (in an order torch's engine used: nothing leaves a node before everything has reached it),
-and the graph lucid draws for the replay has the nodes, ops, labels and edges it draws for the program.
+contribution, agree to rounding; the steps are the edges lucid steps (in an order torch's engine used: nothing
+leaves a node before everything has reached it); and the graph lucid draws for the replay has the nodes, ops,
+labels and edges it draws for the program.
 
 A twin returns ``locals()``: the names the recorder gives the graph, as a program's variables name lucid's.
 """
