@@ -50,6 +50,9 @@ def note_text(note: str) -> str:
 
 #: An op name as torch spells its functions (``mul``, ``__rsub__``, ``max_pool2d``, ``linear``).
 OP_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,47}")
+#: A module's name in a node's path (``model``, ``0``, ``fc1``, ``모델``): no slash, which separates the boxes
+#: of a collapsed drawing (``model/model.0``), and no blank.
+MODULE_NAME = re.compile(r"[^/\s]{1,64}")
 #: Keys of an op's parameters (``dim``, ``keepdim``, ``kernel_size``, ``arg1``).
 PARAM_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,31}")
 
@@ -257,7 +260,7 @@ def from_json(text: str | bytes, limits: FileLimits = FileLimits()) -> RecordedG
             raise r.fail(f"{at}.requires_grad", L_("expected true or false"))
         node = Node(i, kind, value, requires, op=r.text(n.get("op", ""), f"{at}.op", OP_NAME) if kind == "op" else "",
                     inputs=inputs, params=params, name=r.text(n.get("name"), f"{at}.name", optional=True),
-                    module=tuple(r.text(m, f"{at}.module") for m in module),
+                    module=tuple(r.text(m, f"{at}.module", MODULE_NAME) for m in module),
                     upstream=r.array(n.get("upstream"), f"{at}.upstream", optional=True),
                     grad=r.array(n.get("grad"), f"{at}.grad", optional=True))
         for name, a in (("upstream", node.upstream), ("grad", node.grad)):

@@ -6,7 +6,10 @@ with the module's path (``model`` → ``model.0``), so the collapsed view (``luc
 """
 from __future__ import annotations
 
+import json
+
 import numpy as np
+import pytest
 
 from tests.needs import require, require_torch
 
@@ -14,7 +17,7 @@ torch = require_torch()
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from lucid.torch import from_json, record, replay, to_json  # noqa: E402
+from lucid.torch import RecordingFileError, from_json, record, replay, to_json  # noqa: E402
 from lucid.viz.graph.collapse import CollapsedView, toggle  # noqa: E402
 from lucid.viz.graph.dot import to_dot  # noqa: E402
 
@@ -134,3 +137,12 @@ def test_in_the_notebook_a_click_on_a_module_box_opens_it_and_its_header_closes_
     assert not player.open_box("g99999") and not player.open_box("t3")  # no such group; not a box
     final = {s.parent.name: s.accumulated for s in player._rec.trace.steps if s.is_final and s.parent.name}
     np.testing.assert_array_equal(final["0.weight"], model[0].weight.grad.double().numpy())
+
+
+@pytest.mark.parametrize("name", ["a/b", "", "model 0", "x" * 65])
+def test_a_file_whose_module_name_could_break_the_boxes_is_refused(name):
+    _, rec = _mlp(1)
+    data = json.loads(to_json(rec.graph()))
+    data["nodes"][1]["module"] = ["model", name]
+    with pytest.raises(RecordingFileError, match=r"^nodes\[1\]\.module: "):
+        from_json(json.dumps(data))
