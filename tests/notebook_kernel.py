@@ -24,9 +24,15 @@ KERNEL = "lucid-tests-python"
 CELL_SECONDS = 180
 
 
-def execute(path: Path, tmp_path_factory: pytest.TempPathFactory, *, cwd: Path = ROOT,
+def notebook_format() -> Any:
+    """nbformat, to build a notebook in a test (``nbformat.v4.new_notebook()``), or skip / fail as ``execute`` does."""
+    return require("nbformat", "the notebook extra")
+
+
+def execute(notebook: Path | Any, tmp_path_factory: pytest.TempPathFactory, *, cwd: Path = ROOT,
             needs: tuple[str, ...] = ()) -> Any:
-    """The notebook at ``path`` after running every cell in a fresh kernel whose working folder is ``cwd``.
+    """The notebook (a path, or a notebook made with nbformat) after running every cell in a fresh kernel whose
+    working folder is ``cwd``.
 
     ``needs``: more modules the notebook imports (``torch``). Imported here, not at module level: nbformat's
     schema checker alone takes seconds to import, and every pytest process (each xdist worker) imports every
@@ -43,7 +49,7 @@ def execute(path: Path, tmp_path_factory: pytest.TempPathFactory, *, cwd: Path =
     (spec / "kernel.json").write_text(json.dumps({
         "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
         "display_name": "Python (lucid tests)", "language": "python"}), encoding="utf-8")
-    nb = nbformat.read(path, as_version=4)
+    nb = nbformat.read(notebook, as_version=4) if isinstance(notebook, Path) else notebook
     with pytest.MonkeyPatch.context() as env:
         env.setenv("JUPYTER_PATH", str(spec.parent.parent))
         env.setenv("PYTHONPATH", str(ROOT))

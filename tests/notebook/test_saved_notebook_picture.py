@@ -5,16 +5,13 @@ Reopened without a kernel, on GitHub or nbviewer, a notebook shows an output's `
 notebook is written to disk and read back, and its outputs carry the widget view *and* the step's SVG
 with its title and explanation, and a text/plain that names the step instead of ``<...Stepper object at 0x…>``.
 """
-import json
 import shutil
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.notebook_kernel import ROOT, execute, notebook_format
+
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-KERNEL = "lucid-tests-python"
 SNIPPET = """from lucid import Tensor
 from lucid.viz import stepper
 
@@ -27,26 +24,11 @@ player"""
 
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory):
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    pytest.importorskip("ipykernel")
-    pytest.importorskip("anywidget")
-    if shutil.which("dot") is None:
-        pytest.skip("Graphviz's dot is not installed")
-    folder = tmp_path_factory.mktemp("jupyter")
-    spec = folder / "kernels" / KERNEL
-    spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Python (lucid tests)", "language": "python"}), encoding="utf-8")
+    nbformat = notebook_format()
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(SNIPPET), nbformat.v4.new_code_cell('stepper(f, step=3, lang="ko")')]
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("JUPYTER_PATH", str(folder))
-        client = nbclient.NotebookClient(nb, timeout=180, kernel_name=KERNEL, store_widget_state=True,
-                                         resources={"metadata": {"path": str(ROOT)}})
-        client.execute()
-    path = folder / "saved.ipynb"
+    execute(nb, tmp_path_factory, cwd=ROOT)  # the kernel of tests.notebook_kernel, as the example notebooks'
+    path = tmp_path_factory.mktemp("saved") / "saved.ipynb"
     nbformat.write(nb, path)
     return nbformat.read(path, as_version=4)
 
