@@ -91,6 +91,27 @@ def test_create_graph_shows_the_first_pass_says_so_and_double_backward_is_torchs
     np.testing.assert_allclose(_finals(replay(graph)[1])["x"], first.numpy(), rtol=1e-15)
 
 
+@pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True:UserWarning")  # torch's own advice
+def test_backward_with_create_graph_then_a_gradient_penalty_shows_the_first_pass_and_says_so():
+    v = torch.tensor([0.75, -1.5, 0.25], dtype=torch.float64)
+    x0, w0 = _leaves()
+    _program(x0, w0)[0].backward(create_graph=True)
+    first0 = w0.grad.detach().clone()
+    (w0.grad * v).sum().backward()  # through the gradient: adds ∂(grad·v)/∂w to w.grad
+    x, w = _leaves()
+    with record(names={"x": x, "w": w}) as rec:
+        loss, _ = _program(x, w)
+    loss.backward(create_graph=True)
+    first = w.grad.detach().clone()
+    (w.grad * v).sum().backward()
+    assert torch.equal(first, first0) and torch.equal(w.grad, w0.grad) and torch.equal(x.grad, x0.grad)
+    graph = rec.graph()
+    assert NOTE_CREATE_GRAPH in graph.notes and NOTE_STALE_GRAD in graph.notes  # w.grad now holds more than pass 1
+    np.testing.assert_allclose(_finals(replay(graph)[1])["w"], first.numpy(), rtol=1e-15)
+    for leaf in (x0, w0, x, w):
+        leaf.grad = None  # torch's advice after backward(create_graph=True): the cycle through .grad is broken
+
+
 def test_a_non_leaf_with_retain_grad_has_the_recorded_total_as_its_grad():
     x0, w0 = _leaves()
     loss0, h0 = _program(x0, w0)
