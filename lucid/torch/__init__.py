@@ -10,9 +10,10 @@ order; ``replay`` draws that as a lucid graph and trace with torch's numbers. ``
 file (plain JSON, checked before use). Only ``record`` needs torch; ``load``/``replay`` do not.
 Modules: ``capture`` (the recorder), ``data`` (the plain data and its file), ``playback`` (data → lucid).
 """
-from lucid.torch.data import FileLimits, RecordedGraph, RecordingFileError, from_json, to_json
+from lucid.torch.data import FileLimits, RecordedGraph, RecordingFileError, from_json, note_text, to_json
 
-__all__ = ["FileLimits", "RecordedGraph", "RecordingFileError", "from_json", "load", "record", "replay", "to_json"]
+__all__ = ["FileLimits", "RecordedGraph", "RecordingFileError", "from_json", "load", "note_text", "record", "replay",
+           "to_json"]
 
 
 def record(*modules, names=None):  # noqa: D103 - documented in lucid.torch.capture.record
