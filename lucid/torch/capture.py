@@ -60,6 +60,8 @@ def _param(v: Any, depth: int = 0) -> Any:
         return v
     if isinstance(v, slice):
         return {"slice": [_param(v.start), _param(v.stop), _param(v.step)]}
+    if isinstance(v, range) and len(v) <= 1024:
+        return list(v)  # x[range(4), y]: the rows, as an index list
     if v is Ellipsis:
         return "..."
     if isinstance(v, torch.Tensor) and not v.requires_grad and v.numel() <= 1024 and not v.is_floating_point():

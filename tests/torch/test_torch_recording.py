@@ -299,3 +299,20 @@ def test_the_recording_bench_runs_and_leaves_the_gradients_as_torchs(capsys, mon
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines] == ["plain", "recorded", "graph", "replay"]
     assert all("× plain" in line for line in lines)
+
+
+def test_the_issues_own_example_picks_the_targets_with_lucids_index_op():
+    """``model(x).log_softmax(-1)[range(4), y].neg().mean()``: the pick is lucid's ``[ ]``, explained as lucid's."""
+    torch.manual_seed(8)
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 3))
+    x = torch.randn(4, 3)
+    y = torch.tensor([0, 2, 1, 1])
+    with record(model) as rec:
+        loss = model(x).log_softmax(-1)[range(4), y].neg().mean()
+    loss.backward()
+    root, trace = _check_against_torch(rec, dict(model.named_parameters()))
+    pick = next(t for t in trace.order if t._op is not None and t._op.name == "getitem")
+    np.testing.assert_array_equal(pick.data, model(x).log_softmax(-1)[range(4), y].detach().double().numpy())
+    into_logp = next(s for s in trace.steps if s.node is pick)
+    assert np.count_nonzero(into_logp.contribution) == 4  # one picked entry per row gets -1/4
+    np.testing.assert_array_equal(into_logp.contribution[range(4), y.numpy()], [-0.25] * 4)
