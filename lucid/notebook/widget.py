@@ -227,6 +227,24 @@ def facts_html(details: Any) -> str:
     return "".join(parts)
 
 
+def node_facts_html(rec: Any, k: int, step: int) -> str:
+    """Node ``k``'s facts at trace ``step`` as HTML, in the current language: what a click on the node shows.
+
+    One function for both players that show facts: the widget answers a click with it, and ``save_html``
+    (``lucid.notebook.html_file``) writes it into the file ahead of time, since offline no kernel answers.
+    ``rec``: anything ``lucid.session.inspector.node_details`` reads (a ``Recording``, an ``Analysis``).
+    """
+    from lucid.session.inspector import node_details
+
+    return facts_html(node_details(rec, k, step))
+
+
+def box_facts_html() -> str:
+    """What a click on a box of a collapsed drawing shows in place of facts (the app's inspector lists them)."""
+    return ('<div class="lucid-facts-head">' + html.escape(_(
+        "A box of the collapsed drawing: its nodes are listed in the app's node inspector.")) + "</div>")
+
+
 #: Largest SVG a saved output carries (a huge graph's picture would bloat the notebook file).
 STATIC_SVG_LIMIT = 3_000_000
 
@@ -336,7 +354,7 @@ def widget_class() -> type:
                 raise StepperError(f"no node {node!r} in this graph: nodes are t0 to t{len(self._rec.order) - 1}")
             with use_language(self._lang):
                 details = node_details(self._rec, k, at)  # a Recording is a recorded pass as the inspector reads
-                self.inspection = facts_html(details)
+                self.inspection = facts_html(details)  # as node_facts_html, keeping the details to return
             return details
 
         def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
@@ -350,9 +368,7 @@ def widget_class() -> type:
                 return
             if node.startswith("g"):
                 with use_language(self._lang):
-                    self.inspection = ('<div class="lucid-facts-head">' + html.escape(_(
-                        "A box of the collapsed drawing: its nodes are listed in the app's node inspector."))
-                        + "</div>")
+                    self.inspection = box_facts_html()
                 return
             try:
                 self.inspect(node, step)
@@ -365,6 +381,23 @@ def widget_class() -> type:
             target = Path(path)
             target.write_text(self._anim.frame_svg(self._anim.step_for_trace(at)), encoding="utf-8")
             return target
+
+        def save_html(self, path: str | Path, *, lang: str | None = None, title: str | None = None) -> Path:
+            """Write this player as ONE self-contained HTML file (no network, no kernel); returns the path.
+
+            It opens at the step on screen, with this player's view, keys, explanations and node facts (in
+            ``lang``, this player's language when None): see ``lucid.viz.save_html``.
+            """
+            from lucid.notebook.html_file import save_html
+
+            return save_html(self, path, lang=lang, title=title)
+
+        def _html_source(self) -> tuple[Recording, Animation, dict]:
+            """What ``save_html`` writes for this player: its pass, its animation and its view."""
+            data = self.data
+            return self._rec, self._anim, {"step": self.step, "seconds": data["seconds"], "zoom": data["zoom"],
+                                           "classroom": data["classroom"], "beside": data["beside"],
+                                           "lang": self._lang, "drawing": self._options}
 
         def save_gif(self, path: str | Path, *, frame_ms: int = 1200, slide: bool = False) -> Path:
             """Write the whole backward pass as a looping GIF (one frame per step, captioned); returns the path.
