@@ -44,6 +44,8 @@ TITLE = N_("The backward pass, step by step")
 TITLE_NAMED = N_("The backward pass of {name}, step by step")
 FACTS_HINT = N_("Click a node of the graph (or press Enter on it) to see its value, gradient, inputs and users "
                 "here.")
+TOO_LARGE = N_("The HTML file of this graph would be larger than {limit} MB (at least {size} MB): export single "
+               "steps as SVG or PNG pictures instead.")
 MADE_WITH = N_("Made with Lucid Graph Lab: works offline, nothing is sent anywhere.")
 
 _CLOSERS = re.compile(r"<(?=/(?:script|style)|!--)", re.IGNORECASE)
@@ -114,8 +116,7 @@ def facts_timeline(rec: Any, shown: int, *, budget: int = HTML_LIMIT_BYTES) -> t
 
 
 def _too_large(size: int) -> str:
-    return (f"this graph's HTML file would be larger than {HTML_LIMIT_BYTES // 1_000_000} MB (over "
-            f"{size / 1_000_000:.1f} MB): save a smaller program, or one step as a picture (save_svg)")
+    return _(TOO_LARGE).format(limit=HTML_LIMIT_BYTES // 1_000_000, size=f"{size / 1_000_000:.1f}")
 
 
 def offline_data(rec: Any, anim: Animation, *, step: int = 0, upto: int | None = None, seconds: float = 1.5,

@@ -86,6 +86,8 @@ class PageKeys:
     dl_gif = _Key("download GIF")
     dl_slide_svg = _Key("download the slide as SVG")
     dl_slide_png = _Key("download the slide as PNG")
+    make_html = _Key("the Make interactive HTML button")
+    dl_html = _Key("download the interactive HTML file")
     copy_link = _Key("the Copy link button")
     forward_input = _Key("forward mode's input picker")
     forward_both = _Key("forward mode's whole-Jacobian toggle")

@@ -24,7 +24,7 @@ from lucid.i18n import N_, _, format_integer, ngettext, text
 from lucid.session import stepping as stepper
 from lucid.session.analysis import Analysis, hierarchy_of, shared_animation
 from lucid.session.options import DrawOptions
-from lucid.ui.playground import graph_view
+from lucid.ui.playground import graph_view, html_export
 from lucid.ui.playground.clickable_graph import animation_player, program_key, take_click
 from lucid.ui.playground.graph_view import export_buttons, show_legend, static_frame
 from lucid.ui.playground.inspector_view import inspect_clicked, node_inspector
@@ -205,6 +205,8 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
             st.caption(held_note or _("Exports are back once your teacher reveals the answer."))
         else:
             export_buttons(key, analysis, step, options, expanded if collapsed else None)
+            if graph_view.has_dot():
+                html_export.html_button(key, analysis, options, expanded, step=step, upto=held_from)
 
 
 def _collapsed_bar(key: str, anim: Animation, analysis: Analysis, expanded: tuple[str, ...]) -> None:
