@@ -126,14 +126,21 @@ def test_a_korean_file_speaks_korean_offline(tab, tmp_path):
     assert asked == [path.as_uri()]
 
 
-def test_the_apps_interactive_html_download_plays_offline(page, app_url, tmp_path, browser):
+#: The app's language, its Make button and what the file then says (the page's language is the file's).
+APP_LANGUAGES = [("", "Make interactive HTML", "en", "Step 0 of", ["t0 ·", "Value", "Gradient"]),
+                 ("playground?lang=ko", "대화형 HTML 만들기", "ko", "단계 0 /", ["t0 ·", "값", "기울기"])]
+
+
+@pytest.mark.parametrize(("query", "make", "lang", "first", "facts"), APP_LANGUAGES, ids=["en", "ko"])
+def test_the_apps_interactive_html_download_plays_offline(page, app_url, tmp_path, browser, query, make, lang,
+                                                          first, facts):
     if shutil.which("dot") is None:
         pytest.skip("Graphviz's dot is not installed")
-    open_playground(page, app_url)
+    open_playground(page, app_url, query)
     page.locator(".st-key-pg_export_open summary").click()
     wait_until_idle(page)
-    page.get_by_role("button", name="Make interactive HTML").click()
-    download_button = page.locator(".st-key-pg_dl_html button")
+    page.get_by_role("button", name=make).click()
+    download_button = page.locator(".st-key-pg_dl_html button").first
     download_button.wait_for(timeout=SLOW)
     with page.expect_download() as got:
         download_button.click()
@@ -145,11 +152,11 @@ def test_the_apps_interactive_html_download_plays_offline(page, app_url, tmp_pat
     offline = context.new_page()
     try:
         asked = _offline(offline, path)
-        assert offline.eval_on_selector("html", "e => e.lang") == "en"
-        assert "Step 0 of" in _text(offline, TITLE)
-        _step_and_click(offline, node="t0", facts=["t0 ·", "Value", "Gradient"])
+        assert offline.eval_on_selector("html", "e => e.lang") == lang
+        assert first in _text(offline, TITLE)
+        _step_and_click(offline, node="t0", facts=facts)
         ARTIFACTS.mkdir(exist_ok=True)
-        offline.screenshot(path=str(ARTIFACTS / "e2e-html-player-app.png"), full_page=True)
+        offline.screenshot(path=str(ARTIFACTS / f"e2e-html-player-app-{lang}.png"), full_page=True)
         _no_violations(offline)
         assert asked == [path.as_uri()]
     finally:
