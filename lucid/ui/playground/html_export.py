@@ -14,7 +14,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lucid import viz
-from lucid.i18n import _, current_language, text
+from lucid.i18n import _, current_language, text, use_language
 from lucid.notebook.html_file import html_text
 from lucid.session.analysis import BUILD_LANES, Analysis, shared_animation
 from lucid.session.options import DrawOptions
@@ -28,7 +28,8 @@ def html_file(analysis: Analysis, options: DrawOptions, expanded: tuple[str, ...
 
     Raises ``viz.HtmlTooLarge`` past the size limit, and what ``shared_animation`` raises.
     """
-    anim = shared_animation(analysis, options, expanded)
+    with use_language(language):  # the animation's titles and explanations in the file's language too
+        anim = shared_animation(analysis, options, expanded)
     return html_text(analysis, anim, lang=language, step=step, upto=upto,
                      beside=analysis.trace is not None).encode("utf-8")
 
