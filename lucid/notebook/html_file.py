@@ -27,14 +27,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lucid.i18n import LANGUAGES, N_, _, current_language, use_language
-from lucid.notebook.widget import StepperError, box_facts_html, node_facts_html
+from lucid.notebook.widget import StepperError, node_facts_html
 
 if TYPE_CHECKING:
     from lucid.viz.player.animation import Animation
 
 HTML_LIMIT_BYTES = 20_000_000
 """The largest file ``save_html`` writes (20 MB): a size course sites and LMS uploads accept and a phone's
-browser opens in a moment. The graphs the app draws whole stay far below it (the 25-node MLP: about 1 MB)."""
+browser opens in a moment. The gallery's programs make 0.1 to 0.6 MB (the 2-layer MLP on a batch), a
+550-node scalar MLP drawn collapsed 1.7 MB."""
 
 HOST_FILE = "offline.js"
 """The file's own host of the player (``lucid/viz/player/offline.js``): reads the inlined data, mounts the
@@ -46,6 +47,8 @@ FACTS_HINT = N_("Click a node of the graph (or press Enter on it) to see its val
                 "here.")
 TOO_LARGE = N_("The HTML file of this graph would be larger than {limit} MB (at least {size} MB): export single "
                "steps as SVG or PNG pictures instead.")
+BOX_NOTE = N_("A box of the collapsed drawing: this file cannot open it. Open the boxes you want on the "
+              "Playground before you export, and they are saved open.")
 MADE_WITH = N_("Made with Lucid Graph Lab: works offline, nothing is sent anywhere.")
 
 _CLOSERS = re.compile(r"<(?=/(?:script|style)|!--)", re.IGNORECASE)
@@ -142,7 +145,8 @@ def offline_data(rec: Any, anim: Animation, *, step: int = 0, upto: int | None =
     facts, texts = facts_timeline(rec, shown, budget=budget)
     data = player_data(anim, seconds=seconds, classroom=classroom, zoom=zoom, beside=beside)
     data["step"] = max(0, min(int(step), shown - 1))
-    return {"player": data, "facts": facts, "texts": texts, "box": box_facts_html(),
+    box = f'<div class="lucid-facts-head">{html.escape(_(BOX_NOTE))}</div>'
+    return {"player": data, "facts": facts, "texts": texts, "box": box,
             "hint": _(FACTS_HINT)}
 
 

@@ -230,19 +230,13 @@ def facts_html(details: Any) -> str:
 def node_facts_html(rec: Any, k: int, step: int) -> str:
     """Node ``k``'s facts at trace ``step`` as HTML, in the current language: what a click on the node shows.
 
-    One function for both players that show facts: the widget answers a click with it, and ``save_html``
-    (``lucid.notebook.html_file``) writes it into the file ahead of time, since offline no kernel answers.
+    The widget's ``inspect`` shows exactly this (a click's answer), and ``save_html`` (``lucid.notebook.html_file``)
+    writes it into the file ahead of time, since offline no kernel answers.
     ``rec``: anything ``lucid.session.inspector.node_details`` reads (a ``Recording``, an ``Analysis``).
     """
     from lucid.session.inspector import node_details
 
     return facts_html(node_details(rec, k, step))
-
-
-def box_facts_html() -> str:
-    """What a click on a box of a collapsed drawing shows in place of facts (the app's inspector lists them)."""
-    return ('<div class="lucid-facts-head">' + html.escape(_(
-        "A box of the collapsed drawing: its nodes are listed in the app's node inspector.")) + "</div>")
 
 
 #: Largest SVG a saved output carries (a huge graph's picture would bloat the notebook file).
@@ -354,7 +348,7 @@ def widget_class() -> type:
                 raise StepperError(f"no node {node!r} in this graph: nodes are t0 to t{len(self._rec.order) - 1}")
             with use_language(self._lang):
                 details = node_details(self._rec, k, at)  # a Recording is a recorded pass as the inspector reads
-                self.inspection = facts_html(details)  # as node_facts_html, keeping the details to return
+                self.inspection = facts_html(details)
             return details
 
         def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
@@ -368,7 +362,9 @@ def widget_class() -> type:
                 return
             if node.startswith("g"):
                 with use_language(self._lang):
-                    self.inspection = box_facts_html()
+                    self.inspection = ('<div class="lucid-facts-head">' + html.escape(_(
+                        "A box of the collapsed drawing: its nodes are listed in the app's node inspector."))
+                        + "</div>")
                 return
             try:
                 self.inspect(node, step)
