@@ -49,6 +49,8 @@ TOO_LARGE = N_("The HTML file of this graph would be larger than {limit} MB (at 
                "steps as SVG or PNG pictures instead.")
 BOX_NOTE = N_("A box of the collapsed drawing: this file cannot open it. Open the boxes you want on the "
               "Playground before you export, and they are saved open.")
+STILL_NOTE = N_("This page steps through the backward pass with JavaScript, which is off here: this is a still "
+                "picture of step {step}.")
 MADE_WITH = N_("Made with Lucid Graph Lab: works offline, nothing is sent anywhere.")
 
 _CLOSERS = re.compile(r"<(?=/(?:script|style)|!--)", re.IGNORECASE)
@@ -150,8 +152,29 @@ def offline_data(rec: Any, anim: Animation, *, step: int = 0, upto: int | None =
             "hint": _(FACTS_HINT)}
 
 
-def html_document(data: dict, *, lang: str, title: str) -> str:
-    """The whole file: ``<html lang>``, a title, the player's styles, the data, the player's script and its host."""
+def still_picture(data: dict) -> str:
+    """The step the file opens at, drawn (SVG), with its title and explanation: what shows without JavaScript.
+
+    For a host that runs no script (an LMS frame sandboxed without scripts, a mail preview): the page still shows
+    the graph. Made from the file's own (possibly cut) animation; left out past the notebook's picture limit.
+    """
+    from lucid.notebook.widget import STATIC_SVG_LIMIT
+    from lucid.viz.player.animation import Animation
+
+    anim = Animation(**data["player"]["anim"])
+    frame = anim.step_for_trace(data["player"]["step"])
+    svg = anim.frame_svg(frame)
+    explanation = anim.explanations[frame] if frame < len(anim.explanations) else ""
+    still = (f'<div class="lucid-still"><p><b>{html.escape(anim.titles[frame])}</b></p>{svg}<div>{explanation}</div>'
+             f"<p>{html.escape(_(STILL_NOTE).format(step=data['player']['step']))}</p></div>")
+    if len(svg) > STATIC_SVG_LIMIT or "</noscript" in still.lower():
+        return f"<p>{html.escape(_(STILL_NOTE).format(step=data['player']['step']))}</p>"
+    return still
+
+
+def html_document(data: dict, *, lang: str, title: str, still: str = "") -> str:
+    """The whole file: ``<html lang>``, a title, the player's styles, the data, the player's script and its host;
+    ``still``: what shows where scripts do not run (``still_picture``)."""
     from importlib import resources
 
     from lucid.viz import player
@@ -171,6 +194,7 @@ def html_document(data: dict, *, lang: str, title: str) -> str:
             f"<title>{e(title)} · Lucid Graph Lab</title>\n"
             f"<style>{_inline(page_css + player.stylesheet())}</style>\n</head>\n<body>\n"
             f'<main>\n<h1>{e(title)}</h1>\n<div id="lucid-offline" class="lucid-widget"></div>\n'
+            f"<noscript>{still}</noscript>\n"
             f'<p class="lucid-offline-note">{e(_(MADE_WITH))}</p>\n</main>\n'
             f'<script type="application/json" id="lucid-data">{script_json(data)}</script>\n'
             f'<script type="module">\n{_inline(player.script() + chr(10) + host)}\n</script>\n'
@@ -186,7 +210,7 @@ def html_text(rec: Any, anim: Animation, *, lang: str, step: int = 0, upto: int 
     with use_language(lang):
         data = offline_data(rec, anim, step=step, upto=upto, **view)
         name = title or _title(rec)
-        text = html_document(data, lang=lang, title=name)
+        text = html_document(data, lang=lang, title=name, still=still_picture(data))
     size = len(text.encode("utf-8"))
     if size > HTML_LIMIT_BYTES:
         raise HtmlTooLarge(_too_large(size))

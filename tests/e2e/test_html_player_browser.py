@@ -161,3 +161,44 @@ def test_the_apps_interactive_html_download_plays_offline(page, app_url, tmp_pat
         assert asked == [path.as_uri()]
     finally:
         context.close()
+
+
+def test_with_javascript_off_the_file_shows_its_still_picture(browser, saved_file):
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(saved_file.as_uri())
+        still = page.locator(".lucid-still")
+        still.wait_for()
+        assert page.locator(".lucid-still svg g.node").count() == 5 + 2  # five tensors, two ops
+        assert "Step 0 of 4: seed grad f = 1" in still.text_content()
+        assert "this is a still picture of step 0." in still.text_content()
+    finally:
+        context.close()
+
+
+def test_the_file_in_an_iframe_steps_once_clicked_as_the_lms_and_slide_recipes_say(tab, saved_file):
+    """The README's recipe: a course page (or a reveal.js slide) holds the file in an <iframe>."""
+    course = saved_file.parent / "course.html"
+    course.write_text('<!DOCTYPE html><html lang="en"><head><title>Week 3</title></head><body><main>'
+                      '<h1>Week 3: backpropagation</h1><iframe src="backward.html" title="Backward pass, step by step" '
+                      'width="100%" height="720" style="border:0"></iframe></main></body></html>', encoding="utf-8")
+    asked: list[str] = []
+
+    def route(r):
+        asked.append(r.request.url)
+        if r.request.url.startswith("file:"):
+            r.continue_()
+        else:
+            r.abort()
+
+    tab.route("**/*", route)
+    tab.goto(course.as_uri())
+    frame = tab.frame_locator("iframe")
+    frame.locator("#lucid-offline svg g.node").first.wait_for(timeout=SLOW)
+    frame.locator("h1").click()  # a click inside the frame gives it the keys
+    before = frame.locator(".lucid-expl-head").text_content()
+    tab.keyboard.press("ArrowRight")
+    frame.locator(".lucid-expl-head", has_text="Step 1 of 4").wait_for()
+    assert before != frame.locator(".lucid-expl-head").text_content()
+    assert sorted(asked) == sorted([course.as_uri(), saved_file.as_uri()])

@@ -34,13 +34,16 @@ class _Parts(HTMLParser):
         self.lang: str | None = None
         self.title = ""
         self._in: str | None = None
+        self._in_picture = False
         self.tags: list[str] = []
 
     def handle_starttag(self, tag, attrs):
         self.tags.append(tag)
+        if tag == "svg" or tag == "noscript":  # the page's own <title> only, not the drawing's
+            self._in_picture = True
         if tag == "html":
             self.lang = dict(attrs).get("lang")
-        if tag in ("script", "title"):
+        if tag == "script" or (tag == "title" and not self._in_picture):
             self._in = tag
             if tag == "script":
                 self.scripts.append((dict(attrs).get("type"), ""))
@@ -212,3 +215,21 @@ def test_a_steppers_file_keeps_its_step_view_and_language(tmp_path):
     # the widget answers a click with the same facts the file holds
     player_widget.inspect("t0", 4)
     assert player_widget.inspection == _facts(_read(tmp_path / "s.html")[1], "t0", 4)
+
+
+def test_without_javascript_the_file_shows_the_step_it_opens_at(tmp_path):
+    page = save_html(_graph(), tmp_path / "f.html", step=2).read_text(encoding="utf-8")
+    still = page[page.index("<noscript>"):page.index("</noscript>")]
+    assert "<b>Step 2 of 4: f → z through ×</b>" in still and "<svg" in still
+    arithmetic = re.sub(r"<[^>]+>", "", still[still.index('<div class="lgl-arith">'):])
+    assert arithmetic.startswith("grad f · ∂f/∂z= 1.000 · 3.000= 3.000⇒ grad z= 3.000")  # grad f · ∂f/∂z = 1 · 3
+    assert "this is a still picture of step 2." in still
+
+
+def test_a_cut_files_still_picture_is_of_a_kept_step():
+    from lucid.notebook.widget import animate, record
+
+    rec = record(_graph())
+    page = html_file.html_text(rec, animate(rec), lang="en", step=4, upto=2)
+    still = page[page.index("<noscript>"):page.index("</noscript>")]
+    assert "Step 1 of 4" in still and "Step 2 of 4" not in still and "3.000 final" not in still
