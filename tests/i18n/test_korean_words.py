@@ -63,7 +63,7 @@ ALLOWED = {
     # names of programs, libraries, formats and standards
     "lucid", "micrograd", "NumPy", "Graphviz", "zlib", "CS", "MLP", "SGD", "ReLU", "BCE", "NaN", "inf", "TOML",
     "CSV", "SVG", "PNG", "GIF", "DOT", "QR", "README", "ASCII", "NFKC", "vgsc", "Debian",
-    "HTML", "MB", "LMS", "iframe", "Lucid", "Graph", "Lab",
+    "HTML", "MB", "LMS", "iframe", "JavaScript", "Lucid", "Graph", "Lab",
     # keys on the keyboard
     "Page", "Up", "Down", "Home", "End", "Space", "Ctrl", "Enter",
 }
