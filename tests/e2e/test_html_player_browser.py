@@ -4,8 +4,9 @@ Each file is opened from disk (``file://``) with EVERY other request routed to f
 network off: the test then checks that no request other than the file itself was even tried, steps with →
 (nothing focused: the page's keys are the player's) and sees the explanation change, clicks a node and sees
 its facts with the right numbers, and runs axe's WCAG A/AA rules on the page. Two files: one written by the
-notebook API (``lucid.viz.save_html``, a node named ``</script><b>``), one downloaded from the app's Export
-panel. A screenshot of each is saved as ``artifacts/e2e-html-player-*.png``.
+notebook API (``lucid.viz.save_html`` with a node named ``</script><b>``, and a Korean stepper's ``save_html``),
+one downloaded from the app's Export panel (English and Korean); the same file without JavaScript and inside an
+``<iframe>`` (the README's LMS and slide recipes). A screenshot of each is saved as ``artifacts/e2e-html-player-*.png``.
 """
 from __future__ import annotations
 
@@ -112,15 +113,18 @@ def test_the_notebook_apis_file_steps_and_shows_facts_with_the_network_off(tab, 
     assert asked == [saved_file.as_uri()], f"requests beside the file: {asked}"
 
 
-def test_a_korean_file_speaks_korean_offline(tab, tmp_path):
+def test_a_korean_steppers_file_speaks_korean_offline_from_the_step_on_screen(tab, tmp_path):
     if shutil.which("dot") is None:
         pytest.skip("Graphviz's dot is not installed")
-    from lucid.viz import save_html
+    pytest.importorskip("anywidget")
+    from lucid.viz import stepper
 
-    path = save_html("a = 1.5\nb = -2.0\nout = a * b + a", tmp_path / "ko.html", lang="ko")
+    player = stepper("a = 1.5\nb = -2.0\nout = a * b + a", lang="ko")
+    player.step = 1  # as if stepped in the notebook: the file opens where the player is
+    path = player.save_html(tmp_path / "ko.html")
     asked = _offline(tab, path)
     assert tab.eval_on_selector("html", "e => e.lang") == "ko"
-    assert "단계 0 / " in _text(tab, TITLE)
+    assert "단계 1 / 4" in _text(tab, TITLE)
     _step_and_click(tab, node="t0", facts=["t0 · a", "값", "1.5"])
     _no_violations(tab)
     assert asked == [path.as_uri()]
