@@ -11,6 +11,10 @@ The data travels as JSON in a ``<script type="application/json">`` element, with
 U+2028 and U+2029 written as ``\\uXXXX``: a node named ``</script><b>`` is text in a string, never markup.
 The player reads it with ``JSON.parse`` and writes names into the page as text or Graphviz's escaped SVG.
 
+Where no script runs (a frame sandboxed without scripts, JavaScript off), a ``<noscript>`` still picture of the
+opening step (its SVG, title and explanation) shows instead. The file's page asks for nothing: a
+Content-Security-Policy of ``default-src 'none'`` with inline script and styles only.
+
 A file larger than ``HTML_LIMIT_BYTES`` is refused (``HtmlTooLarge``), counted while the facts are made,
 so a huge graph fails early with a message, not after minutes of work.
 
