@@ -61,7 +61,7 @@ class PageKeys:
 
     # --- A recorded PyTorch pass played instead of the program (lucid.ui.playground.recording_view) ----------
     recording = _Key("Played | None: the recording on screen (its bytes and where it came from); None: the program")
-    recording_error = _Key("str | None: why the last recording file was refused, shown under the uploader")
+    recording_error = _Key("Message | str | None: why the last recording file was refused, shown under the uploader")
     recording_file = _Key("the recording file uploader")
     recording_close = _Key("the Close recording button")
 

@@ -16,7 +16,7 @@ from typing import Any
 import streamlit as st
 
 from lucid.gallery import RecordingExample
-from lucid.i18n import _, format_integer
+from lucid.i18n import L_, Message, _, format_integer, text
 from lucid.session.analysis import Analysis
 from lucid.torch.analysis import shared_recording
 from lucid.torch.data import FileLimits, RecordingFileError
@@ -70,15 +70,17 @@ def load_example(key: str, example: RecordingExample) -> None:
     _start(key, Played(example.data(), example.title, example))
 
 
-def refusal(upload: Any) -> str | None:
+def refusal(upload: Any) -> Message | str | None:
     """Why ``upload`` (a Streamlit ``UploadedFile``) cannot be played, or None once it is in the shared cache.
 
-    The size is checked first, from the upload's metadata: an oversized file is never read or parsed.
+    The size is checked first, from the upload's metadata: an oversized file is never read or parsed. The
+    reason is rendered where it is shown (a ``Message``): an upload's callback runs before the page sets the
+    reader's language.
     """
     size = int(getattr(upload, "size", 0))
     if size > LIMITS.max_bytes:
-        return _("the file is {size} bytes; a recording may be at most {limit} bytes").format(
-            size=format_integer(size), limit=format_integer(LIMITS.max_bytes))
+        return L_("the file is {size} bytes; a recording may be at most {limit} bytes",
+                  size=format_integer(size), limit=format_integer(LIMITS.max_bytes))
     try:
         shared_recording(upload.getvalue(), LIMITS)
     except RecordingFileError as err:
@@ -116,7 +118,8 @@ def import_panel(key: str) -> None:
                          help=_("Back to the program in the editor (Run does the same)."))
     error = st.session_state.get(keys(key).recording_error)
     if error:
-        st.error(_("**This recording cannot be played:** {error}").format(error=error), icon=":material/error:")
+        st.error(_("**This recording cannot be played:** {error}").format(error=text(error)),
+                 icon=":material/error:")
         st.caption(_("The program in the editor is unchanged."))
 
 
