@@ -148,6 +148,7 @@ def play(key: str, analysis: Analysis, view: Any) -> None:
         plain_name(played.name) if played is not None else "")
     version = _(" (PyTorch {version})").format(version=graph.torch_version) if graph.torch_version else ""
     st.caption(_(":material/memory: Playing the PyTorch recording **{name}**{version}: the values, gradients and "
-                 "step order are PyTorch's own.").format(name=name, version=version))
+                 "step order are PyTorch's own. The program in the editor waits: Run it, or Close recording, to "
+                 "go back to it.").format(name=name, version=version))
     backward_stepper(key, analysis, view.options, seconds=view.seconds_per_step, classroom=view.classroom,
                      zoom=view.zoom, share_url=False)
