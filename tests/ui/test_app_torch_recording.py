@@ -9,6 +9,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -175,3 +177,11 @@ def test_korean_readers_import_refuse_and_play_in_korean():
         assert player(at)["anim"]["titles"][0].startswith("단계 0 / 7")
         assert at.button(key="pg_recording_close").label == "기록 닫기"
         assert at.text_area(key="pg_source").value == source
+
+
+@pytest.mark.parametrize("module", ["player_view", "graph_view", "editor", "recording_view"])
+def test_each_playground_module_imports_first_without_a_cycle(module):
+    """The editor offers the recordings and the recording view plays them in the player: none of the four may
+    need another half imported (whichever a test or page imports first)."""
+    subprocess.run([sys.executable, "-c", f"import lucid.ui.playground.{module}"], cwd=ROOT, check=True,  # noqa: S603
+                   timeout=120)

@@ -21,7 +21,6 @@ from lucid.session.analysis import Analysis
 from lucid.torch.analysis import shared_recording
 from lucid.torch.data import FileLimits, RecordingFileError
 from lucid.ui.playground.keys import keys
-from lucid.ui.playground.player_view import backward_stepper
 
 LIMITS = FileLimits()
 UPLOAD_MB = -(-LIMITS.max_bytes // (1 << 20))
@@ -138,6 +137,9 @@ def recorded_analysis(key: str) -> Analysis | None:
 
 def play(key: str, analysis: Analysis, view: Any) -> None:
     """The recording in the Playground's player (no link, no class: a file is not in the page's URL)."""
+    # Imported here: player_view imports the editor (through graph_view), which imports this module.
+    from lucid.ui.playground.player_view import backward_stepper
+
     played = current(key)
     shown = keys(key).shown
     if st.session_state.get(shown) != (analysis.source, analysis.seed):
