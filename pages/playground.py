@@ -9,7 +9,7 @@ from lucid.i18n import _
 from lucid.session.analysis import INPUT_ROWS, shared_analysis
 from lucid.ui.lesson_plan.feature import LessonPlan
 from lucid.ui.live_class.feature import LiveClass
-from lucid.ui.playground import controls, view_link
+from lucid.ui.playground import controls, recording_view, view_link
 from lucid.ui.playground.editor import editor
 from lucid.ui.playground.forward_mode_view import forward_mode_panel
 from lucid.ui.playground.inputs_view import inputs_table
@@ -41,7 +41,17 @@ with (view.lead or st.container()), st.expander(_("Program"), expanded=not (view
     # Programs are shared by every session of this server (a class opening one link computes it once);
     # the session keeps only the source text.
     page.analysis = editor(page.key, shared_analysis, share_url=True, height=130 if view.classroom else 150,
-                           keep_result=False)
+                           keep_result=False, recordings=True)
+    recording_view.import_panel(page.key)
+
+# A recorded PyTorch pass (an imported .lucid file, the gallery's) plays instead of the program: no link or class.
+recorded = recording_view.recorded_analysis(page.key)
+if recorded is not None:
+    page.analysis = None
+    features.settled(page)
+    features.panel(page)
+    recording_view.play(page.key, recorded, view)
+    st.stop()
 
 if page.analysis is None:
     features.settled(page)

@@ -59,6 +59,12 @@ class PageKeys:
     run = _Key("the Run button")
     memo = _Key("LRUMemo: the session's memo of computed programs")
 
+    # --- A recorded PyTorch pass played instead of the program (lucid.ui.playground.recording_view) ----------
+    recording = _Key("Played | None: the recording on screen (its bytes and where it came from); None: the program")
+    recording_error = _Key("Message | str | None: why the last recording file was refused, shown under the uploader")
+    recording_file = _Key("the recording file uploader")
+    recording_close = _Key("the Close recording button")
+
     # --- The step and the player -----------------------------------------------------------------------------
     step = _Key("int: the step on screen (the player's, the class's, a lesson link's)")
     shown = _Key("tuple: (source, seed) of the program whose first showing has been handled")
