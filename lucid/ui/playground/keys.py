@@ -166,6 +166,21 @@ class PageKeys:
     practice_start = _Key("Start practising (and Start again)")
     practice_stop = _Key("Stop practising")
 
+    # --- Gradient detective (lucid.ui.playground.detective_view) --------------------------------------------
+    detective = _Key("DetectiveCase | None: the student's case on the program on screen (its link's)")
+    detective_case_of = _Key("tuple | None: (source, seed, token) the case was opened for")
+    detective_open = _Key("bool: the teacher's Gradient detective expander is open (folded, nothing is drawn)")
+    detective_fault = _Key("the teacher's choice of the rule to break")
+    detective_link = _Key("str | None: the link the teacher made, with its answer key")
+    detective_make = _Key("Make the detective link")
+    detective_node = _Key("the student's choice of the node to check")
+    detective_check = _Key("Check this node")
+    detective_form = _Key("the student's accusation form")
+    detective_culprit = _Key("the accusation's node")
+    detective_mistake = _Key("the accusation's mistake")
+    detective_accuse = _Key("Name the culprit")
+    detective_verdict = _Key("Accusation | None: what the last accusation found")
+
 
 @cache
 def keys(prefix: str) -> PageKeys:
