@@ -120,6 +120,14 @@ def _accuse(key: str) -> None:
         st.session_state[keys(key).detective_verdict] = case.accuse(node, mistake)
 
 
+def _follow_the_inspector(key: str, labels: list[str]) -> None:
+    """A node clicked in the graph (the inspector's pick) becomes the node to check."""
+    picked = st.session_state.get(keys(key).inspect)
+    if picked in labels and picked != st.session_state.get(keys(key).detective_synced):
+        st.session_state[keys(key).detective_synced] = picked
+        st.session_state[keys(key).detective_node] = labels.index(picked)
+
+
 def student_panel(key: str, analysis: Analysis, case: DetectiveCase | InvalidCase) -> None:
     with st.container(border=True, key=keys(key).of("detective_box")):
         st.markdown("#### " + _("Gradient detective"))
@@ -130,8 +138,10 @@ def student_panel(key: str, analysis: Analysis, case: DetectiveCase | InvalidCas
         st.caption(_("One backward rule of this program is broken: the graph shows the numbers of an engine with "
                      "that mistake. Check nodes to find where, then name the node and the mistake. Each node you "
                      "check counts once."))
+        st.caption(_("Click a node in the graph to choose it."))
         labels = node_choices(analysis)
         indices = list(range(len(labels)))
+        _follow_the_inspector(key, labels)
         left, right = st.columns([3, 1], vertical_alignment="bottom")
         left.selectbox(_("Node to check"), indices, format_func=lambda i: labels[i], key=keys(key).detective_node)
         right.button(_("Check this node"), key=keys(key).detective_check, on_click=_check, args=(key, analysis),
@@ -215,6 +225,10 @@ class Detective(Feature):
             page.analysis = broken_analysis(page.analysis, self.case)
             page.answers_hidden = True
 
+    def before_editor(self, page: Page) -> None:
+        if self.token:  # the case is bound to the program: the editor stays folded, the graph in view
+            page.folded = True
+
     def settled(self, page: Page) -> None:
         if self.token and LINK_KEY not in st.query_params:  # the page rewrote its address: the case stays in it
             st.query_params[LINK_KEY] = self.token
@@ -223,9 +237,14 @@ class Detective(Feature):
         return {"marks": marks(self.case)} if isinstance(self.case, DetectiveCase) else {}
 
     def panel(self, page: Page) -> None:
-        if self.case is not None and page.analysis is not None:
-            student_panel(page.key, page.analysis, self.case)
+        if isinstance(self.case, DetectiveCase) and not self.case.solved:
+            st.info(_("**Gradient detective**: one backward rule of this program is broken. Check nodes and name "
+                      "the culprit below the graph."), icon=":material/search:")
 
     def below_player(self, page: Page) -> None:
-        if self.token is None and page.analysis is not None:
+        if page.analysis is None:
+            return
+        if self.case is not None:
+            student_panel(page.key, page.analysis, self.case)
+        elif self.token is None:
             teacher_panel(page.key, page.analysis)

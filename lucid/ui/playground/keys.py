@@ -175,6 +175,7 @@ class PageKeys:
     detective_make = _Key("Make the detective link")
     detective_node = _Key("the student's choice of the node to check")
     detective_check = _Key("Check this node")
+    detective_synced = _Key("str | None: the inspector's pick last copied into the node to check")
     detective_form = _Key("the student's accusation form")
     detective_culprit = _Key("the accusation's node")
     detective_mistake = _Key("the accusation's mistake")
