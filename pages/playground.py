@@ -8,6 +8,7 @@ import streamlit as st
 from lucid.i18n import _
 from lucid.session.analysis import INPUT_ROWS, shared_analysis
 from lucid.ui.lesson_plan.feature import LessonPlan
+from lucid.ui.live_class.exercise_view import ClassExercise
 from lucid.ui.live_class.feature import LiveClass
 from lucid.ui.playground import controls, view_link
 from lucid.ui.playground.detective_view import Detective
@@ -27,7 +28,8 @@ ensure_navigation()
 # State: the run's page, and the features in the order they have their say (for the step: link, lesson, class).
 page = Page("pg")
 # (the class first learns who this tab is)
-features = Features([Links(), LessonPlan(), LiveClass(page), Practice(), Detective()])
+live_class = LiveClass(page)
+features = Features([Links(), LessonPlan(), live_class, ClassExercise(live_class), Practice(), Detective()])
 page.entering = view_link.entering(page.key)
 
 features.before_enter(page)

@@ -84,6 +84,28 @@ class ExerciseSummary:
         return self.finished / self.students if self.students else 0.0
 
 
+def predict_report(session: Any, trace: Any) -> dict[str, Any]:
+    """A ``PredictSession``'s progress as a report: steps done of all, its mistakes and where it made them."""
+    score = session.score()
+    return clean_report({"done": score.done, "total": score.questions, "finished": score.finished,
+                         "mistakes": session.mistakes(), "nodes": session.wrong_at(trace)})
+
+
+def detective_report(case: Any, label_of: Any) -> dict[str, Any]:
+    """A ``DetectiveCase``'s progress as a report: checks used, solved or not, the mistakes named wrongly and the
+    nodes wrongly accused (``label_of(index)`` names a node)."""
+    mistakes: Counter = Counter()
+    nodes: Counter = Counter()
+    for a in case.accusations:
+        if not a.solved:
+            if not a.right_mistake:
+                mistakes[a.slug] += 1
+            if not a.right_node:
+                nodes[label_of(a.index)] += 1
+    return clean_report({"done": int(case.solved), "total": 1, "finished": case.solved,
+                         "checks": case.checks_used, "mistakes": dict(mistakes), "nodes": dict(nodes)})
+
+
 def summarize(reports: Iterable[dict[str, Any]]) -> ExerciseSummary:
     mistakes: Counter = Counter()
     nodes: Counter = Counter()

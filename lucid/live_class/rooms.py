@@ -208,6 +208,7 @@ class Rooms:
             return
         if record["source"] != source or record["seed"] != int(seed):
             record["question"] = None
+            record["exercise"] = None  # an exercise is on the program it was sent with
             record["step"] = int(step)
         record.update(source=source, seed=int(seed), view=dict(view))
         self._write(code, record)

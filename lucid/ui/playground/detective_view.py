@@ -220,7 +220,9 @@ class Detective(Feature):
         self.case: DetectiveCase | InvalidCase | None = None
 
     def on_program(self, page: Page) -> None:
-        self.case = current(page.key, page.analysis, self.token)
+        # a link's case, or the one the class exercise this student started carries (``exercise_view``)
+        token = self.token or st.session_state.get(keys(page.key).detective_class_case)
+        self.case = current(page.key, page.analysis, token)
         if isinstance(self.case, DetectiveCase):
             page.analysis = broken_analysis(page.analysis, self.case)
             page.answers_hidden = True

@@ -865,6 +865,8 @@ function followRoom(ui, p, root) {
           if (p.roomWatched) p.roomAsked = 'q' + f.q; else ask('q' + f.v);
         }
       }
+      // The teacher sent (or stopped) an exercise: the page runs again to offer it (each student starts it).
+      if (f.x !== undefined && now.exercise !== undefined && f.x !== now.exercise) { ask('x' + f.x); return; }
       if (f.program !== p.programId) { if (now.follow) ask('p' + f.v); return; }
       // The teacher draws the graph another way: the page runs again with that drawing.
       if (now.follow && f.d !== undefined && now.drawing && f.d !== now.drawing) { ask('d' + f.d); return; }
