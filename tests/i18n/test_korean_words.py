@@ -57,7 +57,8 @@ ALLOWED = {
     "max", "imum", "index", "low", "high", "slope", "keepdims", "axis", "None", "True", "False", "float",
     "import", "lambda", "and", "or", "not", "in", "is", "name", "step", "mse_loss", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "zero_grad", "backward", "grad", "loss", "bias", "out", "ln", "log",
-    "dx", "dy", "eps", "exp", "RecursionError", "def", "sigmoid", "swish",
+    "dx", "dy", "eps", "exp", "RecursionError", "def", "sigmoid", "swish", "matmul", "sub", "div",
+    "match_grad_shape",
     # lesson-link keys ([[link]] tables, url=, example=)
     "code", "url", "title", "link", "example",
     # names of programs, libraries, formats and standards

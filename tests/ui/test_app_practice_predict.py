@@ -9,28 +9,9 @@ from streamlit.testing.v1 import AppTest
 
 from lucid.i18n import use_language
 from lucid.ui.playground.keys import keys
-from tests.class_pages import PAGE, page, player
+from tests.class_pages import korean_page, page, player
 
 K = keys("pg")
-
-
-def run_page(path: str) -> None:
-    """The Playground as ``app.py`` runs it: the link's ``lang=`` first, then the page."""
-    import runpy
-
-    from lucid.ui.runtime import language
-
-    language.follow_link()
-    runpy.run_path(path, run_name="__main__")
-
-
-def korean_page(**query) -> AppTest:
-    at = AppTest.from_function(run_page, args=(PAGE,), default_timeout=120)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
 
 
 def practising() -> AppTest:

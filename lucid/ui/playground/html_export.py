@@ -40,7 +40,7 @@ def html_button(key: str, analysis: Analysis, options: DrawOptions, expanded: tu
     if analysis.trace is None:
         return
     language = current_language()
-    made = ("html", analysis.source, analysis.seed, options, tuple(expanded), step, upto, language)
+    made = ("html", analysis.source, analysis.seed, analysis.variant, options, tuple(expanded), step, upto, language)
     files = session_memo(key, "html_files", capacity=1)
     slot = st.empty()
     if made not in files:
