@@ -29,7 +29,8 @@ ensure_navigation()
 page = Page("pg")
 # (the class first learns who this tab is)
 live_class = LiveClass(page)
-features = Features([Links(), LessonPlan(), live_class, ClassExercise(live_class), Practice(), Detective()])
+features = Features([Links(), LessonPlan(), live_class, ClassExercise(live_class), Practice(),
+                     Detective(live_class)])
 page.entering = view_link.entering(page.key)
 
 features.before_enter(page)

@@ -37,6 +37,8 @@ def test_a_link_opens_the_practice_and_the_player_holds_the_asked_step_back():
     assert "What does **`grad q`** hold after step 1?" in texts(at)
     data = player(at)
     assert len(data["anim"]["changes"]) == 1 and data["step"] == 0  # only the seed
+    (node, kind, words), = data["marks"]  # the asked node, marked on the graph (dotted), said in its name
+    assert kind == "ask" and words == "asked: grad q" and node.startswith("t")
     assert not at.dataframe  # the inputs table (every final gradient) waits
     assert any("once you finish or stop the practice" in c.value for c in at.caption)
 

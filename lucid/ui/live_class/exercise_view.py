@@ -63,6 +63,7 @@ def _send(key: str, seat: Any, source: str, seed: int) -> None:
     kind = st.session_state.get(keys(key).exercise_kind, "predict")
     try:
         room_service.rooms().send_exercise(seat.code, seat.token or "", kind, _case_made(key, source, seed))
+        room_service.publish(seat.code)  # the feed names the exercise: every student's page runs again for it
         st.session_state[keys(key).exercise_error] = None
     except (AnswerRejected, NotTeacher, RoomGone) as err:
         st.session_state[keys(key).exercise_error] = err.args[0] if err.args else str(err)
@@ -71,6 +72,7 @@ def _send(key: str, seat: Any, source: str, seed: int) -> None:
 def _stop(seat: Any) -> None:
     try:
         room_service.rooms().stop_exercise(seat.code, seat.token or "")
+        room_service.publish(seat.code)
     except (NotTeacher, RoomGone):
         pass
 

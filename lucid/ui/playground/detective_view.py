@@ -214,7 +214,8 @@ def teacher_panel(key: str, analysis: Analysis) -> None:
 class Detective(Feature):
     """The detective as a Playground feature: a student's case swaps in the broken pass; a teacher makes links."""
 
-    def __init__(self) -> None:
+    def __init__(self, live_class: Any = None) -> None:
+        self.live = live_class  # a student of a live class gets cases from the teacher, never makes one
         token = st.query_params.get(LINK_KEY)
         self.token = token if isinstance(token, str) and token else None
         self.case: DetectiveCase | InvalidCase | None = None
@@ -248,5 +249,6 @@ class Detective(Feature):
             return
         if self.case is not None:
             student_panel(page.key, page.analysis, self.case)
-        elif self.token is None:
+        elif self.token is None and not (self.live is not None and self.live.seat is not None
+                                         and self.live.seat.role == "student"):
             teacher_panel(page.key, page.analysis)

@@ -782,14 +782,15 @@ function announce(ui) {
 }
 
 function checkMarks(ui, p, marks) {
-  // Nodes a page marks (the gradient detective's checks: ``[id, "pass" | "fail", words]``): an attribute the
+  // Nodes a page marks (the gradient detective's checks: ``[id, "pass" | "fail", words]``; the practice's asked
+  // node: "ask"): an attribute the
   // stylesheet outlines by (a step's look rewrites a node's class and content, never this attribute), and the
   // words join the node's spoken name.
   const want = new Map((marks || []).map((m) => [m[0], m]));
   for (const id of Object.keys(p.els || {})) {
     const g = p.els[id];
     const m = want.get(id);
-    if (m) g.setAttribute('data-lucid-check', m[1] === 'fail' ? 'fail' : 'pass');
+    if (m) g.setAttribute('data-lucid-check', ['fail', 'ask'].includes(m[1]) ? m[1] : 'pass');
     else if (g.hasAttribute('data-lucid-check')) g.removeAttribute('data-lucid-check');
   }
   const words = new Map(Array.from(want.values(), (m) => [m[0], String(m[2] || '')]));
