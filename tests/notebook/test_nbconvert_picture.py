@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.needs import require
+
 ROOT = Path(__file__).resolve().parents[2]
 KERNEL = "lucid-tests-nbconvert"
 SNIPPET = """from lucid import Tensor
@@ -33,10 +35,10 @@ PREPROCESSOR = "lucid.notebook.still_pictures.StillPictures"
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory) -> dict[str, str]:
-    nbformat = pytest.importorskip("nbformat")
-    pytest.importorskip("nbconvert")
-    pytest.importorskip("ipykernel")
-    pytest.importorskip("anywidget")
+    nbformat = require("nbformat")  # each a loud failure under CI (which installs them), skipped elsewhere
+    require("nbconvert")
+    require("ipykernel")
+    require("anywidget")
     if shutil.which("dot") is None:
         pytest.skip("Graphviz's dot is not installed")
     folder = tmp_path_factory.mktemp("nbconvert")

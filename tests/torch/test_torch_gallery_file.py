@@ -7,15 +7,14 @@ the ones torch's engine takes now, so a changed torch, recorder or script cannot
 from __future__ import annotations
 
 import importlib.util
-import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-if os.environ.get("CI") == "true":
-    import torch  # noqa: F401 - CI installs torch; this test must run there
-pytest.importorskip("torch")
+from tests.needs import require_torch
+
+require_torch()  # a loud failure under CI (which installs it), skipped elsewhere
 
 from lucid import gallery  # noqa: E402
 from lucid.torch import from_json  # noqa: E402

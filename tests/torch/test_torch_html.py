@@ -6,15 +6,14 @@ and b.grad = −0.8 · a = −1.2; the file's last facts of a and b say the same
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 
 import pytest
 
-if os.environ.get("CI") == "true":
-    import torch  # noqa: F401 - CI installs torch; these tests must run there
-torch = pytest.importorskip("torch")
+from tests.needs import require_torch
+
+torch = require_torch()  # a loud failure under CI (which installs it), skipped elsewhere
 
 from lucid.torch import record  # noqa: E402
 

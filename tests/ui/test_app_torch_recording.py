@@ -151,6 +151,15 @@ def test_a_refused_file_leaves_a_playing_recording_on_screen_and_close_brings_th
     assert player(at)["step"] == 0
 
 
+def test_the_recorders_notes_are_shown_with_the_recording(tmp_path):
+    raw = json.loads(SHIPPED.data())
+    raw["notes"] = ["backward ran more than once through this graph; the first pass is shown"]
+    at = upload(start(), "twice.lucid", json.dumps(raw).encode())
+    assert not at.error
+    notes = [c.value for c in at.caption if c.value.startswith(":material/info:")]
+    assert notes == [":material/info: backward ran more than once through this graph; the first pass is shown"]
+
+
 def test_a_file_name_is_shown_as_text_never_as_markdown():
     at = upload(start(), "[click](javascript:x)*bold*.lucid", SHIPPED.data())
     (caption,) = [c.value for c in at.caption if "Playing the PyTorch recording" in c.value]
@@ -171,6 +180,11 @@ def test_korean_readers_import_refuse_and_play_in_korean():
             "**이 기록은 재생할 수 없습니다:** 파일이 8,000,001바이트입니다. "
             "기록 파일은 최대 8,000,000바이트까지 받습니다"]
         assert any(c.value == "편집기의 프로그램은 그대로입니다." for c in at.caption)
+        raw = json.loads(SHIPPED.data())
+        raw["nodes"][3]["value"]["data"][2] = "seven"
+        upload(at, "broken.lucid", json.dumps(raw).encode())  # the reason too is Korean, the field as the file has it
+        assert [e.value for e in at.error] == [
+            "**이 기록은 재생할 수 없습니다:** nodes[3].value: 모든 원소는 숫자여야 합니다"]
         upload(at, "step.lucid", SHIPPED.data())
         assert not at.error
         assert any(c.value.startswith(":material/memory: 파이토치(PyTorch) 기록 **step.lucid**") for c in at.caption)

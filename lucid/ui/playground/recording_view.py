@@ -19,7 +19,7 @@ from lucid.gallery import RecordingExample
 from lucid.i18n import L_, Message, _, format_integer, text
 from lucid.session.analysis import Analysis
 from lucid.torch.analysis import shared_recording
-from lucid.torch.data import FileLimits, RecordingFileError
+from lucid.torch.data import FileLimits, RecordingFileError, note_text
 from lucid.ui.playground.keys import keys
 
 LIMITS = FileLimits()
@@ -82,8 +82,8 @@ def refusal(upload: Any) -> Message | str | None:
                   size=format_integer(size), limit=format_integer(LIMITS.max_bytes))
     try:
         shared_recording(upload.getvalue(), LIMITS)
-    except RecordingFileError as err:
-        return str(err)
+    except RecordingFileError as err:  # its Message is rendered where it is shown, in the reader's language
+        return err.args[0] if err.args else str(err)
     return None
 
 
@@ -131,7 +131,7 @@ def recorded_analysis(key: str) -> Analysis | None:
         return shared_recording(played.data, LIMITS)
     except RecordingFileError as err:  # checked when it came in: only a changed lucid could refuse it now
         close(key)
-        st.session_state[keys(key).recording_error] = str(err)
+        st.session_state[keys(key).recording_error] = err.args[0] if err.args else str(err)
         return None
 
 
@@ -152,5 +152,7 @@ def play(key: str, analysis: Analysis, view: Any) -> None:
     st.caption(_(":material/memory: Playing the PyTorch recording **{name}**{version}: the values, gradients and "
                  "step order are PyTorch's own. The program in the editor waits: Run it, or Close recording, to "
                  "go back to it.").format(name=name, version=version))
+    for note in graph.notes:  # what the recorder noticed (a second backward pass, create_graph, an old .grad)
+        st.caption(":material/info: " + note_text(note))
     backward_stepper(key, analysis, view.options, seconds=view.seconds_per_step, classroom=view.classroom,
                      zoom=view.zoom, share_url=False)
