@@ -35,6 +35,10 @@ DIRECTIONS = ("TB", "LR")
 ZOOMS = ("screen", "width")
 KEYS_HELP = N_("Keys, once the player has the focus (click it): → or Page Down: next step · ← or Page Up: "
               "previous · Home / End: first / last · Space: play / pause")
+#: What the widget says when anywidget is missing: commands that install as written (the project is on no
+#: package index, so never ``pip install "lucid-graph-lab[notebook]"``).
+INSTALL_HINT = N_('the notebook player needs anywidget: `pip install anywidget` (or, in the folder of a clone of '
+                  'the Lucid Graph Lab repository, `pip install -e ".[notebook]"`), then restart the kernel')
 #: Node ids the player reports for a click: a tensor (t<k>), the op that made it (op<k>) or a box (g<k>).
 _NODE_ID = re.compile(r"(t|op|g)[0-9]{1,7}")
 
@@ -263,8 +267,7 @@ def widget_class() -> type:
         import anywidget
         import traitlets
     except ImportError:
-        raise StepperError("the notebook player needs anywidget: pip install \"lucid-graph-lab[notebook]\" "
-                           "(or pip install anywidget)") from None
+        raise StepperError(_(INSTALL_HINT)) from None
     from lucid.viz import player
 
     class Stepper(anywidget.AnyWidget):
