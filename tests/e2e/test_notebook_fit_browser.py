@@ -10,18 +10,37 @@ Two hosts:
   hidden when the player is drawn and shown later, a column resized outside Classroom mode, and a 25-node tensor
   MLP (16 tensors, the constant 2 among them, and 9 ops) opening with its seed node ``out`` inside the graph's box;
 - a real JupyterLab (the helpers of ``test_notebook_browser``): a notebook with the MLP and the chain rule is run,
-  saved and reloaded, and both players fit their column again, the MLP's seed node in view.
+  saved and reloaded, and both players fit their column again, the MLP's seed node in view; the same in Notebook 7
+  and in a marimo app (``mo.ui.anywidget(stepper(...))``, ``marimo run``), reloaded, when they are installed.
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.e2e.conftest import ARTIFACTS
-from tests.e2e.test_notebook_browser import ALL_RUN, PLAYER, SLOW, jupyter_lab, start_kernel
+from bench.streamlit_client import free_port
+from tests.e2e.conftest import ARTIFACTS, _stop
+from tests.e2e.test_notebook_browser import (
+    ALL_RUN,
+    LAB_SETTINGS,
+    PLAYER,
+    ROOT,
+    SLOW,
+    START_SECONDS,
+    jupyter_lab,
+    start_kernel,
+)
 from tests.e2e.waits import after_paint
 
 pytestmark = pytest.mark.e2e
@@ -229,3 +248,162 @@ def test_jupyterlab_steppers_fit_their_column_after_a_reload(tab, tmp_path):
                 assert m["svg"] <= m["host"] + 0.5, m
             assert _inside(m["seed"], m["hostBox"]), m  # the step's node in view inside the graph's box
         page.screenshot(path=str(ARTIFACTS / "e2e-notebook-fit-reload.png"))
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as r:  # noqa: S310 - a loopback server this test started
+            return r.status == 200
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def _server(args: list[str], folder: Path, ready: str, log_name: str, env: dict[str, str]) -> Iterator[str]:
+    """``args`` (with ``{port}`` for a free loopback port) run in ``folder`` until ``ready`` answers; always stopped."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    port = free_port()
+    with open(ARTIFACTS / log_name, "wb") as log:
+        proc = subprocess.Popen([a.format(port=port) for a in args], cwd=folder, env={**os.environ, **env},  # noqa: S603
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            deadline = time.monotonic() + START_SECONDS
+            base = f"http://127.0.0.1:{port}"
+            while not _answers(base + ready):
+                if proc.poll() is not None:
+                    pytest.fail(f"{args[2]} exited before answering; see artifacts/{log_name}")
+                if time.monotonic() > deadline:
+                    pytest.fail(f"{args[2]} did not answer within {START_SECONDS}s")
+                time.sleep(0.2)
+            yield base
+        finally:
+            _stop(proc)
+
+
+def _check_fitted(page, players: str, count: int, width: int) -> None:
+    """Each of the ``count`` players fits its column (the chain rule's graph its width), its step's node in view."""
+    outputs = page.locator(players)
+    assert outputs.count() == count
+    for i in range(count):
+        outputs.nth(i).scroll_into_view_if_needed()
+        after_paint(page)
+        m = outputs.nth(i).evaluate(MEASURE)
+        assert 0 < m["host"] and m["hostBox"][2] <= width, m
+        if i == count - 1:  # the chain rule's graph fits its column's width
+            assert m["svg"] <= m["host"] + 0.5, m
+        assert _inside(m["seed"], m["hostBox"]), m
+
+
+def test_notebook_7_steppers_fit_their_column_after_a_reload(tab, tmp_path):
+    for name in ("notebook", "anywidget", "ipykernel"):
+        pytest.importorskip(name)
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz's dot is not installed")
+    name = "fit.ipynb"
+    _notebook(tmp_path / name)
+    for plugin, settings in LAB_SETTINGS.items():
+        path = tmp_path / ".settings" / f"{plugin}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(settings), encoding="utf-8")
+    env = {"PYTHONPATH": str(ROOT), "JUPYTER_CONFIG_DIR": str(tmp_path / ".config"),
+           "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / ".settings"),
+           "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / ".workspaces"), "JUPYTER_RUNTIME_DIR": str(tmp_path / ".run"),
+           "JUPYTER_DATA_DIR": str(tmp_path / ".data")}
+    args = [sys.executable, "-m", "jupyter", "notebook", "--no-browser", "--ServerApp.ip=127.0.0.1",
+            "--ServerApp.port={port}", "--ServerApp.port_retries=0", "--IdentityProvider.token=",
+            "--ServerApp.password=", f"--ServerApp.root_dir={tmp_path}", "--ServerApp.terminals_enabled=False",
+            "--ServerApp.jpserver_extensions={{'jupyter_lsp': False}}", "--ServerApp.disable_check_xsrf=True",
+            "--allow-root"]
+    page = tab
+    page.set_viewport_size({"width": 900, "height": 800})
+    players = f"() => document.querySelectorAll('{PLAYER} .lucid-svg-host g.node.current').length === 2"
+    with _server(args, tmp_path, "/api/status", "e2e-notebook7.log", env) as server:
+        start_kernel(server, name)
+        page.goto(f"{server}/notebooks/{name}")
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=SLOW)
+        page.locator(".jp-Notebook .jp-Cell").first.click()
+        page.get_by_role("menuitem", name="Run", exact=True).click()
+        page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+        page.wait_for_function(players, timeout=SLOW)
+        page.wait_for_function(ALL_RUN, timeout=SLOW)
+        page.keyboard.press("Escape")
+        page.keyboard.press("Control+s")
+        page.wait_for_function(
+            "() => { try { return (document.title || '').length > 0 && !document.title.startsWith('*'); }"
+            " catch (e) { return false; } }", timeout=SLOW)
+        page.wait_for_function("""async (n) => { const r = await fetch(`/api/contents/${n}`);
+            const c = (await r.json()).content; return c.cells.every((cell) => cell.outputs.some((o) =>
+            o.data && 'application/vnd.jupyter.widget-view+json' in o.data)); }""", arg=name, timeout=SLOW)
+
+        page.reload()
+        page.wait_for_function(players, timeout=SLOW)
+        after_paint(page)
+        _check_fitted(page, PLAYER, 2, 900)
+        page.screenshot(path=str(ARTIFACTS / "e2e-notebook7-fit-reload.png"))
+
+
+MARIMO_APP = """\
+import marimo
+
+app = marimo.App(width="medium")
+
+
+@app.cell
+def _():
+    import marimo as mo
+    import numpy as np
+    import lucid
+    from lucid import Tensor
+    from lucid.viz import stepper
+    return Tensor, lucid, mo, np, stepper
+
+
+@app.cell
+def _(Tensor, lucid, mo, np, stepper):
+{mlp}
+    mlp_player = mo.ui.anywidget(stepper(out))
+    mlp_player
+    return (mlp_player,)
+
+
+@app.cell
+def _(Tensor, mo, stepper):
+{chain}
+    chain_player = mo.ui.anywidget(stepper(f))
+    chain_player
+    return (chain_player,)
+
+
+if __name__ == "__main__":
+    app.run()
+"""
+
+
+def test_marimo_steppers_fit_their_column_after_a_reload(tab, tmp_path):
+    for name in ("marimo", "anywidget"):
+        pytest.importorskip(name)
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz's dot is not installed")
+
+    def indent(source: str) -> str:
+        # a marimo cell defines each name once: the imports are the first cell's
+        return "\n".join("    " + line for line in source.splitlines() if line and not line.startswith(("import",
+                                                                                                        "from")))
+
+    (tmp_path / "fit_app.py").write_text(MARIMO_APP.format(mlp=indent(MLP_SOURCE), chain=indent(CHAIN_SOURCE)),
+                                         encoding="utf-8")
+    env = {"PYTHONPATH": str(ROOT), "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / ".config"),
+           "XDG_STATE_HOME": str(tmp_path / ".state"), "XDG_CACHE_HOME": str(tmp_path / ".cache")}
+    args = [sys.executable, "-m", "marimo", "run", "fit_app.py", "--headless", "--host", "127.0.0.1",
+            "--port", "{port}", "--no-token", "--no-sandbox", "--no-check"]
+    page = tab
+    page.set_viewport_size({"width": 900, "height": 800})
+    with _server(args, tmp_path, "/health", "e2e-marimo.log", env) as server:
+        for load in (page.goto, lambda _url: page.reload()):
+            load(server)
+            page.locator(".lucid-player .lucid-svg-host g.node.current").nth(1).wait_for(state="attached",
+                                                                                          timeout=SLOW)
+            after_paint(page)
+            after_paint(page)
+            _check_fitted(page, ".lucid-widget", 2, 900)
+        page.screenshot(path=str(ARTIFACTS / "e2e-marimo-fit-reload.png"))
