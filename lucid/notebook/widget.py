@@ -209,7 +209,7 @@ def facts_html(details: Any) -> str:
     shape = _("scalar") if not details.shape else _("shape {shape}").format(
         shape="×".join(str(n) for n in details.shape))
     parts = [f'<div class="lucid-facts-head"><b>{e(details.node_id)} · {e(details.title)}</b> — '
-             f"{e(_(details.kind))}, {e(shape)}</div>",
+             f"{e(_(details.kind))}, {e(shape)}, float64</div>",  # every value and gradient is float64
              f'<div class="lucid-facts-row"><div><div>{e(_("Value"))}</div><pre>{e(details.value)}</pre></div>']
     if details.gradient is None:
         parts.append(f"<div><div>{e(_('Gradient'))}</div><pre>{e(_('not reached yet at this step'))}</pre>"
@@ -403,6 +403,8 @@ def stepper(x: Tensor | str | Program, step: int | None = None, *, style: str = 
     the explanation beside the graph (else below); ``seconds`` per step of Play; ``lang``: ``"en"`` or
     ``"ko"`` for the player's words, explanations and node facts (the current language when None, see
     ``lucid.i18n.set_language``).
+
+    Every number shown is float64, as lucid computes (a float32 input is widened to float64).
 
     The widget's ``step`` is synced both ways; ``save_svg(path)``, ``save_gif(path)`` and ``inspect(node)``
     export a frame, the whole pass, or one node's facts. Refuses bad arguments with ``StepperError``.
