@@ -42,11 +42,10 @@ def _version(name: str) -> tuple[int, ...] | None:
 
 
 def can_build_without_network() -> bool:
-    """setuptools >= 70.1 builds wheels itself; older ones (>= 64, for PEP 621 and 660) need ``wheel``."""
+    """The installed setuptools can be pyproject's build backend: 77 or newer (the SPDX ``license`` string and
+    ``license-files``), which builds wheels itself (no ``wheel`` package needed since 70.1)."""
     setuptools = _version("setuptools")
-    if setuptools is None or setuptools < (64, 0):
-        return False
-    return setuptools >= (70, 1) or _version("wheel") is not None
+    return setuptools is not None and setuptools >= (77, 0)
 
 
 def _copy_project(dest: Path) -> Path:
