@@ -7,8 +7,8 @@
 // import (the pure logic, tested under Node) replaced by that module's text (lucid.viz.player.script).
 import {
   BASE, bodyFont, boxOf, clampStep, fitScale, gradHistory, gradOf, hostRoom, inViewBox, isNarrow, keyStep, lensView,
-  lookPatch, looksAt, needsRefit, nodeName, overlaps, playerStepOf, playStart, playTick, say, scrollToShow, spokenText, stepPatches, storedStepOf,
-  tickDelay, traceStepOf, walkKey, zoomOf,
+  lookPatch, looksAt, needsRefit, nodeName, overlaps, playerStepOf, playStart, playTick, say, scrollToShow,
+  spokenText, stepPatches, storedStepOf, tickDelay, traceStepOf, walkKey, zoomOf,
 } from './logic.mjs';
 
 const PREFIX = 'lucid-player';
