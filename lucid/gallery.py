@@ -6,6 +6,7 @@ same list, the tests run every example, and a shared link can name one by slug.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib import resources
 
 from lucid.i18n import N_
 
@@ -240,3 +241,34 @@ def find_source(source: str) -> Example | None:
     """The example whose program is exactly ``source`` (ignoring surrounding blank space), if any."""
     wanted = source.strip()
     return next((e for e in EXAMPLES if e.source.strip() == wanted), None)
+
+
+@dataclass(frozen=True)
+class RecordingExample:
+    """A gallery entry that plays a recorded PyTorch pass (a ``.lucid`` file shipped in the package).
+
+    ``file`` is the path inside the ``lucid`` package; ``title`` and ``lesson`` as for ``Example``."""
+
+    slug: str
+    title: str
+    lesson: str
+    file: str
+
+    def data(self) -> bytes:
+        """The file's bytes (read from the installed package, so a wheel plays it too)."""
+        return resources.files("lucid").joinpath(self.file).read_bytes()
+
+
+RECORDINGS: tuple[RecordingExample, ...] = (
+    RecordingExample(
+        "torch-mlp", N_("A small PyTorch MLP step"),
+        N_("PyTorch's own backward pass of a 2-layer MLP with cross_entropy, in the order its engine ran it: "
+           "each linear layer sends one gradient to its bias, its weight and its input."),
+        "torch/recordings/mlp_step.lucid",
+    ),
+)
+
+
+def recording_by_title(title: str) -> RecordingExample | None:
+    """The recorded entry with this (English) title, if any."""
+    return next((r for r in RECORDINGS if r.title == title), None)

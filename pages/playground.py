@@ -8,8 +8,10 @@ import streamlit as st
 from lucid.i18n import _
 from lucid.session.analysis import INPUT_ROWS, shared_analysis
 from lucid.ui.lesson_plan.feature import LessonPlan
+from lucid.ui.live_class.exercise_view import ClassExercise
 from lucid.ui.live_class.feature import LiveClass
-from lucid.ui.playground import controls, view_link
+from lucid.ui.playground import controls, recording_view, view_link
+from lucid.ui.playground.detective_view import Detective
 from lucid.ui.playground.editor import editor
 from lucid.ui.playground.forward_mode_view import forward_mode_panel
 from lucid.ui.playground.inputs_view import inputs_table
@@ -25,7 +27,10 @@ ensure_navigation()
 
 # State: the run's page, and the features in the order they have their say (for the step: link, lesson, class).
 page = Page("pg")
-features = Features([Links(), LessonPlan(), LiveClass(page), Practice()])  # the class first learns who this tab is
+# (the class first learns who this tab is)
+live_class = LiveClass(page)
+features = Features([Links(), LessonPlan(), live_class, ClassExercise(live_class), Practice(),
+                     Detective(live_class)])
 page.entering = view_link.entering(page.key)
 
 features.before_enter(page)
@@ -41,7 +46,17 @@ with (view.lead or st.container()), st.expander(_("Program"), expanded=not (view
     # Programs are shared by every session of this server (a class opening one link computes it once);
     # the session keeps only the source text.
     page.analysis = editor(page.key, shared_analysis, share_url=True, height=130 if view.classroom else 150,
-                           keep_result=False)
+                           keep_result=False, recordings=True)
+    recording_view.import_panel(page.key)
+
+# A recorded PyTorch pass (an imported .lucid file, the gallery's) plays instead of the program: no link or class.
+recorded = recording_view.recorded_analysis(page.key)
+if recorded is not None:
+    page.analysis = None
+    features.settled(page)
+    features.panel(page)
+    recording_view.play(page.key, recorded, view)
+    st.stop()
 
 if page.analysis is None:
     features.settled(page)
@@ -60,7 +75,10 @@ rule_check_panel(page.analysis)
 backward_stepper(page.key, page.analysis, view.options, seconds=view.seconds_per_step, classroom=view.classroom,
                  zoom=view.zoom, **features.player_options(page))
 features.below_player(page)
-if page.held_from is None:
+if page.answers_hidden:  # a detective case: these would show the right engine's numbers
+    st.caption(_("The inputs' gradients and forward mode are hidden while you solve the detective case: they "
+                 "would show the right engine's numbers."))
+elif page.held_from is None:
     inputs_table(page.analysis, INPUT_ROWS)
     forward_mode_panel(page.key, page.analysis)
 elif page.practising:  # both print final gradients: the asked one among them

@@ -20,6 +20,26 @@ def page(**query) -> AppTest:
     return at
 
 
+def run_page(path: str) -> None:
+    """The Playground as ``app.py`` runs it: the link's ``lang=`` first, then the page."""
+    import runpy
+
+    from lucid.ui.runtime import language
+
+    language.follow_link()
+    runpy.run_path(path, run_name="__main__")
+
+
+def korean_page(**query) -> AppTest:
+    """The Playground opened with ``query`` as ``app.py`` opens it, so the link's ``lang=`` is followed."""
+    at = AppTest.from_function(run_page, args=(PAGE,), default_timeout=120)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
 def player(at: AppTest) -> dict:
     """The data the page's last run gave the player."""
     found = [c for c in at.get("bidi_component") if c.proto.component_name == "lucid_animation_player"]

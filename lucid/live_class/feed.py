@@ -47,6 +47,12 @@ def question_key(question: dict[str, Any] | None) -> str:
     return f"{question.get('id', '')}:{1 if question.get('revealed') else 0}"
 
 
+def exercise_key(view: RoomView | None) -> str:
+    """The exercise the teacher sent now ("" for none): a student's page reruns when it changes."""
+    exercise = view.exercise if view is not None else None
+    return str(exercise.get("id", "")) if exercise else ""
+
+
 DRAWING_WORDS = ("dir", "hide", "large", "style")
 """The parts of the teacher's view (link words) a student takes: how the graph is drawn. Classroom mode, the
 graph size and the speed are each student's own (a laptop is not a projector)."""
@@ -61,7 +67,7 @@ def drawing_key(view_words: dict[str, Any]) -> str:
 def feed_of(view: RoomView) -> dict[str, Any]:
     """The feed of a room: everything a student's browser polls, and nothing more."""
     return {"v": view.version, "step": view.step, "program": program_key(view.seed, view.source),
-            "q": question_key(view.question), "d": drawing_key(view.view)}
+            "q": question_key(view.question), "d": drawing_key(view.view), "x": exercise_key(view)}
 
 
 _listeners: list[Callable[[str], None]] = []

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lucid.i18n import L_
-from lucid.live_class import peer
+from lucid.live_class import exercises, peer
 from lucid.live_class.answer_text import AnswerRejected, parse_answer
 from lucid.live_class.codes import (
     address_key,
@@ -71,6 +71,9 @@ class RoomView:
     question: dict[str, Any] | None
     students: int
     questions: list[dict[str, Any]] = field(default_factory=list)
+    exercise: dict[str, Any] | None = None
+    """The exercise the teacher sent (``lucid.live_class.exercises``): its id, kind and, for a detective case, the
+    sealed case (unreadable without the server's secret); None when there is none."""
 
 
 class Rooms:
@@ -127,6 +130,7 @@ class Rooms:
 
     def _retire(self, code: str, record: dict | None) -> None:
         questions = [q["id"] for q in (record or {}).get("questions", [])]
+        questions += [_reports_key(x["id"]) for x in (record or {}).get("exercises", [])]
         self.store.retire(code, self.limits.ended_keep_seconds, questions)
 
     def _sweep(self, now: float) -> dict[str, dict]:
@@ -204,6 +208,7 @@ class Rooms:
             return
         if record["source"] != source or record["seed"] != int(seed):
             record["question"] = None
+            record["exercise"] = None  # an exercise is on the program it was sent with
             record["step"] = int(step)
         record.update(source=source, seed=int(seed), view=dict(view))
         self._write(code, record)
@@ -292,6 +297,42 @@ class Rooms:
             record["question"] = None
             self._write(code, record)
 
+    def send_exercise(self, code: str, token: str, kind: str, case: str | None = None) -> str:
+        """Send the class an exercise on the room's program (``exercises.KINDS``); returns its id. A detective
+        exercise carries the teacher's sealed ``case`` (``lucid.practice.detective_link``). The one before it
+        stops. Raises ``AnswerRejected`` for a bad kind or case, or too many exercises."""
+        code, record = self._teacher_record(code, token)
+        kind = exercises.kind(kind)
+        if kind == "detective" and not (isinstance(case, str) and 0 < len(case) <= 64):
+            raise AnswerRejected(L_("Make a detective link for this program first."))
+        sent = record.setdefault("exercises", [])
+        if len(sent) >= exercises.MAX_EXERCISES:
+            raise AnswerRejected(L_("A class gets at most {n} exercises.", n=exercises.MAX_EXERCISES))
+        exercise = {"id": secrets.token_hex(6), "kind": kind, "case": case if kind == "detective" else None,
+                    "source": record["source"], "seed": record["seed"], "sent": self.clock()}
+        sent.append(exercise)
+        record["exercise"] = {k: exercise[k] for k in ("id", "kind", "case")}
+        self._write(code, record)
+        return str(exercise["id"])
+
+    def stop_exercise(self, code: str, token: str) -> None:
+        """The exercise leaves the students' screens; its reports stay for the panel and the exit ticket."""
+        code, record = self._teacher_record(code, token)
+        if record.get("exercise") is not None:
+            record["exercise"] = None
+            self._write(code, record)
+
+    def exercise_reports(self, code: str, token: str, exercise_id: str) -> list[dict[str, Any]]:
+        """Every student's last report on one exercise (with their ``student`` id). Teacher only."""
+        code, _record = self._teacher_record(code, token, live=False)
+        return [{**r, "student": sid} for sid, r in self.store.answers(code, _reports_key(exercise_id)).items()]
+
+    def exercise_history(self, code: str, token: str) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+        """Every exercise sent, with its reports (for the exit ticket), during the class and for a day after."""
+        code, record = self._teacher_record(code, token, live=False)
+        return [(x, [{**r, "student": sid} for sid, r in self.store.answers(code, _reports_key(x["id"])).items()])
+                for x in record.get("exercises", [])]
+
     def end(self, code: str, token: str) -> None:
         """The class is over: nobody joins or answers; its exit ticket stays with the teacher for a day."""
         code, record = self._teacher_record(code, token)
@@ -364,7 +405,7 @@ class Rooms:
             return None
         return RoomView(clean, int(record["version"]), record["source"], int(record["seed"]), dict(record["view"]),
                         int(record["step"]), record.get("question"), self.store.size(clean, self._present_since()),
-                        list(record.get("questions", [])))
+                        list(record.get("questions", [])), record.get("exercise"))
 
     def issue_student(self, code: object, address: str | None = None) -> str | None:
         """A new student id for room ``code`` (signed), or None when the room is over or this address has been
@@ -446,6 +487,27 @@ class Rooms:
                                                             "nickname": nick, "at": now, **extra}, self._ttl)
         return value
 
+    def report(self, code: object, student: object, exercise_id: object, progress: object,
+               nickname: object = "") -> None:
+        """Take ``student``'s progress on the exercise their page shows (``exercises.clean_report``: bounded,
+        unknown keys dropped; a new report replaces theirs). Raises ``AnswerRejected`` (no such exercise now, too
+        many reports this minute, not in the room) or ``RoomGone``."""
+        clean = clean_code(code)
+        record = self._live(clean) if clean else None
+        if record is None or clean is None:
+            raise RoomGone(L_("This class has ended."))
+        if not self.join(clean, student):
+            raise AnswerRejected(L_("This class is full."))
+        exercise = record.get("exercise")
+        if exercise is None or exercise_id != exercise["id"]:
+            raise AnswerRejected(L_("The teacher stopped this exercise."))
+        sid, now = str(student), self.clock()
+        if self.store.hit("report", f"{clean}:{sid}", int(now // 60), 120) > 4 * self.limits.answers_per_minute:
+            raise AnswerRejected(L_("Too many reports this minute: wait a little."))
+        nick = nickname.strip()[: self.limits.nickname_chars] if isinstance(nickname, str) else ""
+        self.store.put_answer(clean, _reports_key(exercise["id"]), sid,
+                              {**exercises.clean_report(progress), "nickname": nick, "at": now}, self._ttl)
+
     def answers(self, code: object, question_id: str) -> list[dict[str, Any]]:
         clean = clean_code(code)
         if clean is None or not isinstance(question_id, str):
@@ -457,3 +519,8 @@ class Rooms:
         if clean is None or not isinstance(student, str) or not isinstance(question_id, str):
             return None
         return self.store.answers(clean, question_id).get(student)
+
+
+def _reports_key(exercise_id: object) -> str:
+    """Where the store keeps an exercise's reports: beside the questions' answers, under a key no question has."""
+    return f"x-{exercise_id}"

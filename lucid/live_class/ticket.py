@@ -11,7 +11,7 @@ import csv
 import io
 from typing import Any
 
-from lucid.i18n import DEFAULT_LANGUAGE, pgettext, use_language
+from lucid.i18n import DEFAULT_LANGUAGE, pgettext, text, use_language
 from lucid.live_class.grading import class_result
 from lucid.live_class.peer import TICKET_KINDS, changes
 from lucid.viz.numbers import format_number
@@ -38,6 +38,12 @@ def diagnosis_words(key: str | None) -> str:
              "forgot to sum": pgettext("exit ticket diagnosis", "forgot to sum"),
              "value, not gradient": pgettext("exit ticket diagnosis", "value, not gradient"),
              "sign": pgettext("exit ticket diagnosis", "sign")}
+    if key is not None and key not in words:  # a gradient detective's mistake (an exercise's row)
+        from lucid.practice.faults import fault_by_slug
+
+        fault = fault_by_slug(key)
+        if fault is not None:
+            return text(fault.title)
     return "" if key is None else words.get(key, key)
 
 
@@ -63,9 +69,11 @@ def _num(v: float) -> str:
     return format_number(v).replace("\u2212", "-")
 
 
-def exit_ticket(history: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> str:
+def exit_ticket(history: list[tuple[dict[str, Any], list[dict[str, Any]]]],
+                exercises: list[tuple[dict[str, Any], list[dict[str, Any]]]] = ()) -> str:
     """CSV text of ``Rooms.history``: per round of each question its step, correct rate and answer distribution;
-    a later round's row compares each student's answer with their answer in round 1."""
+    a later round's row compares each student's answer with their answer in round 1. Then one row per exercise
+    sent (``Rooms.exercise_history``), after the questions, in the same columns (``exercise_row``)."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(headers())
@@ -93,4 +101,29 @@ def exit_ticket(history: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> s
                          diagnosis_words(result.diagnosis),
                          int(question.get("round", 1)), TICKET_KINDS.get(str(question.get("kind", "typed")), ""),
                          *moved])
+    for index, (exercise, reports) in enumerate(exercises, start=1):
+        writer.writerow(exercise_row(index, exercise, reports))
     return out.getvalue()
+
+
+EXERCISE_KINDS = {"predict": "exercise: predict every gradient", "detective": "exercise: gradient detective"}
+"""The exit ticket's kind cell of an exercise row (machine-readable, the same in every language)."""
+
+
+def exercise_row(number: int, exercise: dict[str, Any], reports: list[dict[str, Any]]) -> list[Any]:
+    """An exercise's row: the students who reported (answers), who finished (correct) and the rate, where they went
+    wrong (distribution: node ×count), the most common mistake (a diagnosis or a detective fault's key), each
+    nickname with its progress. Step, expected answer, round and the changes have no meaning here: left empty."""
+    from lucid.live_class.exercises import clean_report, summarize
+
+    summary = summarize(reports)
+    progress = []
+    for r in reports:
+        if r.get("nickname"):
+            c = clean_report(r)
+            progress.append(f"{r['nickname']}: {c['done']}/{c['total']}" + (" ✓" if c["finished"] else ""))
+    return [f"x{number}", "", "", "", summary.students, summary.finished, f"{summary.finished_rate:.0%}",
+            "; ".join(f"{safe_cell(node)} ×{n}" for node, n in summary.nodes.most_common()), "",
+            summary.most_common_mistake or "", safe_cell("; ".join(progress)),
+            diagnosis_words(summary.most_common_mistake), "", EXERCISE_KINDS.get(str(exercise.get("kind")), ""),
+            "", ""]

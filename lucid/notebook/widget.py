@@ -231,6 +231,18 @@ def facts_html(details: Any) -> str:
     return "".join(parts)
 
 
+def node_facts_html(rec: Any, k: int, step: int) -> str:
+    """Node ``k``'s facts at trace ``step`` as HTML, in the current language: what a click on the node shows.
+
+    The widget's ``inspect`` shows exactly this (a click's answer), and ``save_html`` (``lucid.notebook.html_file``)
+    writes it into the file ahead of time, since offline no kernel answers.
+    ``rec``: anything ``lucid.session.inspector.node_details`` reads (a ``Recording``, an ``Analysis``).
+    """
+    from lucid.session.inspector import node_details
+
+    return facts_html(node_details(rec, k, step))
+
+
 #: Largest SVG a saved output carries (a huge graph's picture would bloat the notebook file).
 STATIC_SVG_LIMIT = 3_000_000
 
@@ -368,6 +380,23 @@ def widget_class() -> type:
             target = Path(path)
             target.write_text(self._anim.frame_svg(self._anim.step_for_trace(at)), encoding="utf-8")
             return target
+
+        def save_html(self, path: str | Path, *, lang: str | None = None, title: str | None = None) -> Path:
+            """Write this player as ONE self-contained HTML file (no network, no kernel); returns the path.
+
+            It opens at the step on screen, with this player's view, keys, explanations and node facts (in
+            ``lang``, this player's language when None): see ``lucid.viz.save_html``.
+            """
+            from lucid.notebook.html_file import save_html
+
+            return save_html(self, path, lang=lang, title=title)
+
+        def _html_source(self) -> tuple[Recording, Animation, dict]:
+            """What ``save_html`` writes for this player: its pass, its animation and its view."""
+            data = self.data
+            return self._rec, self._anim, {"step": self.step, "seconds": data["seconds"], "zoom": data["zoom"],
+                                           "classroom": data["classroom"], "beside": data["beside"],
+                                           "lang": self._lang, "drawing": self._options}
 
         def save_gif(self, path: str | Path, *, frame_ms: int = 1200, slide: bool = False) -> Path:
             """Write the whole backward pass as a looping GIF (one frame per step, captioned); returns the path.

@@ -162,6 +162,19 @@ class PredictSession:
                      right=sum(1 for r in records if r.right), revealed=sum(1 for r in records if r.revealed),
                      tries=sum(r.tries for r in records))
 
+    def wrong_at(self, trace: Trace) -> dict[str, int]:
+        """Wrong answers per asked gradient (its label, ``grad x``): where this student went wrong."""
+        out: dict[str, int] = {}
+        for step, record in sorted(self.records.items()):
+            wrong = len(record.diagnoses)
+            if wrong:
+                if step not in self._cache:
+                    shape = tuple(trace.steps[step].accumulated.shape)
+                    self._cache[step] = question_at(trace, step, asked_element(shape, self.seed, step))
+                label = str(self._cache[step]["label"])
+                out[label] = out.get(label, 0) + wrong
+        return out
+
     def mistakes(self) -> dict[str, int]:
         """How often each diagnosed mistake was made (the class mode's keys), most common first."""
         counts: dict[str, int] = {}

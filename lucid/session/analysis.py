@@ -47,6 +47,9 @@ class Analysis:
     problem: Message | None = None
     """Why there is no backward pass to show, rendered in the reader's language (``lucid.i18n.Message``)."""
     order: list[Tensor] = field(default_factory=list)
+    variant: str = ""
+    """Which pass of the program ``trace`` is: "" the engine's; another word a pass made beside it (the gradient
+    detective's broken engine, ``lucid.practice.faults``), so caches keyed on the program never mix the two."""
 
     @property
     def n_steps(self) -> int:
@@ -204,7 +207,8 @@ def animation_key(analysis: Analysis, options: Any, expanded: Iterable[str] = ()
     session, is one animation, and two different sets never share one. The language is part of the key:
     an animation holds its explanations and legend already written, and the layout fits their text.
     """
-    return ("animation", analysis.source, analysis.seed, options, current_language(), tuple(sorted(set(expanded))))
+    return ("animation", analysis.source, analysis.seed, analysis.variant, options, current_language(),
+            tuple(sorted(set(expanded))))
 
 
 @dataclass(frozen=True)

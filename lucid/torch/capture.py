@@ -248,13 +248,11 @@ class Recording:
         return stepper(self).save_gif(path, **options)
 
     def save_html(self, path: Any, **options: Any) -> Any:
-        """One self-contained HTML file of the player (works offline)."""
-        from lucid.viz import stepper
+        """One self-contained HTML file of the player that steps offline in any browser (``lucid.viz.save_html``:
+        ``lang``, ``step``, ``style``, ... as the stepper's); no anywidget needed. Returns the path."""
+        from lucid.viz import save_html
 
-        player = stepper(self, **options)
-        if not hasattr(player, "save_html"):
-            raise RecordError("this lucid has no offline HTML export")
-        return player.save_html(path)
+        return save_html(self, path, **options)
 
 
 def _boundary_key(t: torch.Tensor) -> tuple[Any, int] | None:

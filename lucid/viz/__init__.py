@@ -9,7 +9,9 @@
 - ``format_array``: the compact fixed-width number text shared with the app's tables.
 - ``stepper(x)``: the backward pass as a notebook widget (anywidget, imported only when one is made).
 - ``to_svg``/``to_png``/``animation_gif``/``frames_zip``: exports (need Graphviz's ``dot``).
+- ``save_html(x, path)``: the player as ONE self-contained HTML file that steps offline in any browser.
 """
+from lucid.notebook.html_file import HTML_LIMIT_BYTES, HtmlTooLarge, save_html
 from lucid.notebook.widget import StepperError, stepper
 from lucid.viz.errors import GraphTooLarge, GraphvizNotInstalled, RenderError
 from lucid.viz.explanation.explain import StepExplanation, explain
@@ -27,5 +29,6 @@ __all__ = [
     "large_frame", "large_view", "tag", "tag_subgraph", "toggle",
     "DIRECTIONS", "LARGE_AUTO_NODES", "GraphTooLarge", "GraphvizNotInstalled", "RenderError", "StepExplanation",
     "animation_gif", "contribution_note", "draw", "explain", "format_array", "format_number", "frames",
-    "frames_zip", "legend", "node_label", "stepper", "StepperError", "to_dot", "to_png", "to_svg",
+    "frames_zip", "HTML_LIMIT_BYTES", "HtmlTooLarge", "legend", "node_label", "save_html",
+    "stepper", "StepperError", "to_dot", "to_png", "to_svg",
 ]

@@ -34,6 +34,7 @@ PLAYGROUND_MODULES = [
     "lucid/ui/live_class/room_watch.py", "pages/gradient_check.py", "lucid/ui/playground/playground_link.py",
     "pages/op_reference.py", "pages/broadcasting.py", "pages/pitfalls.py", "pages/train_mlp.py",
     "lucid/ui/lesson_pages/large_graph_view.py", "lucid/ui/playground/rule_check_view.py",
+    "lucid/ui/playground/recording_view.py",
 ]
 #: Streamlit calls that put their first argument (and ``help=``, ``placeholder=``) on the screen.
 DISPLAY_CALLS = {"title", "header", "subheader", "caption", "markdown", "info", "warning", "error", "success",

@@ -57,12 +57,14 @@ ALLOWED = {
     "max", "imum", "index", "low", "high", "slope", "keepdims", "axis", "None", "True", "False", "float",
     "import", "lambda", "and", "or", "not", "in", "is", "name", "step", "mse_loss", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "zero_grad", "backward", "grad", "loss", "bias", "out", "ln", "log",
-    "dx", "dy", "eps", "exp", "RecursionError", "def", "sigmoid", "swish",
+    "dx", "dy", "eps", "exp", "RecursionError", "def", "sigmoid", "swish", "matmul", "sub", "div",
+    "match_grad_shape",
     # lesson-link keys ([[link]] tables, url=, example=)
     "code", "url", "title", "link", "example",
     # names of programs, libraries, formats and standards
     "lucid", "micrograd", "NumPy", "Graphviz", "zlib", "CS", "MLP", "SGD", "ReLU", "BCE", "NaN", "inf", "TOML",
     "CSV", "SVG", "PNG", "GIF", "DOT", "QR", "README", "ASCII", "NFKC", "vgsc", "Debian",
+    "HTML", "MB", "LMS", "iframe", "JavaScript", "Lucid", "Graph", "Lab",
     # keys on the keyboard
     "Page", "Up", "Down", "Home", "End", "Space", "Ctrl", "Enter",
 }

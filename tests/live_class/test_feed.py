@@ -24,7 +24,7 @@ def test_the_feed_holds_step_program_and_question_state_but_no_secret_or_answer(
     rooms.ask(code, token, {"step": 2, "label": "grad x", "expected": 6.0, "expected_text": "6.000"},
               show_rule=True)
     feed = feed_of(rooms.view(code))
-    assert set(feed) == {"v", "step", "program", "q", "d"}
+    assert set(feed) == {"v", "step", "program", "q", "d", "x"}  # x: the exercise sent (its id), "" for none
     assert feed["step"] == 1 and feed["q"].endswith(":0")
     text = json.dumps(feed)
     assert token not in text and "6.0" not in text and "grad x" not in text

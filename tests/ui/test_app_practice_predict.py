@@ -9,28 +9,9 @@ from streamlit.testing.v1 import AppTest
 
 from lucid.i18n import use_language
 from lucid.ui.playground.keys import keys
-from tests.class_pages import PAGE, page, player
+from tests.class_pages import korean_page, page, player
 
 K = keys("pg")
-
-
-def run_page(path: str) -> None:
-    """The Playground as ``app.py`` runs it: the link's ``lang=`` first, then the page."""
-    import runpy
-
-    from lucid.ui.runtime import language
-
-    language.follow_link()
-    runpy.run_path(path, run_name="__main__")
-
-
-def korean_page(**query) -> AppTest:
-    at = AppTest.from_function(run_page, args=(PAGE,), default_timeout=120)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
 
 
 def practising() -> AppTest:
@@ -56,6 +37,8 @@ def test_a_link_opens_the_practice_and_the_player_holds_the_asked_step_back():
     assert "What does **`grad q`** hold after step 1?" in texts(at)
     data = player(at)
     assert len(data["anim"]["changes"]) == 1 and data["step"] == 0  # only the seed
+    (node, kind, words), = data["marks"]  # the asked node, marked on the graph (dotted), said in its name
+    assert kind == "ask" and words == "asked: grad q" and node.startswith("t")
     assert not at.dataframe  # the inputs table (every final gradient) waits
     assert any("once you finish or stop the practice" in c.value for c in at.caption)
 

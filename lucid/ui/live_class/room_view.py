@@ -24,7 +24,7 @@ import streamlit as st
 from lucid.i18n import L_, Message, _, ngettext, text, use_language
 from lucid.live_class import AnswerRejected, NotTeacher, RoomGone, RoomsFull, RoomView, StoreUnavailable, peer
 from lucid.live_class.codes import clean_code
-from lucid.live_class.feed import DRAWING_WORDS, drawing_key, program_key, question_key
+from lucid.live_class.feed import DRAWING_WORDS, drawing_key, exercise_key, program_key, question_key
 from lucid.live_class.grading import (
     TOLERANCE_TEXT,
     class_result,
@@ -267,7 +267,7 @@ def player_room(key: str, s: Seat | None) -> tuple[dict[str, Any] | None, Any]:
     return {"role": "student", "feed": room_feed.feed_url(s.code), "follow": following(key),
             "poll_ms": PUSH_TICK_MS if hold else POLL_MS, "hold_ms": hold,
             "question": question_key(view.question if view else None),
-            "drawing": drawing_key(view.view) if view else None}, None
+            "drawing": drawing_key(view.view) if view else None, "exercise": exercise_key(view)}, None
 
 
 def _reason(err: Exception) -> Message | str:
@@ -397,7 +397,8 @@ def _close(key: str, s: Seat) -> None:
 
 def _ticket(s: Seat) -> str:
     try:
-        return exit_ticket(room_service.rooms().history(s.code, s.token or ""))
+        rooms = room_service.rooms()
+        return exit_ticket(rooms.history(s.code, s.token or ""), rooms.exercise_history(s.code, s.token or ""))
     except (RoomGone, NotTeacher):
         return ""
 

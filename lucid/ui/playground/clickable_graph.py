@@ -147,7 +147,8 @@ def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
                      on_speed: Callable[[str], None] | None = None, resume: bool = False,
                      lesson: dict[str, Any] | None = None, on_lesson: Callable[[str], None] | None = None,
                      inspector_key: str | None = None, room: dict[str, Any] | None = None,
-                     on_step: Callable[[object], None] | None = None, browser_holds: str | None = None) -> None:
+                     on_step: Callable[[object], None] | None = None, browser_holds: str | None = None,
+                     marks: list[list[str]] | None = None) -> None:
     """Play ``anim`` in the browser, starting at ``step``; a click on a node is read back with ``take_click``.
 
     Steps in and out (``step``, the ``step`` of a click, the URL's ``step=``) are steps of the backward
@@ -175,6 +176,7 @@ def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
     the player keeps drawing the animation it has: a click does not send 100-400 KB back to the browser
     that has them. A player that finds itself without that animation (it was drawn anew) asks for it
     (its ``missing`` event), and that run sends it whole.
+    ``marks``: nodes to outline, ``[svg id, "pass" | "fail", words]`` (the words join the node's spoken name).
     """
     def step_reported() -> None:
         try:
@@ -213,7 +215,7 @@ def animation_player(anim: Animation, *, key: str, step: int, program_id: str,
                             "keys_help": _(KEYS_HELP), "words": player_words(), **sizing(classroom),
                             "speeds": [[k, v] for k, v in (speeds or {}).items()] if on_speed else [],
                             "speed": speed, "lesson": lesson if on_lesson else None,
-                            "inspector_key": inspector_key, "room": room}
+                            "inspector_key": inspector_key, "room": room, "marks": marks or []}
     # The browser gets exactly ``json.dumps({"anim": anim.to_json(), **rest})``, the animation's part encoded once.
     if browser_holds is not None and browser_holds == anim_id:
         data = component_payload.EncodedJSON("anim", None, "null", "held", rest)

@@ -21,6 +21,7 @@ from lucid.expr import ExprError, Program, run
 from lucid.i18n import N_, _
 from lucid.session import share
 from lucid.session.memo import LRUMemo
+from lucid.ui.playground import recording_view
 from lucid.ui.playground.keys import keys
 
 T = TypeVar("T")
@@ -41,9 +42,14 @@ def _load_example(key: str, picker_key: str) -> None:
         return  # a stale picker's value, sent by a click that left the browser before the last rerun arrived
     title = st.session_state[picker_key]
     example = next((e for e in gallery.EXAMPLES if e.title == title), None)
+    recorded = gallery.recording_by_title(title)
     if example is not None:
         st.session_state[keys(key).source] = example.source
         st.session_state[keys(key).run_requested] = True
+    elif recorded is not None:  # a recorded PyTorch pass: played instead of the program, which stays as it is
+        recording_view.load_example(key, recorded)
+    elif recording_view.current(key) is not None:  # "(your own program)" while a recording plays: back to it
+        recording_view.close(key)
 
 
 def _request_run(key: str) -> None:
@@ -100,9 +106,11 @@ def show_error(err: ExprError) -> None:
 
 
 def editor(key: str, evaluate: Callable[[str], T], *, share_url: bool = False,
-           height: int = 160, keep_result: bool = True) -> T | None:
+           height: int = 160, keep_result: bool = True, recordings: bool = False) -> T | None:
     """Render picker + editor + Run; return ``evaluate(source)`` for the last good program (or None).
 
+    ``recordings``: the gallery also offers the recorded PyTorch passes (``gallery.RECORDINGS``, the
+    Playground's ``recording_view``); running a program then closes the recording on screen.
     ``evaluate`` must be deterministic. With ``keep_result`` the result is memoized per session by
     source text and kept in session state. Without it the session keeps only the last good source
     and calls ``evaluate`` on every run: for an ``evaluate`` backed by a process-wide cache, so a
@@ -117,9 +125,13 @@ def editor(key: str, evaluate: Callable[[str], T], *, share_url: bool = False,
         st.session_state[keys(key).initial_step] = step
 
     current = st.session_state[source_key]
+    if recordings and (st.session_state.get(keys(key).run_requested) or current != st.session_state[ran_key]):
+        recording_view.close(key)  # a program is run (Run, Ctrl+Enter, a gallery program): it replaces the recording
+    played = recording_view.current(key) if recordings else None
     match = gallery.find_source(current)
-    shown = match.title if match else CUSTOM
-    options = [CUSTOM, *(e.title for e in gallery.EXAMPLES)]
+    shown = played.example.title if played is not None and played.example is not None else (
+        match.title if match else CUSTOM)
+    options = [CUSTOM, *(e.title for e in gallery.EXAMPLES), *(r.title for r in gallery.RECORDINGS if recordings)]
     # The picker is keyed by what it shows instead of being set from the script. Typing then clicking Run
     # sends two messages; the click can still carry the picker the browser showed before the first rerun
     # arrived. Streamlit keeps an old widget's callback, so _load_example only acts for the picker this
@@ -131,8 +143,10 @@ def editor(key: str, evaluate: Callable[[str], T], *, share_url: bool = False,
         st.selectbox(_("Gallery"), options, index=options.index(shown), key=picker_key,
                      on_change=_load_example, args=(key, picker_key), format_func=_,
                      help=_("Ready-made programs; each one teaches one thing about backprop."))
-        if match:
-            st.caption(f":material/lightbulb: {_(match.lesson)}")
+        lesson = played.example.lesson if played is not None and played.example is not None else (
+            match.lesson if match else None)
+        if lesson:
+            st.caption(f":material/lightbulb: {_(lesson)}")
         st.button(_("Run"), key=keys(key).run, type="primary", on_click=_request_run, args=(key,),
                   icon=":material/play_arrow:", help=_("Runs the program (Ctrl+Enter in the editor does too)."))
     with right:

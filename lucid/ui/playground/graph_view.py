@@ -163,7 +163,7 @@ def _gif_button(key: str, analysis: Analysis, options: DrawOptions, gifs: LRUMem
     slide = st.checkbox(_("16:9 slide"), key=keys(key).gif_slide,
                         help=_("The whole graph on a 1280×720 canvas, at the same place in every frame, with each "
                                "step's arithmetic line: ready to drop into a presentation."))
-    made = ("gif", analysis.source, analysis.seed, options, slide, current_language())
+    made = ("gif", analysis.source, analysis.seed, analysis.variant, options, slide, current_language())
     slot = st.empty()  # the Make button, then the download in its place
     if made not in gifs:
         if not slot.button(_("Make GIF"), key=keys(key).make_gif, icon=":material/movie:",

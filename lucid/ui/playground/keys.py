@@ -59,6 +59,12 @@ class PageKeys:
     run = _Key("the Run button")
     memo = _Key("LRUMemo: the session's memo of computed programs")
 
+    # --- A recorded PyTorch pass played instead of the program (lucid.ui.playground.recording_view) ----------
+    recording = _Key("Played | None: the recording on screen (its bytes and where it came from); None: the program")
+    recording_error = _Key("Message | str | None: why the last recording file was refused, shown under the uploader")
+    recording_file = _Key("the recording file uploader")
+    recording_close = _Key("the Close recording button")
+
     # --- The step and the player -----------------------------------------------------------------------------
     step = _Key("int: the step on screen (the player's, the class's, a lesson link's)")
     shown = _Key("tuple: (source, seed) of the program whose first showing has been handled")
@@ -86,6 +92,8 @@ class PageKeys:
     dl_gif = _Key("download GIF")
     dl_slide_svg = _Key("download the slide as SVG")
     dl_slide_png = _Key("download the slide as PNG")
+    make_html = _Key("the Make interactive HTML button")
+    dl_html = _Key("download the interactive HTML file")
     copy_link = _Key("the Copy link button")
     forward_input = _Key("forward mode's input picker")
     forward_both = _Key("forward mode's whole-Jacobian toggle")
@@ -165,6 +173,33 @@ class PageKeys:
     practice_hint = _Key("the practice's Show the rule toggle (the upstream gradient and the local rule)")
     practice_start = _Key("Start practising (and Start again)")
     practice_stop = _Key("Stop practising")
+
+    # --- Exercises sent to a live class (lucid.ui.live_class.exercise_view) ---------------------------------
+    exercise_open = _Key("bool: the teacher's Class exercise expander is open (folded, nothing is drawn)")
+    exercise_kind = _Key("the teacher's choice of the exercise to send")
+    exercise_send = _Key("Send to the class")
+    exercise_stop = _Key("Stop the exercise")
+    exercise_start = _Key("a student's Start the exercise")
+    exercise_started = _Key("str | None: the id of the class exercise this student started")
+    exercise_reported = _Key("dict | None: the progress this student last reported (sent again only when it changes)")
+    exercise_error = _Key("Message | str | None: why the teacher's last send did not go through")
+
+    # --- Gradient detective (lucid.ui.playground.detective_view) --------------------------------------------
+    detective = _Key("DetectiveCase | None: the student's case on the program on screen (its link's)")
+    detective_class_case = _Key("str | None: the sealed case of the class exercise this student started")
+    detective_case_of = _Key("tuple | None: (source, seed, token) the case was opened for")
+    detective_open = _Key("bool: the teacher's Gradient detective expander is open (folded, nothing is drawn)")
+    detective_fault = _Key("the teacher's choice of the rule to break")
+    detective_link = _Key("str | None: the link the teacher made, with its answer key")
+    detective_make = _Key("Make the detective link")
+    detective_node = _Key("the student's choice of the node to check")
+    detective_check = _Key("Check this node")
+    detective_synced = _Key("str | None: the inspector's pick last copied into the node to check")
+    detective_form = _Key("the student's accusation form")
+    detective_culprit = _Key("the accusation's node")
+    detective_mistake = _Key("the accusation's mistake")
+    detective_accuse = _Key("Name the culprit")
+    detective_verdict = _Key("Accusation | None: what the last accusation found")
 
 
 @cache

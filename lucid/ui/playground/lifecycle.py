@@ -35,6 +35,9 @@ class Page:
     back."""
     practising: bool = False
     """Whether the hold is the self-paced practice's (``lucid.ui.playground.predict_view``), not only the class's."""
+    answers_hidden: bool = False
+    """Whether the page hides what would give a puzzle's answer away: the inputs table and forward mode compute the
+    engine's own gradients, which a gradient detective case (a broken engine's numbers) must not show."""
     folded: bool = False
     """Whether the editor starts folded (Classroom mode, a following student)."""
     player: dict[str, Any] = field(default_factory=dict)

@@ -24,7 +24,7 @@ from lucid.i18n import N_, _, format_integer, ngettext, text
 from lucid.session import stepping as stepper
 from lucid.session.analysis import Analysis, hierarchy_of, shared_animation
 from lucid.session.options import DrawOptions
-from lucid.ui.playground import graph_view
+from lucid.ui.playground import graph_view, html_export
 from lucid.ui.playground.clickable_graph import animation_player, program_key, take_click
 from lucid.ui.playground.graph_view import export_buttons, show_legend, static_frame
 from lucid.ui.playground.inspector_view import inspect_clicked, node_inspector
@@ -123,7 +123,8 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
                      share_url: bool, zoom: str | float = "screen", resume: bool = False,
                      lesson: dict | None = None, on_lesson: Callable[[str], None] | None = None,
                      room: dict | None = None, on_step: Callable[[object], None] | None = None,
-                     held_from: int | None = None, held_note: str | None = None) -> None:
+                     held_from: int | None = None, held_note: str | None = None,
+                     marks: list[list[str]] | None = None) -> None:
     """The player for ``analysis`` and what goes with it (session keys prefixed with ``key``).
 
     ``resume``: the page was entered again through the menu, whose address names no step; the player
@@ -133,6 +134,7 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
     ``held_from``: a student while the class predicts that step (``lucid.ui.live_class.room_hold``): the player gets the
     animation cut before it, the step (a click's too) stays before it, and the exports wait for the reveal.
     ``held_note``: what the folded exports say instead (the practice's hold is not the teacher's to lift).
+    ``marks``: ``[svg id, "pass" | "fail", words]`` per node to mark on the graph (the detective's checks).
     """
     step_key = keys(key).step
     n = analysis.n_steps
@@ -176,7 +178,7 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
                              on_speed=lambda label: st.session_state.__setitem__(keys(key).speed, label),
                              resume=resume, lesson=lesson, on_lesson=on_lesson,
                              inspector_key=keys(key).inspector, room=room, on_step=on_step,
-                             browser_holds=click.anim if click is not None else None)
+                             browser_holds=click.anim if click is not None else None, marks=marks)
         else:
             try:
                 static_frame(analysis, step if n else None, options)
@@ -205,6 +207,8 @@ def backward_stepper(key: str, analysis: Analysis, options: DrawOptions, *, seco
             st.caption(held_note or _("Exports are back once your teacher reveals the answer."))
         else:
             export_buttons(key, analysis, step, options, expanded if collapsed else None)
+            if graph_view.has_dot():
+                html_export.html_button(key, analysis, options, expanded, step=step, upto=held_from)
 
 
 def _collapsed_bar(key: str, anim: Animation, analysis: Analysis, expanded: tuple[str, ...]) -> None:

@@ -180,11 +180,23 @@ class Practice(Feature):
             page.practising = True
 
     def player_options(self, page: Page) -> dict[str, Any]:
-        return {"held_from": page.held_from, "held_note": _held_note(page)} if page.practising else {}
+        if not page.practising:
+            return {}
+        return {"held_from": page.held_from, "held_note": _held_note(page), "marks": asked_marks(page)}
 
     def below_player(self, page: Page) -> None:
         if page.analysis is not None:
             panel(page.key, page.analysis)
+
+
+def asked_marks(page: Page) -> list[list[str]]:
+    """The node whose gradient is asked, marked on the graph (dotted), its name saying the entry asked."""
+    session = current(page.key, page.analysis)
+    q = None if session is None or page.analysis is None else session.question(page.analysis.trace)
+    if q is None:
+        return []
+    index = page.analysis.index_of(page.analysis.trace.steps[q["step"]].parent)
+    return [[f"t{index}", "ask", _("asked: {label}").format(label=q["label"])]]
 
 
 def _held_note(page: Page) -> str:

@@ -650,6 +650,8 @@ function graphStep(ui, p, k, changed) {
       name = spokenText(Array.from(g.querySelectorAll('text'), (x) => x.textContent));
       if (/^g[0-9]+$/.test(g.id)) name = say(ui.words, 'box_name', '{name}; box: Enter opens or closes it', { name });
     }
+    const check = p.checkWords && p.checkWords.get(g.id);
+    if (check) name += '; ' + check;
     if (p.labels.get(g) !== name) { p.titleOf.get(g).textContent = name; p.labels.set(g, name); }
   }
   const cur = p.current && p.current[k] ? p.els[p.current[k]] : null;
@@ -830,6 +832,25 @@ function announce(ui) {
   ui.announcement.textContent = parts.filter(Boolean).join(' · ');
 }
 
+function checkMarks(ui, p, marks) {
+  // Nodes a page marks (the gradient detective's checks: ``[id, "pass" | "fail", words]``; the practice's asked
+  // node: "ask"): an attribute the
+  // stylesheet outlines by (a step's look rewrites a node's class and content, never this attribute), and the
+  // words join the node's spoken name.
+  const want = new Map((marks || []).map((m) => [m[0], m]));
+  for (const id of Object.keys(p.els || {})) {
+    const g = p.els[id];
+    const m = want.get(id);
+    if (m) g.setAttribute('data-lucid-check', ['fail', 'ask'].includes(m[1]) ? m[1] : 'pass');
+    else if (g.hasAttribute('data-lucid-check')) g.removeAttribute('data-lucid-check');
+  }
+  const words = new Map(Array.from(want.values(), (m) => [m[0], String(m[2] || '')]));
+  const same = p.checkWords && p.checkWords.size === words.size
+    && Array.from(words).every(([id, w]) => p.checkWords.get(id) === w);
+  p.checkWords = words;
+  if (!same && p.walk && p.walk.length) { p.labels.clear(); graphStep(ui, p, p.step); }
+}
+
 function markInspector(p, k) {
   // The node inspector under the graph was drawn at the server's step (``data.step``): once the player shows
   // another one, it is marked, and its note says which step it shows (the server hears of steps only on a click).
@@ -896,6 +917,8 @@ function followRoom(ui, p, root) {
           if (p.roomWatched) p.roomAsked = 'q' + f.q; else ask('q' + f.v);
         }
       }
+      // The teacher sent (or stopped) an exercise: the page runs again to offer it (each student starts it).
+      if (f.x !== undefined && now.exercise !== undefined && f.x !== now.exercise) { ask('x' + f.x); return; }
       if (f.program !== p.programId) { if (now.follow) ask('p' + f.v); return; }
       // The teacher draws the graph another way: the page runs again with that drawing.
       if (now.follow && f.d !== undefined && now.drawing && f.d !== now.drawing) { ask('d' + f.d); return; }
@@ -1140,6 +1163,7 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
     if (before && (before.classroom !== data.classroom || before.zoom !== data.zoom)) settle(ui, p);
   }
   markInspector(p, p.step);  // a run (a click) drew the inspector at the step it names
+  checkMarks(ui, p, data.marks);
   if (data.share_url && p.n > 0) {
     // A rerun that rewrote the URL from the server's side (e.g. a view option) may carry an older step.
     for (const ms of [0, 300, 1000]) {
