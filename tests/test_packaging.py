@@ -1,10 +1,12 @@
-"""lucid installs as a package: the wheel holds lucid and nothing else, and works in a fresh venv (issue 20).
+"""lucid installs as a package: the wheel holds the library and nothing else, and works in a fresh venv (issue 20).
 
-The wheel is built from a copy of the project (a setuptools build writes ``build/`` and
-``*.egg-info`` next to the sources, which must not land in the worktree). When the installed
-setuptools can build a wheel by itself the build needs no network (``--no-build-isolation``);
-otherwise pip fetches the build backend in an isolated build, and the test skips only when the
-package index cannot be reached and nothing is cached.
+The wheel is built from a copy of the project, and the build must leave that copy as it was (issue 29: setuptools
+wrote ``build/`` and ``*.egg-info`` next to the sources; ``build_backend/backend.py`` now builds in a copy of its
+own). The wheel carries the MIT licence and a description with no image or link into the repository, holds no
+app-only package (``lucid.ui``), and the install hint of the notebook widget names commands that install.
+When the installed setuptools can build a wheel by itself the build needs no network (``--no-build-isolation``);
+otherwise pip fetches the build backend in an isolated build, and the test skips only when the package index
+cannot be reached and nothing is cached.
 """
 import json
 import os
@@ -40,11 +42,10 @@ def _version(name: str) -> tuple[int, ...] | None:
 
 
 def can_build_without_network() -> bool:
-    """setuptools >= 70.1 builds wheels itself; older ones (>= 64, for PEP 621 and 660) need ``wheel``."""
+    """The installed setuptools can be pyproject's build backend: 77 or newer (the SPDX ``license`` string and
+    ``license-files``), which builds wheels itself (no ``wheel`` package needed since 70.1)."""
     setuptools = _version("setuptools")
-    if setuptools is None or setuptools < (64, 0):
-        return False
-    return setuptools >= (70, 1) or _version("wheel") is not None
+    return setuptools is not None and setuptools >= (77, 0)
 
 
 def _copy_project(dest: Path) -> Path:
@@ -83,6 +84,14 @@ def wheel(tmp_path_factory) -> Path:
     return built
 
 
+def test_building_the_wheel_leaves_no_build_folder_nor_egg_info_in_the_sources(wheel):
+    source = wheel.parent.parent / "project"
+    assert (source / "pyproject.toml").is_file()
+    assert not (source / "build").exists()
+    assert not list(source.glob("*.egg-info")), sorted(p.name for p in source.glob("*.egg-info"))
+    assert not list((source / "lucid").glob("*.egg-info"))
+
+
 def _see_this_environment(python: Path) -> None:
     """When the tests themselves run in a venv (scripts/test.sh uses the project's .venv), the new venv's
     "system site packages" are the base interpreter's, not the ones the tests run with: a ``.pth`` file puts
@@ -113,11 +122,13 @@ def _names(wheel: Path) -> list[str]:
 
 
 def _source_files() -> set[str]:
-    """Every file of the lucid package in the project, as a path inside a wheel."""
+    """Every file of the lucid library in the project (not the app's ``lucid/ui``), as a path inside a wheel."""
     files = set()
     for path in (ROOT / "lucid").rglob("*"):
         if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
-            files.add(path.relative_to(ROOT).as_posix())
+            name = path.relative_to(ROOT).as_posix()
+            if not name.startswith("lucid/ui/"):
+                files.add(name)
     return files
 
 
@@ -125,8 +136,8 @@ def test_the_wheel_holds_lucid_its_subpackages_and_its_run_time_files(wheel):
     names = set(_names(wheel))
     missing = _source_files() - names
     assert not missing, f"left out of the wheel: {sorted(missing)}"
-    for sub in ("autograd", "expr", "viz", "ui", "nn", "optim", "_tensor", "_backend", "_func", "lessons", "data",
-                "session", "live_class", "notebook", "viz/graph", "viz/explanation", "viz/export", "ui/live_class"):
+    for sub in ("autograd", "expr", "viz", "nn", "optim", "_tensor", "_backend", "_func", "lessons", "data",
+                "session", "live_class", "notebook", "viz/graph", "viz/explanation", "viz/export"):
         assert f"lucid/{sub}/__init__.py" in names
     # the player's script and stylesheet, which the app and the notebook widget read at run time
     assert {"lucid/viz/player/player.js", "lucid/viz/player/logic.mjs", "lucid/viz/player/player.css"} <= names
@@ -136,14 +147,43 @@ def test_the_wheel_holds_nothing_but_lucid(wheel):
     tops = {name.split("/")[0] for name in _names(wheel)}
     assert tops == {"lucid", wheel.name.split("-")[0] + "-" + wheel.name.split("-")[1] + ".dist-info"}
     for name in _names(wheel):
-        assert not name.startswith(("tests/", "pages/", "bench/", "scripts/", "docs/")), name
+        assert not name.startswith(("tests/", "pages/", "bench/", "scripts/", "docs/", "build_backend/")), name
         assert name != "app.py"
+    # the library alone: the Streamlit app's package (tests/test_layering.py's APP_ONLY) runs from a clone
+    assert [name for name in _names(wheel) if name.startswith("lucid/ui/")] == []
+
+
+def _metadata(wheel: Path) -> str:
+    with zipfile.ZipFile(wheel) as z:
+        (meta_name,) = [n for n in z.namelist() if n.endswith(".dist-info/METADATA")]
+        return z.read(meta_name).decode("utf-8")
+
+
+def test_the_wheel_carries_the_mit_licence_in_its_files_and_its_metadata(wheel):
+    meta = _metadata(wheel)
+    assert re.findall(r"^License-Expression: (.+)$", meta, re.M) == ["MIT"]
+    assert re.findall(r"^License-File: (.+)$", meta, re.M) == ["LICENSE"]
+    (licence,) = [n for n in _names(wheel) if n.endswith(".dist-info/licenses/LICENSE")]
+    with zipfile.ZipFile(wheel) as z:
+        text = z.read(licence).decode("utf-8")
+    assert text == (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert text.startswith("MIT License\n\nCopyright (c) 2026 Lucid Graph Lab contributors\n")
+    assert "THE SOFTWARE IS PROVIDED \"AS IS\", WITHOUT WARRANTY OF ANY KIND" in text
+
+
+def test_the_long_description_has_no_image_and_no_link_into_the_repository(wheel):
+    meta = _metadata(wheel)
+    head, _, description = meta.partition("\n\n")
+    assert "Description-Content-Type: text/markdown" in head
+    assert description.startswith("# Lucid Graph Lab: the `lucid` library")
+    assert "![" not in description and "<img" not in description  # an index shows it without the repository
+    links = re.findall(r"\]\(([^)]*)\)", description)
+    assert all(link.startswith("https://") for link in links), links
+    assert 'pip install -e ".[notebook]"' in description  # how it really installs: from a clone
 
 
 def test_the_metadata_declares_ranges_and_the_app_notebook_and_torch_extras(wheel):
-    with zipfile.ZipFile(wheel) as z:
-        (meta_name,) = [n for n in z.namelist() if n.endswith(".dist-info/METADATA")]
-        meta = z.read(meta_name).decode("utf-8")
+    meta = _metadata(wheel)
     requires = re.findall(r"^Requires-Dist: (.+)$", meta, re.M)
     core = [r for r in requires if "extra ==" not in r]
     assert sorted(re.match(r"[A-Za-z0-9_.-]+", r).group(0).lower() for r in core) == ["graphviz", "numpy"]
@@ -212,3 +252,46 @@ def test_the_wheel_carries_the_korean_catalog_and_the_installed_lucid_speaks_it(
                           cwd=tmp_path, env=_clean_env(), timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("연쇄 법칙(chain rule): {equation}")
+
+
+def test_the_widgets_install_hint_names_commands_that_install(monkeypatch):
+    # The project is on no package index: the hint names anywidget itself, or the editable install from a clone.
+    from lucid.i18n import use_language
+    from lucid.notebook import widget
+
+    monkeypatch.setitem(sys.modules, "anywidget", None)  # import anywidget fails as when it is not installed
+    widget.widget_class.cache_clear()
+    try:
+        with pytest.raises(widget.StepperError) as caught:
+            widget.widget_class()
+        with use_language("ko"), pytest.raises(widget.StepperError) as korean:
+            widget.widget_class()
+    finally:
+        widget.widget_class.cache_clear()
+    message = str(caught.value)
+    assert message == ("the notebook player needs anywidget: `pip install anywidget` (or, in the folder of a clone of "
+                       "the Lucid Graph Lab repository, `pip install -e \".[notebook]\"`), then restart the kernel")
+    assert "lucid-graph-lab[notebook]" not in message
+    assert str(korean.value).startswith("노트북 플레이어에는 `anywidget`이 필요합니다: `pip install anywidget`")
+    assert '`pip install -e ".[notebook]"`' in str(korean.value)
+
+
+def test_the_hints_editable_install_from_a_clone_works_as_written(tmp_path):
+    # `pip install -e ".[notebook]"` run in a clone's folder (offline here: --no-deps, the build backend installed)
+    if not can_build_without_network():
+        pytest.skip("setuptools cannot build offline here")
+    clone = _copy_project(tmp_path / "clone")
+    home = tmp_path / "env"
+    venv.create(home, system_site_packages=True, with_pip=False)
+    python = home / "bin" / "python"
+    _see_this_environment(python)
+    done = subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index",  # noqa: S603
+                           "-e", ".[notebook]"], cwd=clone, capture_output=True, text=True, env=_clean_env(),
+                          timeout=240, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = subprocess.run([str(python), "-I", "-c", "import lucid, lucid.ui; print(lucid.__file__)"],  # noqa: S603
+                          cwd=elsewhere, capture_output=True, text=True, env=_clean_env(), timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert Path(done.stdout.strip()).resolve() == (clone / "lucid" / "__init__.py").resolve()  # the clone, linked

@@ -265,9 +265,8 @@ def _match_grad_shape(tensor: Tensor, grad: np.ndarray) -> np.ndarray:
 
 
 def _grad_dtype(tensor: Tensor) -> np.dtype:
-    """A gradient has its tensor's floating dtype (float32 stays float32, as in PyTorch); float64 otherwise."""
-    dtype = tensor.data.dtype
-    return dtype if dtype.kind == "f" else _FLOAT64
+    """A gradient is float64, as every tensor's floating data is (``Tensor`` widens float32 to float64)."""
+    return _FLOAT64
 
 
 def _set_tensor_grad(tensor: Tensor, grad: np.ndarray) -> None:
@@ -276,7 +275,7 @@ def _set_tensor_grad(tensor: Tensor, grad: np.ndarray) -> None:
     The first gradient is copied so two tensors never share one array; a sum
     is a new array (an array someone kept from an earlier pass never changes),
     and a 0-d sum stays an array rather than decaying to a NumPy scalar. The
-    gradient keeps the tensor's dtype however many contributions it gets.
+    gradient stays float64 however many contributions it gets (one set by hand in float32 is widened).
     """
     current = tensor.grad
     dtype = _grad_dtype(tensor)
@@ -284,7 +283,7 @@ def _set_tensor_grad(tensor: Tensor, grad: np.ndarray) -> None:
         tensor.grad = np.array(grad, dtype=dtype)
         return
     total = current + grad  # a new array: never written into the old one
-    if total.__class__ is not np.ndarray or total.dtype != dtype:  # a 0-d sum decays; float32 + float64 widens
+    if total.__class__ is not np.ndarray or total.dtype != dtype:  # a 0-d sum decays; a hand-set float32 widens
         # (and a ``.grad`` that backward(create_graph=True) left as a Tensor makes a Tensor sum: its values)
         total = np.asarray(total.data if total.__class__ is Tensor else total, dtype=dtype)
     tensor.grad = total

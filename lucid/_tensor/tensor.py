@@ -15,10 +15,13 @@ _FLOAT64 = np.dtype(np.float64)
 
 
 def _as_array(data: Any, dtype: Any) -> np.ndarray:
+    """``data`` as the array a Tensor holds: floating data is float64 always (see ``Tensor``)."""
     if isinstance(data, Tensor):
         data = data.data
     if dtype is not None:
-        return np.array(data, dtype=dtype)
+        arr = np.array(data, dtype=dtype)
+        # float32 or float16 asked for: widened to float64, exactly (every op computes in float64)
+        return arr.astype(np.float64) if arr.dtype.kind == "f" and arr.dtype != np.float64 else arr
     arr = np.asarray(data)
     if arr.dtype != np.float64 and arr.dtype.kind in "iuf":
         arr = arr.astype(np.float64)
@@ -36,6 +39,11 @@ class Tensor:
     that is ``_grad_fn``, the gradient closure its op's forward returned (upstream
     gradient in, one gradient per input out); ``_backward_op`` wraps it on demand,
     so an op call leaves one object fewer behind.
+
+    Numbers are float64 always: integer or float32 (float16) data, and ``dtype=np.float32`` too, become float64
+    (widened exactly), so every op's result and every ``.grad`` is float64 and ``gradcheck``'s central
+    differences have the precision they need. Only an explicit non-floating ``dtype`` (bool, an integer type)
+    is kept, for data that never requires grad.
     """
 
     __slots__ = ("data", "grad", "requires_grad", "name", "_op", "_prev", "_grad_fn",
@@ -171,7 +179,7 @@ def tensor_from_array(data: Any) -> Tensor:
     Every op makes one result tensor per call, so this is a hot path: a float64
     ``ndarray`` (nearly every result) or float64 NumPy scalar gets its slots set
     directly, which skips the class call and the argument checks; anything else
-    (a bool or float32 array, a Python number) goes through ``Tensor(data)`` unchanged.
+    (a bool array, a Python number) goes through ``Tensor(data)``, which makes floating data float64.
     """
     kind = data.__class__
     if kind is not _ndarray:

@@ -139,7 +139,7 @@ def _propagate(order: list[Tensor]) -> None:
                     else:  # a broadcast input: the general rule, fresh array
                         _set_tensor_grad(parent, match_shape(raw, data_shape)[0])
                         continue
-                elif raw.dtype is not data.dtype:  # another dtype (a float32 leaf): the general rule, fresh array
+                elif raw.dtype is not data.dtype:  # another dtype (a float32 upstream given by hand): the general rule
                     _set_tensor_grad(parent, match_shape(raw, data_shape)[0])
                     continue
             elif raw.__class__ is float64 and data.__class__ is ndarray and data.dtype is f64 and not data.ndim:

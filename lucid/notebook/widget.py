@@ -35,6 +35,10 @@ DIRECTIONS = ("TB", "LR")
 ZOOMS = ("screen", "width")
 KEYS_HELP = N_("Keys, once the player has the focus (click it): → or Page Down: next step · ← or Page Up: "
               "previous · Home / End: first / last · Space: play / pause")
+#: What the widget says when anywidget is missing: commands that install as written (the project is on no
+#: package index, so never ``pip install "lucid-graph-lab[notebook]"``).
+INSTALL_HINT = N_('the notebook player needs anywidget: `pip install anywidget` (or, in the folder of a clone of '
+                  'the Lucid Graph Lab repository, `pip install -e ".[notebook]"`), then restart the kernel')
 #: Node ids the player reports for a click: a tensor (t<k>), the op that made it (op<k>) or a box (g<k>).
 _NODE_ID = re.compile(r"(t|op|g)[0-9]{1,7}")
 
@@ -205,7 +209,7 @@ def facts_html(details: Any) -> str:
     shape = _("scalar") if not details.shape else _("shape {shape}").format(
         shape="×".join(str(n) for n in details.shape))
     parts = [f'<div class="lucid-facts-head"><b>{e(details.node_id)} · {e(details.title)}</b> — '
-             f"{e(_(details.kind))}, {e(shape)}</div>",
+             f"{e(_(details.kind))}, {e(shape)}, float64</div>",  # every value and gradient is float64
              f'<div class="lucid-facts-row"><div><div>{e(_("Value"))}</div><pre>{e(details.value)}</pre></div>']
     if details.gradient is None:
         parts.append(f"<div><div>{e(_('Gradient'))}</div><pre>{e(_('not reached yet at this step'))}</pre>"
@@ -275,8 +279,7 @@ def widget_class() -> type:
         import anywidget
         import traitlets
     except ImportError:
-        raise StepperError("the notebook player needs anywidget: pip install \"lucid-graph-lab[notebook]\" "
-                           "(or pip install anywidget)") from None
+        raise StepperError(_(INSTALL_HINT)) from None
     from lucid.viz import player
 
     class Stepper(anywidget.AnyWidget):
@@ -463,6 +466,8 @@ def stepper(x: Tensor | str | Program, step: int | None = None, *, style: str = 
     the explanation beside the graph (else below); ``seconds`` per step of Play; ``lang``: ``"en"`` or
     ``"ko"`` for the player's words, explanations and node facts (the current language when None, see
     ``lucid.i18n.set_language``).
+
+    Every number shown is float64, as lucid computes (a float32 input is widened to float64).
 
     The widget's ``step`` is synced both ways; ``save_svg(path)``, ``save_gif(path)`` and ``inspect(node)``
     export a frame, the whole pass, or one node's facts. Refuses bad arguments with ``StepperError``.

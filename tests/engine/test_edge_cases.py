@@ -3,7 +3,7 @@
 - ``pow`` at base 0: the limit where it exists (as PyTorch gives), infinity where it really diverges.
 - Axes of 0-d tensors: what NumPy's reductions accept (axis 0 or -1), the same in the engine and in the
   expression language's shape inference, and a clear error otherwise.
-- A float32 leaf keeps float32 gradients however many contributions it gets.
+- A float32 input becomes float64, and so do its gradients, however many contributions they get (issue 29).
 """
 from __future__ import annotations
 

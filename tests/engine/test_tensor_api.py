@@ -19,8 +19,10 @@ def test_a_python_number_becomes_a_0d_tensor():
     assert t.item() == 2.5
 
 
-def test_explicit_dtype_is_kept():
-    assert Tensor([1, 2], dtype=np.float32).dtype == np.float32
+def test_an_explicit_floating_dtype_becomes_float64_and_a_non_floating_one_is_kept():
+    assert Tensor([1, 2], dtype=np.float32).dtype == np.float64  # float64 always (issue 29)
+    assert Tensor([1, 2], dtype=np.int64).dtype == np.int64
+    assert Tensor([1, 0], dtype=bool).dtype == np.bool_
 
 
 def test_boolean_data_stays_boolean():

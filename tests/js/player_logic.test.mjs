@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import {
-  BASE, bodyFont, boxOf, clampStep, fitScale, inViewBox, keyStep, lensView, lookPatch, looksAt, overlaps,
+  BASE, bodyFont, boxOf, clampStep, fitScale, hostRoom, inViewBox, isNarrow, keyStep, lensView, lookPatch, looksAt,
+  NARROW_PX, needsRefit, overlaps,
   playerStepOf, playStart, playTick, say, scrollToShow, stepPatches, storedStepOf, tickDelay, traceStepOf, union,
 } from '../../lucid/viz/player/logic.mjs';
 
@@ -220,4 +221,38 @@ test('Play from the end rewinds to the seed, elsewhere plays on, and a one-step 
   assert.deepEqual(playStart(4, 5), { step: 0, playing: true });
   assert.deepEqual(playStart(2, 5), { step: 2, playing: true });
   assert.deepEqual(playStart(0, 1), { step: 0, playing: false });
+});
+
+test('the graph is fitted to the host width it really has, never to a guess while it has none', () => {
+  // A notebook's output drawn before it is laid out (JupyterLab after a reload, anywidget's first render) has
+  // no width: no room yet (the player waits for a size), where it used to be fitted to 800 px and clipped.
+  assert.equal(hostRoom(0, 0), null);
+  assert.equal(hostRoom(undefined, 0), null);
+  assert.equal(hostRoom(479.5, 0), 479.5);
+  assert.equal(hostRoom(479, 15), 464);  // the host's own vertical scroll bar is not room for the graph
+  // The issue's graph, 622 px wide at scale 1 in a 479 px column: fitted, it is as wide as the column.
+  const room = { w: 622, h: 300, height: 430, maxScale: 1.25, minScale: 0.7, whole: false };
+  const scale = fitScale('screen', { ...room, width: hostRoom(479, 0) });
+  assert.ok(Math.abs(scale - 479 / 622) < 1e-12, String(scale));
+  assert.equal(Math.round(622 * scale), 479);
+  // Fitted to the 800 px of the old guess it was drawn 1.25 × as wide as the graph, past the column.
+  assert.equal(fitScale('screen', { ...room, width: 800 }), 1.25);
+});
+
+test('a host fitted once is fitted again only when its width or the player\'s changes by a pixel or more', () => {
+  assert.equal(needsRefit(undefined, { width: 479, rootWidth: 481 }), true);
+  const fitted = { width: 479, rootWidth: 481 };
+  assert.equal(needsRefit(fitted, { width: 479.4, rootWidth: 481.3 }), false);  // rounding: no loop
+  assert.equal(needsRefit(fitted, { width: 622, rootWidth: 624 }), true);  // the column grew
+  assert.equal(needsRefit(fitted, { width: 479, rootWidth: 700 }), true);  // the player grew (beside again)
+  assert.equal(needsRefit(fitted, { width: 300, rootWidth: 481 }), true);
+});
+
+test('a player narrower than NARROW_PX puts the explanation below the graph', () => {
+  assert.equal(NARROW_PX, 640);
+  assert.equal(isNarrow(479), true);
+  assert.equal(isNarrow(639.5), true);
+  assert.equal(isNarrow(640), false);
+  assert.equal(isNarrow(1200), false);
+  assert.equal(isNarrow(0), false);  // not laid out: nothing decided yet
 });

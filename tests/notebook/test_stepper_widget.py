@@ -217,7 +217,7 @@ def test_import_lucid_works_without_anywidget_and_stepper_says_what_to_install()
             "    print(err)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)  # noqa: S603
     assert done.returncode == 0, done.stderr
-    assert "needs anywidget: pip install" in done.stdout
+    assert "needs anywidget: `pip install anywidget`" in done.stdout  # what really installs (issue 29)
 
 
 @needs_dot

@@ -63,7 +63,7 @@ def node_inspector(key: str, analysis: Analysis, step: int | None, current: int 
             k = len(choices) - 1
         d = inspector.node_details(analysis, k, step)
         size = _("scalar") if not d.shape else _("shape {shape}").format(shape=shape_text(d.shape))
-        st.markdown(f"**{d.node_id} · {d.title}** — {_(d.kind)}, {size}")
+        st.markdown(f"**{d.node_id} · {d.title}** — {_(d.kind)}, {size}, float64")  # lucid computes in float64 only
         left, right = st.columns(2)
         with left:
             st.markdown(_("Value"))

@@ -112,6 +112,29 @@ export function fitScale(zoom, { w, h, width, height, maxScale, minScale, whole 
   return Math.max(Math.min(width / w, height / h, maxScale), minScale);
 }
 
+/** A player narrower than this (CSS px) puts the explanation below the graph, as a phone's screen does. */
+export const NARROW_PX = 640;
+
+export function hostRoom(rectWidth, scrollbar) {
+  // The width the graph is fitted to: the host's laid-out width (its bounding box, which a notebook's output
+  // area has only once it is attached and shown) less its own vertical scroll bar; null while it has none (not
+  // laid out yet: the player fits again when it gets a size, never to a guessed width that would clip it).
+  if (!(rectWidth > 0)) return null;
+  return Math.max(1, rectWidth - (scrollbar > 0 ? scrollbar : 0));
+}
+
+export function needsRefit(fitted, now) {
+  // Whether the host's size changed since the graph was last fitted ({width, rootWidth} each time, or
+  // undefined before the first fit): by a pixel or more, so sub-pixel rounding never loops the observer.
+  if (!fitted) return true;
+  return Math.abs(now.width - fitted.width) >= 1 || Math.abs(now.rootWidth - fitted.rootWidth) >= 1;
+}
+
+export function isNarrow(rootWidth) {
+  // Whether the player's own box is too narrow for the explanation beside the graph (a notebook's column).
+  return rootWidth > 0 && rootWidth < NARROW_PX;
+}
+
 export function boxOf(b, m) {
   // An SVG bounding box {x, y, width, height} mapped by the scale-and-translate matrix m ({a, d, e, f}).
   const xs = [m.a * b.x + m.e, m.a * (b.x + b.width) + m.e];

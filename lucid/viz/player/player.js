@@ -6,9 +6,9 @@
 // No network: the module is shipped inside the Python package and handed to the host as text, with its one
 // import (the pure logic, tested under Node) replaced by that module's text (lucid.viz.player.script).
 import {
-  BASE, bodyFont, boxOf, clampStep, fitScale, gradHistory, gradOf, inViewBox, keyStep, lensView, lookPatch, looksAt,
-  nodeName, overlaps, playerStepOf, playStart, playTick, say, scrollToShow, spokenText, stepPatches, storedStepOf,
-  tickDelay, traceStepOf, walkKey, zoomOf,
+  BASE, bodyFont, boxOf, clampStep, fitScale, gradHistory, gradOf, hostRoom, inViewBox, isNarrow, keyStep, lensView,
+  lookPatch, looksAt, needsRefit, nodeName, overlaps, playerStepOf, playStart, playTick, say, scrollToShow,
+  spokenText, stepPatches, storedStepOf, tickDelay, traceStepOf, walkKey, zoomOf,
 } from './logic.mjs';
 
 const PREFIX = 'lucid-player';
@@ -160,7 +160,16 @@ function fit(ui, p) {
   const w = parseFloat(svg.getAttribute('width')) * 4 / 3;
   const h = parseFloat(svg.getAttribute('height')) * 4 / 3;
   if (!(w > 0 && h > 0)) return;
-  let width = ui.host.clientWidth || 800;
+  // The player's own width decides whether the explanation fits beside the graph (a notebook's column is
+  // narrower than the screen the CSS media query sees); then the graph is fitted to its host's real width.
+  ui.root.classList.toggle('lucid-narrow', isNarrow(ui.root.getBoundingClientRect().width));
+  const room = hostRoom(ui.host.getBoundingClientRect().width, ui.host.offsetWidth - ui.host.clientWidth);
+  if (room === null) {
+    refitSoon(ui, p);
+    return;
+  }
+  p.refitTries = 0;
+  let width = room;
   const whole = data.whole_graph && data.zoom === 'screen';
   const body = ui.root.querySelector('.lucid-body');
   const row = data.beside && getComputedStyle(body).flexDirection.startsWith('row');
@@ -197,12 +206,52 @@ function fit(ui, p) {
   else if (!p.lensRoom && ui.lens.parentElement !== ui.expl) ui.expl.insertBefore(ui.lens, ui.expl.firstChild);
   p.scale = scale;
   p.fittedTop = whole ? pageTop(ui.host) : undefined;
+  // In a notebook the graph scrolls inside its own box, as tall as the room it was fitted to: the step's node
+  // is brought into view there, and the notebook's page is never scrolled by the player (see showInHost).
+  ui.host.style.maxHeight = data.embedded && !whole && height > 0 ? Math.round(height) + 'px' : '';
+  p.fitted = hostSize(ui);
   // Fitted whole beside the graph, the explanation ends at the bottom of the screen: its headline stays at
   // its top and the rest scrolls inside it (player.css), so the arithmetic line is never below the fold.
   ui.expl.style.maxHeight = shared
     ? Math.max(data.min_height, window.innerHeight - Math.max(0, ui.expl.getBoundingClientRect().top) - data.margin)
       + 'px' : '';
   lens(ui, p);
+}
+
+function hostSize(ui) {
+  return { width: ui.host.getBoundingClientRect().width, rootWidth: ui.root.getBoundingClientRect().width };
+}
+
+/** Frames a player not laid out yet waits for a size before it leaves the refit to its ResizeObserver. */
+const REFIT_FRAMES = 30;
+
+function refitSoon(ui, p) {
+  // The host has no width yet (a notebook output drawn before it is attached or shown, a reloaded JupyterLab):
+  // fit it on a next frame, never to a guessed width; mount's ResizeObserver fits it too once it gets a size.
+  if (p.refitQueued || (p.refitTries || 0) >= REFIT_FRAMES) return;
+  p.refitQueued = true;
+  p.refitTries = (p.refitTries || 0) + 1;
+  requestAnimationFrame(() => {
+    p.refitQueued = false;
+    if (!ui.root.isConnected) return;
+    fit(ui, p);
+    if (p.refitTries === 0) showInHost(ui, p);
+  });
+}
+
+function showInHost(ui, p) {
+  // The step's node inside the graph's own scroll box (sideways, and up and down where it scrolls: a notebook),
+  // centred where it was out of view. Only the graph's box scrolls, never the page around it.
+  const cur = p.current && p.els && p.current[p.step] && p.els[p.current[p.step]];
+  if (!cur) return;
+  const view = ui.host.getBoundingClientRect();
+  if (!(view.width > 0)) return;
+  const edge = p.edge[p.step] && p.els[p.edge[p.step]];
+  const box = inViewBox(cur.getBoundingClientRect(), edge ? edge.getBoundingClientRect() : null, view.top,
+                        view.bottom, view.width);
+  const { dx, dy } = scrollToShow(box, view, view.top, view.bottom);
+  if (dx !== null) ui.host.scrollLeft += dx;
+  if (dy !== null && ui.host.scrollHeight > ui.host.clientHeight) ui.host.scrollTop += dy;
 }
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -382,6 +431,7 @@ function keepInView(ui, p, smooth) {
   const step = p.step;
   const cur = p.current[step] && p.els[p.current[step]];
   if (!cur) return;
+  if (p.data.embedded) showInHost(ui, p);  // a notebook's graph scrolls in its own box first
   const edge = p.edge[step] && p.els[p.edge[step]];
   const top = ui.bar.getBoundingClientRect().bottom + 8;
   const bottom = window.innerHeight - 8;
@@ -755,6 +805,7 @@ function show(ui, p, k, opts) {
   if (p.data.share_url && !(opts && opts.noUrl)) urlStep(traceOf(p, k), p.data.program_id);
   if (p.onStep) p.onStep(traceOf(p, k));
   if (!(opts && opts.noFollow)) keepInView(ui, p, false);
+  else showInHost(ui, p);  // not followed on the page (a notebook opening, a step set from Python): in its box
 }
 
 function scrollStop(ui, bodyScrolls) {
@@ -1180,7 +1231,8 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
   const onResize = () => fit(ui, p);
   window.addEventListener('resize', onResize);
   // A graph fitted whole to the room below it is fitted again when the page above it changes height
-  // (the editor folded after a Run, a message gone), or it would stay as small as the moment it was drawn.
+  // (the editor folded after a Run, a message gone), or it would stay as small as the moment it was drawn;
+  // in every mode the graph is fitted again when its host's width changes (observed below).
   let queued = false;
   const page = root.closest('[data-testid="stMainBlockContainer"]') || document.body;
   const watcher = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(() => {
@@ -1188,7 +1240,15 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
     queued = true;
     requestAnimationFrame(() => {
       queued = false;
-      if (!(root.isConnected && p.data && p.data.whole_graph && p.data.zoom === 'screen')) return;
+      if (!(root.isConnected && p.data)) return;
+      if (!(p.data.whole_graph && p.data.zoom === 'screen')) {
+        // Every other mode: fitted again when the host's width changed (a notebook's column laid out after a
+        // reload, a sidebar opened, the window resized), the step's node kept in view in the graph's box.
+        if (!needsRefit(p.fitted, hostSize(ui))) return;
+        fit(ui, p);
+        showInHost(ui, p);
+        return;
+      }
       const before = p.fittedTop;
       fit(ui, p);
       // The page above moved the graph (the editor folded): it is now fitted to the room below its new
@@ -1196,7 +1256,10 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
       if (before !== undefined && Math.abs(p.fittedTop - before) > 1) scroller(ui.root).scrollTo({ top: 0 });
     });
   });
-  if (watcher) watcher.observe(page);
+  if (watcher) {
+    watcher.observe(page);
+    watcher.observe(ui.host);  // its own width, in every mode: the page's box may not change with it (a notebook)
+  }
   return () => {
     if (poller) poller.stop();
     keyTarget.removeEventListener('keydown', onKey);
