@@ -7,8 +7,8 @@ server's secret:
   sha256(program)); a fresh 8-byte nonce per link, so two links for the same case look unrelated;
 - **unforgeable**: a 12-byte tag HMAC-SHA-256(secret, "tag" · nonce · sealed case · sha256(program)),
   compared in constant time, so a changed byte, another program or another server's link is refused;
-- **bounded**: a link longer than ``MAX_TOKEN_CHARS`` or not of the exact decoded length is refused before
-  any HMAC is computed.
+- **bounded**: a link longer than ``MAX_TOKEN_CHARS``, not of the exact decoded length, or not the one canonical
+  spelling of its bytes (base64's spare bits in the last character) is refused before any HMAC is computed.
 
 The token is URL-safe base64 without padding (31 characters).
 """
@@ -67,7 +67,8 @@ def open_case(token: object, source: str, secret: str | bytes) -> Target:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
     except (binascii.Error, ValueError):
         raise InvalidCase(L_("This detective link is not complete: copy the whole link from the teacher.")) from None
-    if len(raw) != _LENGTH:
+    if len(raw) != _LENGTH or base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=") != token:
+        # the wrong length, or not the one spelling of these bytes (the last character's spare bits changed)
         raise InvalidCase(L_("This detective link is not complete: copy the whole link from the teacher."))
     key, digest = _key(secret), _digest(source)
     nonce, sealed, tag = raw[:_NONCE], raw[_NONCE:_NONCE + _CASE], raw[_NONCE + _CASE:]

@@ -144,13 +144,17 @@ def test_a_link_does_not_tell_which_rule_is_broken():
         assert target.fault.slug not in token and str(target.index) not in token[:0]
 
 
-@pytest.mark.parametrize("change", ["flip", "other program", "other server", "too long", "empty", "not base64",
-                                    "short"])
+@pytest.mark.parametrize("change", ["flip", "last character", "other program", "other server", "too long", "empty",
+                                    "not base64", "short"])
 def test_a_changed_or_moved_link_is_refused(change):
     token = seal_case(a_target(), SOURCE, SECRET)
     source, secret = SOURCE, SECRET
     if change == "flip":
         token = token[:5] + ("A" if token[5] != "A" else "B") + token[6:]
+    elif change == "last character":  # each of the 4 spellings that decode alike but one: never the link made
+        alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+        i = alphabet.index(token[-1])
+        token = token[:-1] + alphabet[i ^ 1]
     elif change == "other program":
         source = SOURCE + "\n"
     elif change == "other server":
