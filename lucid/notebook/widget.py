@@ -12,6 +12,7 @@ anywidget is imported only when a widget is made, so ``import lucid`` works with
 """
 from __future__ import annotations
 
+import base64
 import html
 import re
 from dataclasses import dataclass
@@ -253,12 +254,21 @@ def static_html(anim: Animation, trace_step: int, n_steps: int) -> str:
     A saved notebook reopened without a kernel, GitHub, nbviewer and static sites (Jupyter Book, Quarto)
     show this ``text/html`` instead of the widget view. Styles are inline, plus the explanation's
     stylesheet for hosts that keep ``<style>`` (nbviewer; where it is stripped the page still reads);
-    the SVG is Graphviz's (names escaped by it), the explanation the safe fragment of ``lucid.viz.explain``.
+    the SVG is Graphviz's (names escaped by it), as an ``<img>`` of a ``data:`` address (hosts that sanitize drop
+    inline SVG), the explanation the safe fragment of ``lucid.viz.explain``.
     """
     frame = anim.step_for_trace(trace_step)
     svg = anim.frame_svg(frame)
     too_large = _("The graph is too large to keep in the saved notebook.")  # Babel misses it inside an f-string
-    picture = svg if len(svg) <= STATIC_SVG_LIMIT else f"<p>{html.escape(too_large)}</p>"
+    if len(svg) <= STATIC_SVG_LIMIT:
+        # An image of the SVG, not the SVG inline: JupyterLab sanitizes the HTML of a notebook it did not run
+        # (reopened, untrusted) and drops <svg> elements but keeps their text, which left the labels as a run of
+        # words; an <img> with a data: address survives it, as in GitHub's and nbviewer's renderings.
+        encoded = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+        picture = (f'<img src="data:image/svg+xml;base64,{encoded}" alt="{html.escape(anim.titles[frame])}" '
+                   'style="max-width:100%;height:auto">')
+    else:
+        picture = f"<p>{html.escape(too_large)}</p>"
     note = _("A still picture of step {step} of {last}: run the notebook to step through the backward pass.").format(
         step=trace_step, last=n_steps - 1)
     from lucid.viz.explanation.document import EXPLANATION_CSS

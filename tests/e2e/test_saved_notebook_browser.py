@@ -3,7 +3,8 @@
 nbclient runs the README's snippet in a real kernel and the notebook is saved with its outputs (and the widget
 state, as JupyterLab saves it). JupyterLab then opens the file with no kernel: the notebook names a kernel that
 does not exist here, so nothing runs and no widget model can come back. The output still shows the graph: the
-step's SVG picture with its title and explanation, never an endless "Loading widget...". A screenshot is saved as
+step's SVG picture (an image: JupyterLab's sanitizer drops inline SVG from a notebook it did not run) with its
+title and explanation, never an endless "Loading widget..." nor the graph's labels as loose words. A screenshot is saved as
 ``artifacts/e2e-saved-notebook.png``.
 """
 from __future__ import annotations
@@ -44,8 +45,10 @@ def test_a_saved_notebook_reopened_without_a_kernel_shows_the_graph_picture(tab,
             tab.keyboard.press("Escape")
         except Exception:  # noqa: BLE001 - no dialog on this JupyterLab: nothing to dismiss
             pass
-        picture = tab.locator(f"{OUTPUT} .lucid-static svg")
+        picture = tab.locator(f"{OUTPUT} .lucid-static img")  # the SVG as an image: inline <svg> is sanitized away
         picture.first.wait_for(timeout=60_000)
+        tab.wait_for_function("el => el.complete && el.naturalWidth > 0", arg=picture.first.element_handle(),
+                              timeout=30_000)  # the image decoded: a drawn graph, not a broken icon
         text = tab.locator(OUTPUT).first.inner_text()
         assert "Step 1 of 4: out → t2 through ×" in text
         assert "Loading widget" not in text

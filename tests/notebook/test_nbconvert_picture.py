@@ -73,12 +73,16 @@ def test_the_plain_export_writes_only_the_widget_view(exported):
     assert '<div class="lucid-static"' not in exported["plain"]
 
 
-def test_with_lucids_preprocessor_the_export_shows_the_steps_picture_inline(exported):
+def test_with_lucids_preprocessor_the_export_shows_the_steps_picture(exported):
     page = exported["pictures"]
     start = page.index('<div class="lucid-static"')
     picture = page[start:]
-    assert "<svg" in picture  # the step's SVG, inline
-    svg = picture[picture.index("<svg"):picture.index("</svg>")]
+    import base64
+
+    found = re.findall(r"<img[^>]*src=\"data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)\"", picture)
+    assert found, picture[:600]
+    (encoded,) = found[:1]
+    svg = base64.b64decode(encoded).decode("utf-8")  # the step's SVG, as an image in the page
     assert 'id="t2"' in svg and "−4.000" in svg  # t2's gradient after step 1: grad out · z = −4
     assert "Step 1 of 4: out → t2 through ×" in picture
     assert "∂out/∂t2 = t3 = −4.000" in picture
