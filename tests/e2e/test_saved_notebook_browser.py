@@ -4,8 +4,8 @@ nbclient runs the README's snippet in a real kernel and the notebook is saved wi
 state, as JupyterLab saves it). JupyterLab then opens the file with no kernel: the notebook names a kernel that
 does not exist here, so nothing runs and no widget model can come back. The output still shows the graph: the
 step's SVG picture (an image: JupyterLab's sanitizer drops inline SVG from a notebook it did not run) with its
-title and explanation, never an endless "Loading widget..." nor the graph's labels as loose words. A screenshot is saved as
-``artifacts/e2e-saved-notebook.png``.
+title and explanation, never an endless "Loading widget..." nor the graph's labels as loose words. A screenshot
+is saved as ``artifacts/e2e-saved-notebook.png``.
 """
 from __future__ import annotations
 
