@@ -272,3 +272,8 @@ RECORDINGS: tuple[RecordingExample, ...] = (
 def recording_by_title(title: str) -> RecordingExample | None:
     """The recorded entry with this (English) title, if any."""
     return next((r for r in RECORDINGS if r.title == title), None)
+
+
+def recording_by_slug(slug: object) -> RecordingExample | None:
+    """The recorded entry a link names (``example=torch-mlp``), or None (slugs come from URLs)."""
+    return next((r for r in RECORDINGS if r.slug == slug), None)

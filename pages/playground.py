@@ -50,6 +50,7 @@ with (view.lead or st.container()), st.expander(_("Program"), expanded=not (view
     recording_view.import_panel(page.key)
 
 # A recorded PyTorch pass (an imported .lucid file, the gallery's) plays instead of the program: no link or class.
+recording_view.open_linked(page.key, page.entering)
 recorded = recording_view.recorded_analysis(page.key)
 if recorded is not None:
     page.analysis = None

@@ -151,6 +151,15 @@ def test_a_refused_file_leaves_a_playing_recording_on_screen_and_close_brings_th
     assert player(at)["step"] == 0
 
 
+def test_a_link_naming_the_gallery_recording_plays_it():
+    at = AppTest.from_file(PAGE, default_timeout=90)
+    at.query_params["example"] = SHIPPED.slug
+    at.run()
+    assert not at.exception
+    assert any("Playing the PyTorch recording **A small PyTorch MLP step**" in c.value for c in at.caption)
+    assert len(player(at)["anim"]["changes"]) == len(from_json(SHIPPED.data()).steps)
+
+
 def test_the_recorders_notes_are_shown_with_the_recording(tmp_path):
     raw = json.loads(SHIPPED.data())
     raw["notes"] = ["backward ran more than once through this graph; the first pass is shown"]

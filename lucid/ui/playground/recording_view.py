@@ -15,6 +15,7 @@ from typing import Any
 
 import streamlit as st
 
+from lucid import gallery
 from lucid.gallery import RecordingExample
 from lucid.i18n import L_, Message, _, format_integer, text
 from lucid.session.analysis import Analysis
@@ -67,6 +68,13 @@ def close(key: str) -> None:
 def load_example(key: str, example: RecordingExample) -> None:
     """The gallery's recorded entry: play its shipped file."""
     _start(key, Played(example.data(), example.title, example))
+
+
+def open_linked(key: str, entering: bool) -> None:
+    """A link naming the gallery's recording (``?example=torch-mlp``) plays it when the page is entered."""
+    example = gallery.recording_by_slug(st.query_params.get("example"))
+    if entering and example is not None and current(key) is None:
+        load_example(key, example)
 
 
 def refusal(upload: Any) -> Message | str | None:
