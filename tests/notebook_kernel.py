@@ -19,6 +19,15 @@ import pytest
 from tests.needs import require, unavailable
 
 ROOT = Path(__file__).resolve().parents[1]
+README_SNIPPET = """from lucid import Tensor
+from lucid.viz import stepper
+
+x, y, z = Tensor(-2.0, requires_grad=True), Tensor(5.0, requires_grad=True), Tensor(-4.0, requires_grad=True)
+f = (x + y) * z
+f.backward()
+player = stepper(f, step=1)
+player"""
+"""The README's notebook snippet: the saved-picture, nbconvert and reopened-notebook tests all run it."""
 KERNEL = "lucid-tests-python"
 #: How long one cell may run (a kernel's first import of lucid and torch on a busy machine included).
 CELL_SECONDS = 180

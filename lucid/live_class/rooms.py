@@ -440,6 +440,17 @@ class Rooms:
         if clean is not None and isinstance(student, str):
             self.store.leave(clean, student)
 
+    def _student_room(self, code: object, student: object) -> tuple[str, dict]:
+        """The live room ``student`` acts in, counted as connected now; ``RoomGone`` or ``AnswerRejected`` (full,
+        or an id the server did not issue)."""
+        clean = clean_code(code)
+        record = self._live(clean) if clean else None
+        if record is None or clean is None:
+            raise RoomGone(L_("This class has ended."))
+        if not self.join(clean, student):
+            raise AnswerRejected(L_("This class is full."))
+        return clean, record
+
     def answer(self, code: object, student: object, text: object, nickname: object = "", *,
                locale: str | None = None, question_id: object = None, choice: object = None) -> float:
         """Take ``student``'s answer to the open question (a new one replaces theirs); returns the number.
@@ -451,12 +462,7 @@ class Rooms:
         a number or not a choice, out of range, too long, too many submits this minute, not in the room) or
         ``RoomGone``.
         """
-        clean = clean_code(code)
-        record = self._live(clean) if clean else None
-        if record is None or clean is None:
-            raise RoomGone(L_("This class has ended."))
-        if not self.join(clean, student):
-            raise AnswerRejected(L_("This class is full."))
+        clean, record = self._student_room(code, student)
         sid = str(student)
         question = record.get("question")
         if question is None:
@@ -492,12 +498,7 @@ class Rooms:
         """Take ``student``'s progress on the exercise their page shows (``exercises.clean_report``: bounded,
         unknown keys dropped; a new report replaces theirs). Raises ``AnswerRejected`` (no such exercise now, too
         many reports this minute, not in the room) or ``RoomGone``."""
-        clean = clean_code(code)
-        record = self._live(clean) if clean else None
-        if record is None or clean is None:
-            raise RoomGone(L_("This class has ended."))
-        if not self.join(clean, student):
-            raise AnswerRejected(L_("This class is full."))
+        clean, record = self._student_room(code, student)
         exercise = record.get("exercise")
         if exercise is None or exercise_id != exercise["id"]:
             raise AnswerRejected(L_("The teacher stopped this exercise."))

@@ -12,18 +12,11 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.test_notebook_browser import ARTIFACTS, jupyter_lab
-from tests.notebook_kernel import ROOT, execute, notebook_format
+from tests.notebook_kernel import README_SNIPPET, ROOT, execute, notebook_format
 
 pytestmark = pytest.mark.e2e
 
-SNIPPET = """from lucid import Tensor
-from lucid.viz import stepper
-
-x, y, z = Tensor(-2.0, requires_grad=True), Tensor(5.0, requires_grad=True), Tensor(-4.0, requires_grad=True)
-f = (x + y) * z
-f.backward()
-player = stepper(f, step=1)
-player"""
+SNIPPET = README_SNIPPET
 OUTPUT = ".jp-OutputArea-output"
 
 

@@ -19,17 +19,11 @@ from pathlib import Path
 import pytest
 
 from tests.needs import require
+from tests.notebook_kernel import README_SNIPPET
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNEL = "lucid-tests-nbconvert"
-SNIPPET = """from lucid import Tensor
-from lucid.viz import stepper
-
-x, y, z = Tensor(-2.0, requires_grad=True), Tensor(5.0, requires_grad=True), Tensor(-4.0, requires_grad=True)
-f = (x + y) * z
-f.backward()
-player = stepper(f, step=1)
-player"""
+SNIPPET = README_SNIPPET
 PREPROCESSOR = "lucid.notebook.still_pictures.StillPictures"
 
 

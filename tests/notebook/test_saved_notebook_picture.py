@@ -9,17 +9,10 @@ import shutil
 
 import pytest
 
-from tests.notebook_kernel import ROOT, execute, notebook_format
+from tests.notebook_kernel import README_SNIPPET, ROOT, execute, notebook_format
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-SNIPPET = """from lucid import Tensor
-from lucid.viz import stepper
-
-x, y, z = Tensor(-2.0, requires_grad=True), Tensor(5.0, requires_grad=True), Tensor(-4.0, requires_grad=True)
-f = (x + y) * z
-f.backward()
-player = stepper(f, step=1)
-player"""
+SNIPPET = README_SNIPPET
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -18,30 +17,15 @@ from lucid.live_class.grading import diagnosis_text, question_at, rule_text
 from lucid.live_class.texts import shown
 from lucid.live_class.ticket import COLUMNS, exit_ticket
 from lucid.ui.live_class import room_service
+from tests.class_pages import korean_page
 
-ROOT = Path(__file__).resolve().parents[2]
-PAGE = str(ROOT / "pages" / "playground.py")
 CIRCUIT = gallery.by_slug("cs231n-circuit").source
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 
-def run_page(path: str) -> None:
-    """The Playground as ``app.py`` runs it: the link's ``lang=`` first, then the page."""
-    import runpy
-
-    from lucid.ui.runtime import language
-
-    language.follow_link()
-    runpy.run_path(path, run_name="__main__")
-
-
 def page(**query) -> AppTest:
-    at = AppTest.from_function(run_page, args=(PAGE,), default_timeout=120)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
+    """The Playground opened as ``app.py`` opens it (the link's ``lang=`` followed)."""
+    return korean_page(**query)
 
 
 def button(at: AppTest, key: str):
