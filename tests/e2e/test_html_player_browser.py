@@ -28,8 +28,8 @@ TITLE = ".lucid-player .lucid-expl-head"
 EXPLANATION = ".lucid-player .lucid-expl-body"
 
 
-def _offline(tab, path: Path) -> list[str]:
-    """Open ``path`` from disk with every request but ``file:`` ones aborted; returns the list of every URL asked."""
+def _network_off(tab) -> list[str]:
+    """Abort every request of ``tab`` but ``file:`` ones; returns the list that collects every URL asked."""
     asked: list[str] = []
 
     def route(r):
@@ -40,6 +40,12 @@ def _offline(tab, path: Path) -> list[str]:
             r.abort()
 
     tab.route("**/*", route)
+    return asked
+
+
+def _offline(tab, path: Path) -> list[str]:
+    """Open ``path`` from disk with every request but ``file:`` ones aborted; returns the list of every URL asked."""
+    asked = _network_off(tab)
     errors: list[str] = []
     tab.on("pageerror", lambda err: errors.append(str(err)))
     tab.goto(path.as_uri())
@@ -187,16 +193,7 @@ def test_the_file_in_an_iframe_steps_once_clicked_as_the_lms_and_slide_recipes_s
     course.write_text('<!DOCTYPE html><html lang="en"><head><title>Week 3</title></head><body><main>'
                       '<h1>Week 3: backpropagation</h1><iframe src="backward.html" title="Backward pass, step by step" '
                       'width="100%" height="720" style="border:0"></iframe></main></body></html>', encoding="utf-8")
-    asked: list[str] = []
-
-    def route(r):
-        asked.append(r.request.url)
-        if r.request.url.startswith("file:"):
-            r.continue_()
-        else:
-            r.abort()
-
-    tab.route("**/*", route)
+    asked = _network_off(tab)
     tab.goto(course.as_uri())
     frame = tab.frame_locator("iframe")
     frame.locator("#lucid-offline svg g.node").first.wait_for(timeout=SLOW)
