@@ -10,7 +10,6 @@ crashes the page.
 from __future__ import annotations
 
 import subprocess
-import time
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -32,11 +31,15 @@ XLINK_NS = "{http://www.w3.org/1999/xlink}"
 SAFE_ELEMENTS = {"svg", "g", "title", "a", "polygon", "polyline", "path", "ellipse", "text"}
 
 
+HANG_GUARD = pytest.mark.timeout(120)
+"""For the tests of inputs that once hung (an exponential regex, a huge allocation): pytest-timeout ends such a
+test as a failure. A guard against a hang, never an assertion of speed (a shared, busy machine stretches any
+wall-clock bound: the 1 s and 5 s asserts that were here could fail with the code right)."""
+
+
 def refused(source: str) -> ExprError:
-    start = time.perf_counter()
     with pytest.raises(ExprError) as info:
         run(source)
-    assert time.perf_counter() - start < 5  # generous: only a hang would fail this
     return info.value
 
 
@@ -52,6 +55,7 @@ def ones_call(sizes: int) -> str:
     f"x = {ones_call(32)}\ny = unsqueeze(x, 0)",
     f"x = {ones_call(32)}\ny = stack([x, x])",
 ])
+@HANG_GUARD
 def test_too_many_dimensions_is_a_limit_error_not_an_internal_one(source):
     err = refused(source)
     assert err.kind == "limit"
@@ -69,6 +73,7 @@ def test_thirty_two_dimensions_still_work_including_matmul():
     ("1/0", "numeric problem in '/': division by zero"),
     ("[1, 0] / [0, 0]", "numeric problem in '/': division by zero"),
 ])
+@HANG_GUARD
 def test_zero_over_zero_is_reported_as_nan_and_one_over_zero_as_division_by_zero(source, message):
     err = refused(source)
     assert (err.kind, err.message) == ("numeric", message)
@@ -196,13 +201,13 @@ def test_program_work_counts_elements_and_matrix_multiply_adds():
 
 # ----- the Broadcasting page's shape box --------------------------------------------------------
 @pytest.mark.parametrize("text", ["1" * 40 + "a", "1" * 24 + "a", "1 " * 30 + "a", "9" * 5000])
+@HANG_GUARD
 def test_shape_text_that_once_backtracked_exponentially_is_refused_at_once(text):
     # the old pattern (?:\d+\s*(?:[,x×*]\s*)?)* tried every split of a digit run: 24 digits and a letter
-    # took 3 s, 40 would take days, and Python's regex engine holds the GIL, freezing every session
-    start = time.perf_counter()
+    # took 3 s, 40 would take days, and Python's regex engine holds the GIL, freezing every session (the 40
+    # digits are what the hang guard catches: the old pattern would still be trying when it ran out)
     with pytest.raises(ValueError, match="is not a shape"):
         parse_shape(text)
-    assert time.perf_counter() - start < 1
 
 
 @pytest.mark.parametrize("text", ["[a](http://example.com)", "![](http://example.com/p.png)", "`x`", "²", "٣"])

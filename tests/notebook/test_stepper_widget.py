@@ -3,6 +3,7 @@
 The CS231n circuit ``f = (x + y) * z`` at x = -2, y = 5, z = -4: q = 3, f = -12, and the chain rule gives
 grad z = q = 3, grad q = z = -4, grad x = grad y = -4, in five steps (the seed, then one per edge).
 """
+import importlib.util
 import json
 import re
 import subprocess
@@ -17,7 +18,8 @@ from lucid.expr import run
 from lucid.viz import StepperError, stepper
 from lucid.viz import player as player_files
 
-pytest.importorskip("anywidget")
+if importlib.util.find_spec("anywidget") is None:  # found, not imported: anywidget (and ipywidgets) take a second
+    pytest.skip("anywidget is not installed", allow_module_level=True)  # to import, paid by the first widget made
 traitlets = pytest.importorskip("traitlets")
 needs_dot = pytest.mark.usefixtures("require_dot")
 

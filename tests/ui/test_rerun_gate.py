@@ -10,12 +10,26 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
 from streamlit.proto.ClientState_pb2 import ClientState
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 from lucid.session.script_slots import FairSlots
 from lucid.ui.runtime import rerun_gate
 from lucid.ui.runtime.rerun_gate import Gate, TokenBucket, merged_client_state
+
+HANG_GUARD = 120.0
+"""Seconds a test waits for its threads to queue before it reports a hang: a guard, never a bound on speed (the
+shared 5 s these waits had could run out on a busy machine and start the next thread before the first queued)."""
+
+
+def until_waiting(slots: FairSlots, count: int) -> None:
+    """Return once ``count`` threads wait for a slot (polled: ``FairSlots`` has no event for it)."""
+    end = time.monotonic() + HANG_GUARD
+    while slots.waiting() < count:
+        if time.monotonic() > end:
+            pytest.fail(f"{slots.waiting()} threads wait for a slot after {HANG_GUARD:.0f} s, not {count}")
+        time.sleep(0.01)
 
 
 class Clock:
@@ -199,13 +213,10 @@ def test_a_freed_slot_goes_to_the_session_that_used_the_least():
 
     stormer = threading.Thread(target=wait, args=("stormer",))
     stormer.start()
-    deadline = time.monotonic() + 5
-    while slots.waiting() < 1 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    until_waiting(slots, 1)
     newcomer = threading.Thread(target=wait, args=("newcomer",))  # came later, used nothing
     newcomer.start()
-    while slots.waiting() < 2 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    until_waiting(slots, 2)
     slots.release()
     stormer.join()
     newcomer.join()
@@ -229,15 +240,12 @@ def test_a_favoured_session_the_class_s_teacher_goes_before_sessions_that_used_l
         order.append(owner)
         slots.release()
 
-    deadline = time.monotonic() + 5
     student = threading.Thread(target=wait, args=("student",))  # came first, used nothing
     student.start()
-    while slots.waiting() < 1 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    until_waiting(slots, 1)
     teacher = threading.Thread(target=wait, args=("teacher",))
     teacher.start()
-    while slots.waiting() < 2 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    until_waiting(slots, 2)
     slots.release()
     student.join()
     teacher.join()
@@ -256,15 +264,13 @@ def test_a_fragment_s_run_goes_before_a_whole_page_run_and_a_favoured_one_before
         order.append(owner)
         slots.release()
 
-    deadline = time.monotonic() + 5
     slots.favour("teacher")
     threads = [threading.Thread(target=wait, args=("page",)),  # a student's page, sent again by a question
                threading.Thread(target=wait, args=("submit",), kwargs={"quick": True}),  # a classmate's Submit
                threading.Thread(target=wait, args=("teacher",))]  # the teacher's answer count
     for k, thread in enumerate(threads, start=1):
         thread.start()
-        while slots.waiting() < k and time.monotonic() < deadline:
-            time.sleep(0.01)
+        until_waiting(slots, k)
     slots.release()
     for thread in threads:
         thread.join()

@@ -33,6 +33,26 @@ def gif_frames(data: bytes) -> list[np.ndarray]:
     return [np.asarray(f.convert("RGB"), dtype=int) for f in ImageSequence.Iterator(Image.open(io.BytesIO(data)))]
 
 
+def slide_gif_and_its_frames(out, trace, **options):
+    """A slide GIF's frames, and the PNGs and plan ``render_frames`` drew for that same export.
+
+    The frames are read off the GIF's own call (the tests once rendered every frame a second time beside the
+    GIF, the slowest part of this file); the call is checked to be the one the tests ask about."""
+    seen = []
+    real = export.render_frames
+
+    def recording(*args, **kwargs):
+        seen.append((kwargs, real(*args, **kwargs)))
+        return seen[-1][1]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(export, "render_frames", recording)
+        gif = gif_frames(viz.animation_gif(out, trace, slide=True, frame_ms=300, **options))
+    ((how, (pngs, plan)),) = seen
+    assert how == {"dpi": None, "caption": True, "slide": export.SLIDE_SIZE, "held": True, "options": options}
+    return gif, pngs, plan
+
+
 def ink(frame: np.ndarray) -> np.ndarray:
     """Where a frame is not (nearly) white."""
     return (frame < 230).any(axis=2)
@@ -54,9 +74,7 @@ def best_shift(reference: np.ndarray, frame: np.ndarray, *, axis: int, reach: in
 @pytest.fixture(scope="module")
 def circuit():
     out, trace = traced(gallery.by_slug("cs231n-sigmoid").source)
-    pngs, plan = export.render_frames(out, trace, dpi=None, caption=True, slide=export.SLIDE_SIZE, held=True,
-                                      options=CIRCUIT)
-    gif = gif_frames(viz.animation_gif(out, trace, slide=True, frame_ms=300, **CIRCUIT))
+    gif, pngs, plan = slide_gif_and_its_frames(out, trace, **CIRCUIT)
     return out, trace, pngs, plan, gif
 
 
@@ -99,11 +117,9 @@ def test_the_circuit_slide_writes_the_step_arithmetic_under_the_graph(circuit):
 
 def test_the_mlp_slide_shows_the_whole_tall_graph_with_its_words_beside_it():
     out, trace = traced(gallery.by_slug("mlp").source)
-    pngs, plan = export.render_frames(out, trace, dpi=None, caption=True, slide=export.SLIDE_SIZE, held=True,
-                                      options={"direction": "TB"})
+    gif, _pngs, plan = slide_gif_and_its_frames(out, trace, direction="TB")
     layout = plan.layout
     assert layout.text[0] >= layout.box[2]  # tall: the words beside the graph, not under it
-    gif = gif_frames(viz.animation_gif(out, trace, slide=True, frame_ms=300, direction="TB"))
     x, y, w, h = layout.box
     lefts = set()
     for frame in gif:
