@@ -16,6 +16,7 @@ from lucid._tensor.tensor import Tensor, tensor_from_array
 
 Axis = int | tuple[int, ...] | None
 _FLOAT64 = np.dtype(np.float64)
+_empty = np.empty
 
 
 def normalize_axis(axis: Any, ndim: int) -> tuple[int, ...]:
@@ -138,7 +139,13 @@ class mean(_reduction):
         if dtype is _FLOAT64 and params["axis"] is None and not params["keepdims"] and shape:
             n = x.size  # the mean of everything (a batch's loss): no axis bookkeeping; locals from local_rule
             # ``float(g) / n`` is ``g / n`` to the bit, without NumPy's 0-d overhead
-            return tensor_from_array(np.add.reduce(x, None) / n), lambda g: (_filled(shape, float(g) / n, dtype),)
+
+            def grad_function(g: Any) -> tuple[np.ndarray]:  # ``_filled(shape, float(g) / n, dtype)``, inlined
+                out = _empty(shape)
+                out.fill(float(g) / n)
+                return (out,)
+
+            return tensor_from_array(np.add.reduce(x, None) / n), grad_function
         axes, keep = self._axes(a), params["keepdims"]
         n = x.size if len(axes) == x.ndim else math.prod([shape[i] for i in axes])
         if not axes:
