@@ -76,13 +76,6 @@ def expand_reduced(g: np.ndarray, shape: tuple[int, ...], axes: tuple[int, ...],
     return out
 
 
-def _filled(shape: tuple[int, ...], value: Any, dtype: np.dtype) -> np.ndarray:
-    """A fresh array of ``shape`` holding one value everywhere (the gradient of a full reduction)."""
-    out = np.empty(shape) if dtype is _FLOAT64 else np.empty(shape, dtype=dtype)  # the keyword costs a parse
-    out.fill(value)
-    return out
-
-
 def _reduction_samples(rng: np.random.Generator, maker=uniform) -> list[Sample]:
     return [Sample((maker(rng, 3, 4),)), Sample((maker(rng, 3, 4),), {"axis": 0}),
             Sample((maker(rng, 3, 4),), {"axis": 1}), Sample((maker(rng, 2, 3, 4),), {"axis": (0, 2)}),
@@ -140,7 +133,7 @@ class mean(_reduction):
             n = x.size  # the mean of everything (a batch's loss): no axis bookkeeping; locals from local_rule
             # ``float(g) / n`` is ``g / n`` to the bit, without NumPy's 0-d overhead
 
-            def grad_function(g: Any) -> tuple[np.ndarray]:  # ``_filled(shape, float(g) / n, dtype)``, inlined
+            def grad_function(g: Any) -> tuple[np.ndarray]:  # one value everywhere, in a fresh float64 array
                 out = _empty(shape)
                 out.fill(float(g) / n)
                 return (out,)
