@@ -26,7 +26,8 @@ and each keeps its best time, so a busy machine slows all of them alike instead 
 the ratios; the same ratios by process CPU time are printed below them (steadier when other
 work shares the cores).
 Targets (issue 11): lucid/numpy ≤ 3, and torch/lucid ≥ 2 (lucid twice as fast as PyTorch eager);
-(issue 27): lucid/floor ≤ 1.15, printed with its target in both the wall-clock and the CPU-time lines.
+(issue 27): lucid/floor ≤ 1.15, printed with its target in the wall-clock and the CPU-time lines and
+in a last line from the fastest single step of each (``fastest_steps``: steadier on a shared machine).
 The first lies below ``floor/numpy`` here (about 3.3), so no DESIGN-shaped engine reaches it.
 Run: ``python bench/bench_mlp.py [--repeats 15] [--scalar-repeats 2]``.
 """
@@ -187,6 +188,52 @@ def compare(setup: Setup = Setup(), repeats: int = 7, scalar_repeats: int = 2,
     return [Run(name, *best[name]) for name in ways]
 
 
+def fastest_steps(setup: Setup = Setup(), runs: int = 10) -> tuple[float, float]:
+    """The fastest single training step of lucid and of the floor, in seconds: ``(lucid, floor)``.
+
+    The same loops as ``train_lucid`` and ``engine_floor.train``, each step (zero_grad, forward,
+    backward, update, loss read) timed on its own; ``runs`` alternating runs of ``setup.steps`` steps.
+    A step lasts tens of microseconds, so on a shared machine most of them run uninterrupted and
+    the minimum is the engine's own cost, where a whole run's best time still carries the machine's
+    interruptions (which is why both are printed).
+    """
+    from bench.engine_floor import _tensor, add, backward, log, matmul, mean, mul, neg, sigmoid, sub, tanh
+
+    x, y = toy_binary_data(setup.samples, setup.sizes[0], seed=setup.seed)
+    clock = time.perf_counter
+    best_lucid = best_floor = float("inf")
+    for _ in range(runs):
+        model = MLP(list(setup.sizes), activation="tanh", output_activation="sigmoid", seed=setup.seed)
+        params = [_tensor(np.array(a, dtype=np.float64), True) for pair in model.weights() for a in pair]
+        opt = SGD(model.parameters(), lr=setup.lr)
+        xt, yt = Tensor(x), Tensor(y)
+        for _ in range(setup.steps):
+            start = clock()
+            opt.zero_grad()
+            p = model(xt)
+            loss = -(yt * lucid.log(p) + (1 - yt) * lucid.log(1 - p)).mean()
+            loss.backward()
+            opt.step()
+            loss.item()
+            best_lucid = min(best_lucid, clock() - start)
+        w1, b1, w2, b2 = params
+        fx, fy = _tensor(x), _tensor(y)
+        for _ in range(setup.steps):
+            start = clock()
+            for q in params:
+                q.grad = None
+            p_ = sigmoid(add(matmul(tanh(add(matmul(fx, w1), b1)), w2), b2))
+            floor_loss = neg(mean(add(mul(fy, log(p_)), mul(sub(1, fy), log(sub(1, p_))))))
+            backward(floor_loss)
+            for q in params:
+                q.data -= setup.lr * q.grad
+            floor_loss.data.item()
+            best_floor = min(best_floor, clock() - start)
+        if abs(loss.item() - floor_loss.data.item()) > 1e-9:
+            raise AssertionError("the step-timed loops do not train the same network")
+    return best_lucid, best_floor
+
+
 def check_agreement(runs: list[Run], tol: float = 1e-9) -> float:
     """Largest difference between final losses; raises if above ``tol``."""
     losses = np.array([r.final_loss for r in runs])
@@ -240,6 +287,9 @@ def main(argv: list[str] | None = None) -> None:
     runs = compare(setup, args.repeats, args.scalar_repeats, include_torch=not args.no_torch)
     check_agreement(runs)
     print(report(runs, setup))
+    step_lucid, step_floor = fastest_steps(setup, args.repeats)
+    print(f"fastest single step: lucid {step_lucid * 1e6:.1f}µs   floor {step_floor * 1e6:.1f}µs   "
+          f"lucid/floor = {step_lucid / step_floor:.2f}x (target ≤ 1.15)")
 
 
 if __name__ == "__main__":

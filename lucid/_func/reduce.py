@@ -16,6 +16,7 @@ from lucid._tensor.tensor import Tensor, tensor_from_array
 
 Axis = int | tuple[int, ...] | None
 _FLOAT64 = np.dtype(np.float64)
+_empty = np.empty
 
 
 def normalize_axis(axis: Any, ndim: int) -> tuple[int, ...]:
@@ -75,13 +76,6 @@ def expand_reduced(g: np.ndarray, shape: tuple[int, ...], axes: tuple[int, ...],
     return out
 
 
-def _filled(shape: tuple[int, ...], value: Any, dtype: np.dtype) -> np.ndarray:
-    """A fresh array of ``shape`` holding one value everywhere (the gradient of a full reduction)."""
-    out = np.empty(shape) if dtype is _FLOAT64 else np.empty(shape, dtype=dtype)  # the keyword costs a parse
-    out.fill(value)
-    return out
-
-
 def _reduction_samples(rng: np.random.Generator, maker=uniform) -> list[Sample]:
     return [Sample((maker(rng, 3, 4),)), Sample((maker(rng, 3, 4),), {"axis": 0}),
             Sample((maker(rng, 3, 4),), {"axis": 1}), Sample((maker(rng, 2, 3, 4),), {"axis": (0, 2)}),
@@ -138,7 +132,13 @@ class mean(_reduction):
         if dtype is _FLOAT64 and params["axis"] is None and not params["keepdims"] and shape:
             n = x.size  # the mean of everything (a batch's loss): no axis bookkeeping; locals from local_rule
             # ``float(g) / n`` is ``g / n`` to the bit, without NumPy's 0-d overhead
-            return tensor_from_array(np.add.reduce(x, None) / n), lambda g: (_filled(shape, float(g) / n, dtype),)
+
+            def grad_function(g: Any) -> tuple[np.ndarray]:  # one value everywhere, in a fresh float64 array
+                out = _empty(shape)
+                out.fill(float(g) / n)
+                return (out,)
+
+            return tensor_from_array(np.add.reduce(x, None) / n), grad_function
         axes, keep = self._axes(a), params["keepdims"]
         n = x.size if len(axes) == x.ndim else math.prod([shape[i] for i in axes])
         if not axes:

@@ -10,6 +10,14 @@ from lucid._func._bindings import UNARY, Language
 from lucid._func._samples import away_from_zero, positive, uniform
 from lucid._tensor.tensor import Tensor, tensor_from_array
 
+_FLOAT64 = np.dtype(np.float64)
+# The 1 of ``1 − out²``, ``1 − σ`` and ``1/(1 + e⁻ˣ)`` as a 0-d float64 array, for float64 operands only:
+# NumPy 2 converts a Python float on every ufunc call (about 150 ns, a tenth of a small op), a 0-d array
+# it takes as it is. Same bits (1.0 is exact and the arithmetic stays float64). For any other dtype the
+# Python float stays: it is "weak" and keeps float32 float32, where a float64 array would widen it.
+_ONE = np.array(1.0)
+_ONE.flags.writeable = False
+
 
 def _stable_sigmoid(x: np.ndarray) -> np.ndarray:
     """σ(x) without overflow for any x.
@@ -30,8 +38,9 @@ def _stable_sigmoid(x: np.ndarray) -> np.ndarray:
         e = np.exp(-x)  # a fresh array: the two steps that follow reuse it (same bits as 1/(1 + e))
         if e.__class__ is not np.ndarray:  # a 0-d x: NumPy computes on scalars
             return 1.0 / (1.0 + e)
-        e += 1.0
-        return np.divide(1.0, e, out=e)
+        one = _ONE if e.dtype is _FLOAT64 else 1.0  # see ``_ONE``
+        e += one
+        return np.divide(one, e, out=e)
     e = np.exp(-np.abs(x))  # never overflows: exponent ≤ 0
     return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
@@ -157,7 +166,8 @@ class tanh(operation):
     @unary_func_op()
     def forward(self, a: Tensor):
         out = np.tanh(a.data)
-        return tensor_from_array(out), lambda g: (g * (1.0 - out * out),)
+        one = _ONE if out.dtype is _FLOAT64 else 1.0  # see ``_ONE``
+        return tensor_from_array(out), lambda g: (g * (one - out * out),)
 
     def local(self, i, inputs, out):
         return 1.0 - out * out
@@ -173,7 +183,8 @@ class sigmoid(operation):
     @unary_func_op()
     def forward(self, a: Tensor):
         out = _stable_sigmoid(a.data)
-        return tensor_from_array(out), lambda g: (g * (out * (1.0 - out)),)
+        one = _ONE if out.dtype is _FLOAT64 else 1.0  # see ``_ONE``
+        return tensor_from_array(out), lambda g: (g * (out * (one - out)),)
 
     def local(self, i, inputs, out):
         return out * (1.0 - out)

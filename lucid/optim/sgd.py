@@ -8,6 +8,8 @@ import numpy as np
 from lucid._tensor.tensor import Tensor
 from lucid.optim.optimizer import Optimizer
 
+_FLOAT64 = np.dtype(np.float64)
+
 
 class SGD(Optimizer):
     """``v ← momentum·v + g`` (``v = g`` on the first step), then ``p ← p − lr·v``.
@@ -35,10 +37,14 @@ class SGD(Optimizer):
             return
         self.steps += 1
         lr = self.lr
+        # ``lr`` as a 0-d float64 array for float64 gradients: NumPy 2 converts a Python float on every
+        # product (about 150 ns each), an array it takes as it is; the same bits. Any other dtype keeps
+        # the Python float, which does not widen float32 (a float64 array would).
+        lr64 = np.array(lr)
         for p in self.params:
             g = p.grad
             if g is not None:
-                p.data -= lr * g
+                p.data -= (lr64 if g.dtype is _FLOAT64 else lr) * g
 
     def update(self, index: int, param: Tensor, grad: np.ndarray) -> None:
         if self.momentum:

@@ -122,3 +122,8 @@ def test_bench_load_runs_its_class_even_inside_a_running_event_loop():
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:  # this thread may run a loop already
         assert pool.submit(asyncio.run, inside_a_loop()).result() == 7
+
+
+def test_bench_mlp_fastest_steps_times_lucid_and_the_floor_on_the_same_training():
+    lucid_step, floor_step = bench_mlp.fastest_steps(bench_mlp.Setup(samples=8, steps=3), runs=2)
+    assert 0 < lucid_step < 1 and 0 < floor_step < 1
