@@ -1,8 +1,9 @@
 """Sigmoid, tanh and SGD use a 0-d float64 array for their constant 1 and step size on float64 data.
 
 That is a speed-up only (NumPy 2 converts a Python float on every ufunc call): the values must be the
-bits the Python-float formulas give, and float32 data must keep the Python float, which does not widen
-it. The upstream gradients here are not all ones, so a wrong local derivative would show.
+bits the Python-float formulas give. A float32 array given to a Tensor is widened to float64 exactly (lucid
+computes in float64 always), so it gets the float64 formulas on its widened values. The upstream gradients
+here are not all ones, so a wrong local derivative would show.
 """
 from __future__ import annotations
 
@@ -18,26 +19,31 @@ X = _RNG.uniform(-3.0, 3.0, (7, 3))
 UPSTREAM = _RNG.uniform(-1.5, 2.5, (7, 3))
 
 
+def widened(dtype) -> np.ndarray:
+    """``X`` as a Tensor given ``dtype`` holds it: rounded to that dtype, then float64 exactly."""
+    return X.astype(dtype).astype(np.float64)
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_sigmoid_value_and_gradient_are_the_python_float_formulas_to_the_bit(dtype):
     x = Tensor(X, requires_grad=True, dtype=dtype)
     out = lucid.sigmoid(x)
     out.backward(UPSTREAM)
-    e = np.exp(-X.astype(dtype))
+    e = np.exp(-widened(dtype))
     e += 1.0
-    s = np.divide(1.0, e, out=e)  # in the input's dtype (the result Tensor then holds it as float64)
-    np.testing.assert_array_equal(out.data, s.astype(np.float64))
-    assert x.grad.dtype == dtype
-    np.testing.assert_array_equal(x.grad, (UPSTREAM * (s * (1.0 - s))).astype(dtype))
+    s = np.divide(1.0, e, out=e)
+    np.testing.assert_array_equal(out.data, s)
+    assert x.grad.dtype == np.float64
+    np.testing.assert_array_equal(x.grad, UPSTREAM * (s * (1.0 - s)))
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_tanh_gradient_is_one_minus_out_squared_to_the_bit(dtype):
     x = Tensor(X, requires_grad=True, dtype=dtype)
     lucid.tanh(x).backward(UPSTREAM)
-    t = np.tanh(X.astype(dtype))
-    assert x.grad.dtype == dtype
-    np.testing.assert_array_equal(x.grad, (UPSTREAM * (1.0 - t * t)).astype(dtype))
+    t = np.tanh(widened(dtype))
+    assert x.grad.dtype == np.float64
+    np.testing.assert_array_equal(x.grad, UPSTREAM * (1.0 - t * t))
 
 
 def test_tanh_and_sigmoid_gradients_match_central_differences():
@@ -67,9 +73,9 @@ def test_zero_d_sigmoid_and_tanh_still_work():
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_sgd_step_is_the_python_float_product_to_the_bit(dtype):
     w = Tensor(X, requires_grad=True, dtype=dtype)
-    w.grad = UPSTREAM.astype(dtype)
-    expected = X.astype(dtype).copy()
-    expected -= 0.37 * UPSTREAM.astype(dtype)
+    w.grad = UPSTREAM.astype(dtype).astype(np.float64)
+    expected = widened(dtype).copy()
+    expected -= 0.37 * w.grad
     SGD([w], lr=0.37).step()
-    assert w.data.dtype == dtype
+    assert w.data.dtype == np.float64
     np.testing.assert_array_equal(w.data, expected)
