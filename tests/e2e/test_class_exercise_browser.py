@@ -34,6 +34,7 @@ def test_a_teacher_sends_an_exercise_and_sees_two_students_progress(browser, app
 
         teacher.get_by_text("Class exercise", exact=True).click()
         teacher.locator(".st-key-pg_exercise_send button").wait_for(timeout=SLOW)
+        wait_until_idle(teacher)  # the expander's opening run is over: a click now is not lost in it
         teacher.locator(".st-key-pg_exercise_send button").click()
         teacher.get_by_text("Exercise sent:").wait_for(timeout=SLOW)
         wait_until_idle(teacher)

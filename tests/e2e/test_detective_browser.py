@@ -4,7 +4,8 @@ The teacher opens the scalar gallery program, unfolds *Gradient detective: break
 first mistake offered and reads the answer key. The student opens the link in another browser (its own session):
 the editor is folded, the graph in view; a click on the culprit's node in the graph chooses it, *Check this node*
 fails it and the graph outlines it (``data-lucid-check="fail"``, dashed, and said in the node's name); a right node
-passes; naming the node and the mistake solves the case with its score. Screenshots go to ``artifacts/``.
+passes; axe finds no WCAG A/AA violation on the student's page with the marks on; naming the node and the
+mistake solves the case with its score. Screenshots go to ``artifacts/``.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.axe_audit import audit
 from tests.e2e.waits import SLOW, wait_until_idle
 
 pytestmark = pytest.mark.e2e
@@ -36,6 +38,7 @@ def teacher_link(page, app_url) -> tuple[str, int, str]:
     wait_until_idle(page)
     page.get_by_text("Gradient detective: break one rule").click()
     page.locator(".st-key-pg_detective_make button").wait_for(timeout=SLOW)
+    wait_until_idle(page)  # the expander's opening run is over: a click now is not lost in it
     page.locator(".st-key-pg_detective_make button").click()
     page.get_by_text("Answer key").wait_for(timeout=SLOW)
     wait_until_idle(page)
@@ -75,6 +78,8 @@ def test_a_student_finds_the_broken_rule_from_the_teachers_link(browser, app_url
         assert "check failed" in fails.locator(":scope > title").text_content()
         assert student.locator(f"{PLAYER} g#t{right}").get_attribute("data-lucid-check") == "pass"
         assert student.get_by_text("Checks used: 2").count() == 1
+        found = audit(student)  # the panel, the marks and their spoken names: WCAG 2.0/2.1 A and AA
+        assert found == [], "\n".join(str(f) for f in found)
         ARTIFACTS.mkdir(exist_ok=True)
         student.locator(PLAYER).screenshot(path=str(ARTIFACTS / "e2e-detective-graph.png"))
 
