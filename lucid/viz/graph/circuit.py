@@ -41,6 +41,7 @@ from lucid.autograd import Trace
 from lucid.i18n import _
 from lucid.viz import numbers as num
 from lucid.viz.explanation.opinfo import spec_of
+from lucid.viz.graph import statements as dot_lines
 from lucid.viz.graph.labels import contribution_note, edge_text, heatmap_table, number_columns
 from lucid.viz.graph.naming import constant_text
 from lucid.viz.graph.state import FrameState, edge_steps, grads_over_trace
@@ -116,9 +117,9 @@ def circuit_dot(model: GraphModel, state: FrameState, trace: Trace | None, *, sh
         tail = f"{edge.tail}:{WIRE}:e" if edge.kind == "input" else edge.tail
         head = f"{edge.head}:{WIRE}:w" if edge.kind == "output" else edge.head
         classes = edge.kind if edge_state == "static" else f"{edge.kind} {edge_state}"
-        g.edge(tail, head, id=edge.id, _attributes={"class": classes}, **attrs)
+        dot_lines.edge(g, tail, head, id=edge.id, _attributes={"class": classes}, **attrs)
     if legend:
-        g.node("legend", label=legend_label(), id="legend", shape="plain", _attributes={"class": "legend"})
+        dot_lines.node(g, "legend", label=legend_label(), id="legend", shape="plain", _attributes={"class": "legend"})
     return g
 
 
@@ -213,7 +214,7 @@ def _add_op(g: graphviz.Digraph, op: OpNode, node: TensorNode, state: FrameState
         attrs.update(PROGRESS_STYLE["current"])
     spec = spec_of(node.tensor)
     tip = spec.formula if spec is not None and not op.is_chain else op.text
-    g.node(op.id, label=f"<{html_text(text)}>", id=op.id, _attributes={"class": " ".join(classes)},
+    dot_lines.node(g, op.id, label=f"<{html_text(text)}>", id=op.id, _attributes={"class": " ".join(classes)},
            tooltip=attribute_text(shorten(tip, 200)), **attrs)
 
 
@@ -242,7 +243,7 @@ def _add_tensor(g: graphviz.Digraph, node: TensorNode, state: FrameState, histor
         classes.append("nan")
     tip = f"{node.label}: {node.kind}, shape {num.shape_text(t.shape)}" if node.kind != "intermediate" else \
         f"{node.label}: shape {num.shape_text(t.shape)}"
-    g.node(node.id, label=label, id=node.id, _attributes={"class": " ".join(classes)},
+    dot_lines.node(g, node.id, label=label, id=node.id, _attributes={"class": " ".join(classes)},
            tooltip=attribute_text(shorten(tip, 200)), **attrs)
 
 

@@ -37,6 +37,7 @@ from lucid.autograd import Trace, topological_order
 from lucid.i18n import L_, _, ngettext
 from lucid.viz.errors import GraphTooLarge
 from lucid.viz.explanation.opinfo import op_label
+from lucid.viz.graph import statements as dot_lines
 from lucid.viz.graph.hierarchy import Group, Hierarchy, build_hierarchy
 from lucid.viz.graph.layout_cost import LAYOUT_BUDGET, cluster_budget_ok, view_cost
 from lucid.viz.graph.style import EDGE_STYLE, FONT, KIND_STYLE, ORANGE, VERMILLION
@@ -336,7 +337,7 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
         need = [k for k in grp.members if view.order[k].requires_grad]
         got = sum(1 for k in need if k in grads)
         counts = _("click to close · {count} gradients").format(count=_count(got, len(need)))
-        target.node(grp.id, label=f"<▾ <B>{html_text(shorten(grp.label, 40))}</B> · {grp.size:,} nodes"
+        dot_lines.node(target, grp.id, label=f"<▾ <B>{html_text(shorten(grp.label, 40))}</B> · {grp.size:,} nodes"
                                   f"<BR/><FONT POINT-SIZE=\"9\">{counts}</FONT>>",
                     id=grp.id, _attributes={"class": "group-header"},
                     tooltip=attribute_text(f"{grp.key}: open group of {grp.size} nodes; click to close it"),
@@ -384,7 +385,7 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
             grad_line = _("{count} gradients").format(count=_count(got, len(need))) if need else _("no gradients")
             label = (f"<<B>{html_text(shorten(grp.label, 40))}</B><BR/>{grp.size:,} nodes · ▸ click to open"
                      f"<BR/><FONT POINT-SIZE=\"10\">{grad_line}</FONT>>")
-            target.node(unit, label=label, id=unit, _attributes={"class": " ".join(classes)},
+            dot_lines.node(target, unit, label=label, id=unit, _attributes={"class": " ".join(classes)},
                         tooltip=attribute_text(f"{grp.key}: {grp.size} nodes, {grad_line}"), **attrs)
             remember(look, target, start)
         else:
@@ -410,7 +411,7 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
                 text = ("—" if gval is None else _brief(gval)).ljust(view.grad_width(k0), NBSP)
                 lines.append(f"<FONT FACE=\"Courier\" POINT-SIZE=\"10\">grad {html_text(text)}</FONT>")
             _mark(unit, classes, attrs, current_units, targets, highlight)
-            target.node(unit, label="<" + "<BR/>".join(lines) + ">", id=unit,
+            dot_lines.node(target, unit, label="<" + "<BR/>".join(lines) + ">", id=unit,
                         _attributes={"class": " ".join(classes)},
                         tooltip=attribute_text(f"{name}: shape {shape_text(t.shape)}"), **attrs)
             remember(look, target, start)
@@ -424,7 +425,7 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
     for header, unit in header_links:  # without clusters: a faint line from each open group's header
         if header not in seen_headers:
             seen_headers.add(header)
-            g.edge(header, unit, style="dotted", color="#8D6CC8", arrowhead="none", id=f"h_{header}_{unit}",
+            dot_lines.edge(g, header, unit, style="dotted", color="#8D6CC8", arrowhead="none", id=f"h_{header}_{unit}",
                    _attributes={"class": "header-link"})
     for edge in view.edges.values():
         if only is not None and (edge.tail not in only or edge.head not in only):
@@ -448,7 +449,7 @@ def collapsed_dot(view: CollapsedView, step: int | None = None, *, direction: st
         if edge.count > 1:
             attrs["label"] = f"×{edge.count}"
             attrs["penwidth"] = str(min(6.0, float(attrs["penwidth"]) + 0.4 * np.log2(edge.count)))
-        g.edge(edge.tail, edge.head, id=edge.id, _attributes={"class": f"input {edge_state}"}, **attrs)
+        dot_lines.edge(g, edge.tail, edge.head, id=edge.id, _attributes={"class": f"input {edge_state}"}, **attrs)
         remember(look, g, start)
     return g
 

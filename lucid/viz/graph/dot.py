@@ -29,6 +29,7 @@ from lucid.autograd import Trace
 from lucid.i18n import _
 from lucid.viz.errors import GraphTooLarge
 from lucid.viz.explanation.opinfo import spec_of
+from lucid.viz.graph import statements as dot_lines
 from lucid.viz.graph.circuit import circuit_dot
 from lucid.viz.graph.collapse import CollapsedView, collapsed_dot
 from lucid.viz.graph.labels import (  # noqa: F401  (BACK_ARROW, contribution_note: re-exported)
@@ -198,7 +199,7 @@ def _add_nodes(g: graphviz.Digraph, clusters: list[graphviz.Digraph], model: Gra
             tip = spec.formula if spec is not None and not op.is_chain else op.text
             if derivative:
                 tip += _backward_note(t)
-            target.node(op.id, label=op_html(op.text), id=op.id, _attributes={"class": " ".join(classes)},
+            dot_lines.node(target, op.id, label=op_html(op.text), id=op.id, _attributes={"class": " ".join(classes)},
                         tooltip=attribute_text(shorten(tip, 200)), **attrs)
         grads = all_grads.get(k, [])
         if t.grad is not None and trace is None:  # (a Tensor after backward(create_graph=True): its values)
@@ -229,7 +230,7 @@ def _add_nodes(g: graphviz.Digraph, clusters: list[graphviz.Digraph], model: Gra
                 attrs["color"] = RED
         tip = f"{node.label}: {node.kind}, shape {shape_text(t.shape)}" if node.kind != "intermediate" else \
             f"{node.label}: shape {shape_text(t.shape)}"
-        target.node(node.id, label=label, id=node.id, _attributes={"class": " ".join(classes)},
+        dot_lines.node(target, node.id, label=label, id=node.id, _attributes={"class": " ".join(classes)},
                     tooltip=attribute_text(shorten(tip, 200)), **attrs)
         if cache is not None:
             cache[key] = target.body[first_line:]
@@ -254,6 +255,6 @@ def _add_edges(g: graphviz.Digraph, model: GraphModel, state: FrameState, trace:
                                        edge_state in ("flowing", "flowed"))
             attrs["fontcolor"] = EDGE_NOTE_COLOURS.get(edge_state, EDGE_NOTE_COLOURS["flowing"])
         classes = edge.kind if edge_state == "static" else f"{edge.kind} {edge_state}"
-        g.edge(edge.tail, edge.head, id=edge.id, _attributes={"class": classes}, **attrs)
+        dot_lines.edge(g, edge.tail, edge.head, id=edge.id, _attributes={"class": classes}, **attrs)
         if cache is not None:
             cache[("edge", edge.id, edge_state)] = g.body[first_line:]
