@@ -214,8 +214,11 @@ def widget_ids(result) -> list[str]:
     return sorted({p.id for p in protos if getattr(p, "id", "").startswith("$$ID")})
 
 
-@pytest.mark.parametrize(("page", "widgets"), [("playground", 8), ("gradient_check", 4), ("pitfalls", 5),
-                                               ("broadcasting", 4), ("op_reference", 3)])
+@pytest.mark.parametrize(("page", "widgets"), [
+    # each page's hundreds of runs on a worker of its own (a server of its own), not all behind one another
+    pytest.param(page, widgets, marks=pytest.mark.xdist_group(f"browser_events_{page}"))
+    for page, widgets in [("playground", 8), ("gradient_check", 4), ("pitfalls", 5), ("broadcasting", 4),
+                          ("op_reference", 3)]])
 def test_every_widget_of_a_page_takes_values_of_any_kind_without_a_traceback(port, page, widgets):
     """What a crafted client can send for a page's own widgets: wrong kinds, out of range, oversized; on the
     Playground, a click after all of them still reaches the inspector.
