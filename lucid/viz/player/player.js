@@ -323,9 +323,11 @@ function lensWant(p, view) {
 function lensPicture(ui, svg, p, want) {
   // The lens SVG draws the elements of the graph its view reaches (``want``), one <use> each, in paint order: a
   // step changes a few elements, and only their copies are made again (a <use> of the whole graph group was
-  // copied whole, every node's text laid out again, on every step). Elements stay where they are, new ones
-  // go in between. When another graph on the page has the same ids (two players), a <use> would find its
-  // element instead: then the lens shows the whole graph group, as it did before.
+  // copied whole, every node's text laid out again, on every step). A <use> once made stays (outside the view
+  // it is clipped away: nothing of an element farther than LENS_SLACK from the view reaches into it), so a step
+  // makes copies only of elements the lens has not shown yet; new ones go in paint order among the others.
+  // When another graph on the page has the same ids (two players), a <use> would find its element instead:
+  // then the lens shows the whole graph group, as it did before.
   if (svg.__whole) return;
   const scope = ui.root.getRootNode();
   const group = svg.firstElementChild;
@@ -337,17 +339,23 @@ function lensPicture(ui, svg, p, want) {
     return;
   }
   const have = svg.__uses;
-  const keep = new Set(want.map((g) => g.id));
-  for (const [id, use] of have) if (!keep.has(id)) { use.remove(); have.delete(id); }
-  let next = group.firstChild;
+  const order = lensOrder(p);
   for (const g of want) {
-    const there = have.get(g.id);
-    if (there) { next = there.nextSibling; continue; }
+    if (have.has(g.id)) continue;
     const use = document.createElementNS(SVG_NS, 'use');
     use.setAttribute('href', '#' + g.id);
+    use.__at = order.get(g.id);
+    let next = group.firstChild;  // the first copy of an element drawn after this one
+    while (next && next.__at < use.__at) next = next.nextSibling;
     group.insertBefore(use, next);
     have.set(g.id, use);
   }
+}
+
+function lensOrder(p) {
+  // Element id -> its place in the graph group's paint order.
+  if (!p.lensOrder) p.lensOrder = new Map(lensItems(p).map((g, i) => [g.id, i]));
+  return p.lensOrder;
 }
 
 function headlineRoom(ui, p) {
@@ -597,6 +605,7 @@ function load(ui, p, data) {
   p.graphId = null;
   p.graphEl = graph;
   p.lensItems = null;
+  p.lensOrder = null;
   p.boxes = new Map();
   p.boxesFit = undefined;
   p.lensModes = new Map();  // the lens's mode at each step the last time it was shown (a guess for the next time)
