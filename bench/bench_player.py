@@ -19,7 +19,7 @@ from the keydown to that task. The baseline is the same measurement for a key th
 still waits for the next frame (Shift, which the player ignores): the floor is up to one frame of waiting
 for the next vsync plus the paint, so a step can cost no less. Baseline presses are interleaved with the
 steps, so both see the same machine load. Presses are paced (``--gap`` ms) as a presenter's would be, and
-below the browser's limit on history updates (every step rewrites the address's ``step=``).
+below the browser's limit on history updates (every step rewrites the address's ``step=``, once it is painted).
 
 Printed per program: median, p95 and max of key-to-paint for steps and for the baseline, the step's
 median over the baseline's, how many steps missed the one-frame target (16 ms at 60 Hz), and the long

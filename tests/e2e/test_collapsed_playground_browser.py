@@ -11,7 +11,7 @@ from lucid.autograd import backward_trace
 from lucid.expr import run
 from lucid.session import share
 from lucid.viz import large_view
-from tests.e2e.waits import SLOW, after_paint, wait_for_new_frame, wait_until_idle
+from tests.e2e.waits import SLOW, after_paint, url_step, wait_for_new_frame, wait_until_idle
 from tests.large_programs import scalar_mlp_source
 
 pytestmark = pytest.mark.e2e
@@ -48,10 +48,6 @@ def current_id(tab) -> str | None:
     return tab.evaluate("sel => document.querySelector(sel)?.id ?? null", f"{NODES}.current")
 
 
-def url_step(tab) -> int:
-    return int(urllib.parse.parse_qs(urllib.parse.urlparse(tab.url).query)["step"][0])
-
-
 def test_a_collapsed_program_steps_box_by_box_with_the_next_button_and_key(tab, app_url, view):
     open_program(tab, app_url)
     assert node_ids(tab) == set(view.units)  # boxes and the nodes drawn on their own, nothing else
@@ -65,7 +61,7 @@ def test_a_collapsed_program_steps_box_by_box_with_the_next_button_and_key(tab, 
         c = view.steps[k]
         assert shown(tab) == (k, c.last)
         assert current_id(tab) == c.unit  # the box the gradient works through now
-        assert url_step(tab) == c.last  # links keep counting trace steps
+        assert url_step(tab, c.last) == c.last  # links keep counting trace steps
     tab.evaluate("() => document.activeElement && document.activeElement.blur()")
     tab.keyboard.press("ArrowRight")
     assert shown(tab) == (4, view.steps[4].last) and current_id(tab) == view.steps[4].unit
@@ -87,7 +83,7 @@ def test_a_click_on_a_box_opens_it_keeping_the_step_and_its_header_closes_it(tab
     opened = node_ids(tab)
     assert len(opened) > len(before) and box in opened  # the box's inner boxes, and its header
     assert tab.eval_on_selector(f"{NODES}#{box}", "el => el.getAttribute('class')").startswith("node group-header")
-    assert shown(tab)[1] == 11 and url_step(tab) == 11  # the student stays where they were
+    assert shown(tab)[1] == 11 and url_step(tab, 11) == 11  # the student stays where they were
     inspector = tab.locator(".st-key-pg_inspector")
     inspector.get_by_text(re.compile(rf"{box} · box .* 200 nodes, open")).first.wait_for(timeout=SLOW)
 

@@ -13,7 +13,7 @@ import pytest
 
 from lucid.session import lesson_plan as lesson
 from lucid.session import share
-from tests.e2e.waits import SLOW, after_paint, wait_until_idle
+from tests.e2e.waits import SLOW, after_paint, url_step, wait_until_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -73,6 +73,7 @@ def test_the_clickers_keys_step_through_a_two_link_lesson_across_the_boundary(pa
     _wait_lesson(page, "1 / 2")
     back = _state(page)
     assert (back["at"], back["step"]) == ("0", 2)
+    url_step(page, 2)  # written once the step is painted
     assert page.evaluate("() => new URL(location.href).searchParams.get('step')") == "2"
 
 
@@ -117,6 +118,7 @@ def test_open_in_playground_from_pitfalls_lands_on_that_graph_at_its_last_step(p
     wait_until_idle(page)
     page.wait_for_function("sel => document.querySelector(sel).dataset.step === '2'", arg=PLAYER, timeout=SLOW)
     assert page.locator(".st-key-pg_source textarea").input_value().strip() == "x = 3.0\ny = x * x"
+    url_step(page, 2)  # written once the step is painted
     assert page.evaluate("() => new URL(location.href).searchParams.get('step')") == "2"
 
 

@@ -16,7 +16,7 @@ from lucid import gallery
 from lucid.session import share
 from lucid.session.analysis import analyze
 from tests.e2e.conftest import ARTIFACTS
-from tests.e2e.waits import SLOW, after_paint, wait_until_idle
+from tests.e2e.waits import SLOW, after_paint, url_step, wait_until_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -84,7 +84,7 @@ def test_next_updates_graph_and_explanation_in_the_click_itself_and_sends_nothin
     assert sent[before:] == [], "stepping must not send anything to the server"
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "e2e-next-latency.json").write_text(json.dumps({"next_to_next_frame_ms": timings}))
-    assert "step=5" in tab.url  # mirrored into the URL by the page
+    assert url_step(tab, 5) == 5  # mirrored into the URL by the page
 
 
 def test_presenter_keys_step_and_play_but_not_while_typing(tab, app_url):
@@ -196,7 +196,7 @@ def test_a_link_opens_at_its_step_and_the_node_inspector_gets_the_step_of_the_cl
     assert shown_step(tab) == 3
     focus_page(tab)
     tab.keyboard.press("ArrowRight")
-    assert "step=4" in tab.url
+    assert url_step(tab, 4) == 4
     k = a.index_of(a.trace.steps[4].parent)
     tab.locator(f"{GRAPH} g.node#t{k}").click()
     inspector = tab.locator(".st-key-pg_inspector")

@@ -14,7 +14,11 @@ The Playground's graph component keeps the id of the SVG it shows in
 """
 from __future__ import annotations
 
+import contextlib
+import urllib.parse
 from collections.abc import Callable
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 IDLE = ("[data-testid='stApp'][data-test-connection-state='CONNECTED']"
         "[data-test-script-state='notRunning']")
@@ -61,3 +65,16 @@ def retry_idempotent(action: Callable[[], None], done: Callable[[float], bool], 
         if done(each_timeout):
             return
     raise AssertionError(f"no effect after {attempts} attempts of {getattr(action, '__name__', action)!r}")
+
+
+def url_step(page, expected: int | None = None, timeout: float = 10_000) -> int | None:
+    """The ``step=`` of the page's address (None without one); with ``expected``, once it says that or after
+    ``timeout`` ms: the player rewrites the address after it has painted the step, not in the key press."""
+    def step_of(url: str) -> int | None:
+        values = urllib.parse.parse_qs(urllib.parse.urlparse(url).query).get("step")
+        return int(values[0]) if values else None
+
+    if expected is not None:
+        with contextlib.suppress(PlaywrightTimeout):
+            page.wait_for_url(lambda url: step_of(url) == expected, timeout=timeout)
+    return step_of(page.url)

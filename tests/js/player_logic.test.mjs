@@ -3,9 +3,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import {
-  BASE, bodyFont, boxOf, clampStep, fitScale, hostRoom, inViewBox, isNarrow, keyStep, lensView, lookPatch, looksAt,
-  NARROW_PX, needsRefit, overlaps,
-  playerStepOf, playStart, playTick, say, scrollToShow, stepPatches, storedStepOf, tickDelay, traceStepOf, union,
+  BASE, bodyFont, boxOf, clampStep, fitKeepsBoxes, fitScale, hostRoom, inViewBox, isNarrow, keyStep, laterQueue,
+  lensView, lookPatch, looksAt, matchEnds, NARROW_PX, needsRefit, overlaps,
+  playerStepOf, playStart, playTick, say, scrollbarShown, scrollToShow, stepPatches, storedStepOf, tickDelay,
+  traceStepOf, union,
 } from '../../lucid/viz/player/logic.mjs';
 
 // Three elements over four steps: step 1 marks a and b, step 2 moves a on and marks c, step 3 puts b back.
@@ -255,4 +256,61 @@ test('a player narrower than NARROW_PX puts the explanation below the graph', ()
   assert.equal(isNarrow(640), false);
   assert.equal(isNarrow(1200), false);
   assert.equal(isNarrow(0), false);  // not laid out: nothing decided yet
+});
+
+test('work left for after the paint runs once per batch, the last job of each kind, in the order kinds came', () => {
+  const scheduled = [];
+  const q = laterQueue((run) => scheduled.push(run));
+  const done = [];
+  q.add('url', () => done.push('url 1'));
+  q.add('report', () => done.push('report 1'));
+  q.add('url', () => done.push('url 2'));  // a second step before the paint: only its address is written
+  assert.equal(scheduled.length, 1);  // one batch, scheduled once
+  assert.equal(q.pending, 2);
+  assert.deepEqual(done, []);  // nothing runs in the key press itself
+  scheduled[0]();
+  assert.deepEqual(done, ['url 2', 'report 1']);
+  scheduled[0]();  // the frame's end and the hidden tab's timer both call it: the batch runs once
+  assert.deepEqual(done, ['url 2', 'report 1']);
+  assert.equal(q.pending, 0);
+  q.add('url', () => done.push('url 3'));
+  assert.equal(scheduled.length, 2);  // a new batch
+  scheduled[0]();  // the old batch's second call does not run the new one before its paint
+  assert.deepEqual(done, ['url 2', 'report 1']);
+  q.flush();  // a run of the page: what was left happens first
+  assert.deepEqual(done, ['url 2', 'report 1', 'url 3']);
+  scheduled[1]();
+  assert.deepEqual(done, ['url 2', 'report 1', 'url 3']);
+  q.flush();  // nothing left: nothing runs
+  assert.equal(done.length, 3);
+});
+
+test('the boxes measured at a fit hold while the scale, the zoom and the fonts stay the same', () => {
+  const at = { scale: 0.42, zoom: 1, fonts: 3 };
+  assert.equal(fitKeepsBoxes(undefined, at), false);  // the first fit measures
+  assert.equal(fitKeepsBoxes(at, { scale: 0.42, zoom: 1, fonts: 3 }), true);  // a refit that changed nothing
+  assert.equal(fitKeepsBoxes(at, { scale: 0.43, zoom: 1, fonts: 3 }), false);  // text drawn at another size
+  assert.equal(fitKeepsBoxes(at, { scale: 0.42, zoom: 2, fonts: 3 }), false);  // the browser zoomed
+  assert.equal(fitKeepsBoxes(at, { scale: 0.42, zoom: 1, fonts: 4 }), false);  // a font arrived late
+});
+
+test('a vertical scroll bar is told from rounding by the width it takes', () => {
+  assert.equal(scrollbarShown(402, 400, 1, 1), false);  // 400 px inside 1 px borders: none
+  assert.equal(scrollbarShown(401, 398, 1, 1), false);  // a fraction rounded two ways
+  assert.equal(scrollbarShown(402, 385, 1, 1), true);  // a 15 px scroll bar
+  assert.equal(scrollbarShown(400, 392, 0, 0), true);  // an 8 px one, no borders
+  assert.equal(scrollbarShown(400, 400, NaN, undefined), false);  // borders unread count as none
+});
+
+test('children that keep their kind at both ends are paired, the ones between are made anew', () => {
+  const same = (a, b) => a[0] === b[0];  // the kind is the first letter
+  assert.deepEqual(matchEnds(['p1', 'f1', 'p2'], ['p3', 'f2', 'p4'], same), { head: 3, tail: 0 });
+  // a figure more in the middle: the paragraphs around it are kept
+  assert.deepEqual(matchEnds(['p1', 'p2'], ['p3', 'f1', 'p4'], same), { head: 1, tail: 1 });
+  assert.deepEqual(matchEnds(['p1', 'f1', 't1', 'p2'], ['p3', 't2', 'p4'], same), { head: 1, tail: 2 });
+  // the ends never overlap: a list that grows keeps its start and adds at its end
+  assert.deepEqual(matchEnds(['p1'], ['p2', 'p3'], same), { head: 1, tail: 0 });
+  assert.deepEqual(matchEnds(['p1', 'p2'], ['p3'], same), { head: 1, tail: 0 });
+  assert.deepEqual(matchEnds([], ['p1'], same), { head: 0, tail: 0 });
+  assert.deepEqual(matchEnds(['f1'], ['t1'], same), { head: 0, tail: 0 });  // nothing in common: all anew
 });

@@ -11,7 +11,7 @@ import pytest
 from lucid import gallery, viz
 from lucid.autograd import backward_trace
 from lucid.expr import run
-from lucid.viz.player.animation import SVG_NS, Animation, build_animation, step_html
+from lucid.viz.player.animation import SVG_NS, Animation, _coordinate, build_animation, step_html
 
 pytestmark = pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
 
@@ -145,6 +145,35 @@ def test_keeping_edge_notes_adds_no_variants(preset):
     edges = {e: n for e, n in per_element.items() if e.startswith(("e", "o"))}
     assert edges and max(edges.values()) <= 2  # step 0 draws "pending"; then flowing (or active), then flowed
     assert all(len(c) <= 12 for c in anim.changes)  # a step changes a handful of elements, never every edge
+
+
+def test_a_node_look_is_placed_in_its_own_numbers_the_same_as_the_laid_out_node_where_its_shape_is():
+    """A node's looks carry the laid-out node's coordinates themselves (no translation around them): a look with
+    the same parts as the drawn node has the very same geometry text, so the player rewrites only colours and text."""
+    root, trace = program(gallery.by_slug("mlp").source)
+    anim = build_animation(root, trace, direction="LR")
+    drawn = {g.get("id"): g for g in ET.fromstring(anim.svg).iter(f"{{{SVG_NS}}}g")}
+
+    def parts(group):
+        return [(el.tag, {k: el.get(k) for k in ("points", "d", "x", "y", "cx", "cy") if el.get(k) is not None})
+                for el in group.iter() if el is not group and el.tag != f"{{{SVG_NS}}}title"]
+
+    nodes = [v for v in anim.variants if v[0] in drawn and "node" in drawn[v[0]].get("class", "").split()]
+    assert len(nodes) == 45  # of the 82 looks of the lesson's MLP, the nodes' (the rest are edges)
+    assert not any("translate(" in inner for _, _, inner in nodes)
+    same = 0
+    for eid, _cls, inner in nodes:
+        look = ET.fromstring(f'<g xmlns="{SVG_NS}" xmlns:xlink="http://www.w3.org/1999/xlink">{inner}</g>')
+        mine, base = parts(look), parts(drawn[eid])
+        if [t for t, _ in mine] == [t for t, _ in base]:
+            assert mine == base, eid  # same parts: the same numbers, written the same way
+            same += 1
+    assert same == 17  # the others gain parts (a gradient's grid appears) and are rebuilt in the browser
+
+
+def test_coordinates_are_written_as_graphviz_writes_them():
+    assert [_coordinate(v) for v in (274.0, -204.9, 3816 + 180.5, -0.001, 0.0, 12.345, -1.5 + 1.5)] == [
+        "274", "-204.9", "3996.5", "0", "0", "12.35", "0"]
 
 
 def test_payload_is_json_and_far_smaller_than_one_svg_per_step():

@@ -374,13 +374,42 @@ def _anchor_point(group: ET.Element) -> tuple[float, float]:
 
 
 def _placed_node(drawn: ET.Element, target: ET.Element) -> str:
-    """A node variant's content moved to where the laid-out graph has that node."""
+    """A node variant's content moved to where the laid-out graph has that node.
+
+    Its coordinates are moved themselves (not wrapped in a translation): a look then has the same parts with the
+    same numbers as the laid-out node wherever its shape did not change, so the player rewrites only its colours
+    and text.
+    """
     x0, y0 = _anchor_point(target)
     x1, y1 = _anchor_point(drawn)
     dx, dy = round(x0 - x1, 2), round(y0 - y1, 2)
-    wrapper = ET.Element(f"{{{SVG_NS}}}g", {"transform": f"translate({dx:g},{dy:g})"})
-    wrapper.extend(_children(drawn))
-    return _serialize(wrapper)
+    return "".join(_serialize(_moved(child, dx, dy)) for child in _children(drawn))
+
+
+#: The coordinates Graphviz writes in a node's parts (absolute: x,y pairs in ``points`` and ``d``).
+_PAIRS = ("points", "d")
+_XS = ("x", "cx")
+_YS = ("y", "cy")
+
+
+def _moved(el: ET.Element, dx: float, dy: float) -> ET.Element:
+    """``el`` (and everything in it) moved by (dx, dy), every number written as Graphviz writes it."""
+    for part in el.iter():
+        for key, value in part.attrib.items():
+            if key in _PAIRS:
+                index = iter(range(len(value)))
+                part.set(key, _POINT.sub(
+                    lambda m, i=index: _coordinate(float(m.group()) + (dx if next(i) % 2 == 0 else dy)), value))
+            elif key in _XS or key in _YS:
+                shift = dx if key in _XS else dy
+                part.set(key, _POINT.sub(lambda m, d=shift: _coordinate(float(m.group()) + d), value))
+    return el
+
+
+def _coordinate(v: float) -> str:
+    """A coordinate as Graphviz's SVG writes one: at most two decimals, no trailing zeros (``274``, ``-204.9``)."""
+    text = f"{v:.2f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
 
 
 def _restyled_edge(drawn: ET.Element, target: ET.Element) -> str:

@@ -267,3 +267,52 @@ export function zoomOf(outerWidth, innerWidth, dpr) {
   const z = Math.min(outerWidth / innerWidth, dpr > 0 ? dpr : 1, 5);
   return z >= 1.1 ? Math.round(z * 100) / 100 : 1;
 }
+
+export function laterQueue(schedule) {
+  // Work a step does that nobody sees in its picture (the address bar, the class's feed), run after the step is
+  // painted: ``add(kind, job)`` keeps the last job of each kind until the batch runs, in the order the kinds first
+  // came; ``schedule(run)`` is called once per batch (by the player: at the next frame's end, and a timer for a tab
+  // that draws no frames) and may call ``run`` more than once: a batch runs once. ``flush()`` runs it now.
+  let batch = null;
+  const runBatch = (mine) => {
+    if (batch !== mine) return;
+    batch = null;
+    for (const job of mine.values()) job();
+  };
+  return {
+    add(kind, job) {
+      if (!batch) {
+        const mine = batch = new Map();
+        schedule(() => runBatch(mine));
+      }
+      batch.set(kind, job);
+    },
+    flush() { if (batch) runBatch(batch); },
+    get pending() { return batch ? batch.size : 0; },
+  };
+}
+
+export function fitKeepsBoxes(before, now) {
+  // Whether the boxes measured at the last fit ({scale, zoom, fonts}: the graph's scale, the browser's zoom, how
+  // many fonts the page had loaded) still hold: a node's box is in the graph's own units, which only the text's
+  // rendered size (its scale, the zoom) and a font arriving change. Undefined before the first fit.
+  return !!before && before.scale === now.scale && before.zoom === now.zoom && before.fonts === now.fonts;
+}
+
+export function scrollbarShown(offsetWidth, clientWidth, borderLeft, borderRight) {
+  // Whether an element shows a vertical scroll bar: its laid-out width less its borders is wider than its inner
+  // width by more than rounding (a scroll bar takes 8 px or more; an overlay scroll bar takes none).
+  return offsetWidth - (borderLeft || 0) - (borderRight || 0) - clientWidth > 2;
+}
+
+export function matchEnds(have, want, same) {
+  // How many items at the start (head) and then at the end (tail) of ``have`` and ``want`` pair up by ``same``
+  // (never overlapping): a part's children that keep their kinds are updated in place, only the ones between
+  // them are made anew.
+  let head = 0;
+  while (head < have.length && head < want.length && same(have[head], want[head])) head += 1;
+  let tail = 0;
+  while (tail < have.length - head && tail < want.length - head
+         && same(have[have.length - 1 - tail], want[want.length - 1 - tail])) tail += 1;
+  return { head, tail };
+}

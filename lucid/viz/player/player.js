@@ -6,12 +6,28 @@
 // No network: the module is shipped inside the Python package and handed to the host as text, with its one
 // import (the pure logic, tested under Node) replaced by that module's text (lucid.viz.player.script).
 import {
-  BASE, bodyFont, boxOf, clampStep, fitScale, gradHistory, gradOf, hostRoom, inViewBox, isNarrow, keyStep, lensView,
-  lookPatch, looksAt, needsRefit, nodeName, overlaps, playerStepOf, playStart, playTick, say, scrollToShow,
-  spokenText, stepPatches, storedStepOf, tickDelay, traceStepOf, walkKey, zoomOf,
+  BASE, bodyFont, boxOf, clampStep, fitKeepsBoxes, fitScale, gradHistory, gradOf, hostRoom, inViewBox, isNarrow,
+  keyStep, laterQueue, lensView, lookPatch, looksAt, needsRefit, nodeName, overlaps, playerStepOf, playStart, playTick,
+  say, scrollbarShown, scrollToShow, spokenText, stepPatches, storedStepOf, tickDelay, traceStepOf, walkKey, zoomOf,
 } from './logic.mjs';
 
 const PREFIX = 'lucid-player';
+
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+function setAttr(node, name, value) {
+  if (node.getAttribute(name) !== value) node.setAttribute(name, value);
+}
+
+function setProp(node, name, value) {
+  if (node[name] !== value) node[name] = value;
+}
+
+function setData(node, name, value) {
+  if (node.dataset[name] !== value) node.dataset[name] = value;
+}
 
 function el(tag, attrs, text) {
   const e = document.createElement(tag);
@@ -148,7 +164,6 @@ function pageTop(node) {
 }
 
 function fit(ui, p) {
-  if (p.boxes) p.boxes.clear();  // measured again when next needed (a font that arrived late changes them)
   ui.root.style.setProperty('--lucid-bar-h', ui.bar.offsetHeight + 'px');
   // "screen": fit the width and the screen height below the controls, but never shrink past a
   // readable scale (then the page scrolls) nor blow a tiny graph up; "width": fit the width only;
@@ -193,6 +208,11 @@ function fit(ui, p) {
   const scale = fitScale(data.zoom, { w, h, width: width * z, height, maxScale: data.max_scale,
                                       minScale: data.min_scale, whole });
   ui.root.dataset.zoom = String(z);
+  // The boxes of nodes and edges are measured again when next needed if the scale, the zoom or the fonts changed
+  // (a font that arrived late, text drawn at another size); a refit that changes none of them keeps them.
+  const measured = { scale, zoom: z, fonts: fontsLoaded() };
+  if (p.boxes && !fitKeepsBoxes(p.boxesFit, measured)) p.boxes.clear();
+  p.boxesFit = measured;
   svg.style.width = Math.round(w * scale) + 'px';
   svg.style.height = Math.round(h * scale) + 'px';
   ui.column.style.flex = shared ? `0 0 ${Math.min(width, Math.max(Math.round(w * scale) + 4,
@@ -216,6 +236,13 @@ function fit(ui, p) {
     ? Math.max(data.min_height, window.innerHeight - Math.max(0, ui.expl.getBoundingClientRect().top) - data.margin)
       + 'px' : '';
   lens(ui, p);
+}
+
+function fontsLoaded() {
+  // How many of the page's fonts have arrived: one arriving late changes the text's boxes.
+  let n = 0;
+  if (document.fonts && document.fonts.forEach) document.fonts.forEach((f) => { if (f.status === 'loaded') n += 1; });
+  return n;
 }
 
 function hostSize(ui) {
@@ -288,15 +315,21 @@ function lensItems(p) {
 /** Graph units around the lens view in which an element still counts as seen there (its stroke's width). */
 const LENS_SLACK = 8;
 
-function lensPicture(ui, p, svg, view) {
-  // The lens SVG draws the elements of the graph its ``view`` reaches, one <use> each, in paint order: a
+function lensWant(p, view) {
+  // The elements of the graph the lens ``view`` reaches, in paint order (read: their boxes, measured once per look).
+  return lensItems(p).filter((g) => overlaps(graphBox(p, g), view, LENS_SLACK));
+}
+
+function lensPicture(ui, svg, p, want) {
+  // The lens SVG draws the elements of the graph its view reaches (``want``), one <use> each, in paint order: a
   // step changes a few elements, and only their copies are made again (a <use> of the whole graph group was
-  // copied whole, every node's text laid out again, on every step). Elements stay where they are, new ones
-  // go in between. When another graph on the page has the same ids (two players), a <use> would find its
-  // element instead: then the lens shows the whole graph group, as it did before.
+  // copied whole, every node's text laid out again, on every step). A <use> once made stays (outside the view
+  // it is clipped away: nothing of an element farther than LENS_SLACK from the view reaches into it), so a step
+  // makes copies only of elements the lens has not shown yet; new ones go in paint order among the others.
+  // When another graph on the page has the same ids (two players), a <use> would find its element instead:
+  // then the lens shows the whole graph group, as it did before.
   if (svg.__whole) return;
   const scope = ui.root.getRootNode();
-  const want = lensItems(p).filter((g) => overlaps(graphBox(p, g), view, LENS_SLACK));
   const group = svg.firstElementChild;
   if (!want.every((g) => scope.getElementById(g.id) === g)) {
     svg.__whole = true;
@@ -306,17 +339,23 @@ function lensPicture(ui, p, svg, view) {
     return;
   }
   const have = svg.__uses;
-  const keep = new Set(want.map((g) => g.id));
-  for (const [id, use] of have) if (!keep.has(id)) { use.remove(); have.delete(id); }
-  let next = group.firstChild;
+  const order = lensOrder(p);
   for (const g of want) {
-    const there = have.get(g.id);
-    if (there) { next = there.nextSibling; continue; }
+    if (have.has(g.id)) continue;
     const use = document.createElementNS(SVG_NS, 'use');
     use.setAttribute('href', '#' + g.id);
+    use.__at = order.get(g.id);
+    let next = group.firstChild;  // the first copy of an element drawn after this one
+    while (next && next.__at < use.__at) next = next.nextSibling;
     group.insertBefore(use, next);
     have.set(g.id, use);
   }
+}
+
+function lensOrder(p) {
+  // Element id -> its place in the graph group's paint order.
+  if (!p.lensOrder) p.lensOrder = new Map(lensItems(p).map((g, i) => [g.id, i]));
+  return p.lensOrder;
 }
 
 function headlineRoom(ui, p) {
@@ -347,19 +386,83 @@ function lens(ui, p) {
   // of the graph (SVG <use>s of what it shows: every step's looks, no copy to keep in step) with the edge the gradient
   // takes when that fits too; a node too big for that at readable size (a gradient grid) is shown as its
   // card instead (``lucid.viz.explanation.lens_card``: the grid in the page's font, the headline's entry highlighted).
+  lensShow(ui, p, lensMeasure(ui, p));
+}
+
+function lensCard(ui, p, card) {
+  // The step's card in the card host (parsed once per step shown), at its full length: ``lucid-card-short`` is
+  // decided by its height.
+  const key = `${p.animId}:${p.step}`;
+  if (card.dataset.step !== key) {
+    putHtml(p, card, 'card', p.step);
+    card.dataset.step = key;
+  }
+  const c = card.firstElementChild;
+  if (c) c.classList.remove('lucid-card-short');
+}
+
+function lensMeasure(ui, p) {
+  // The lens's part of a step that reads the page (one layout for the whole step: nothing is written between these
+  // reads); ``lensShow`` writes what they decide. Null: no lens at this step.
   const data = p.data;
   const step = p.step;
   const cur = p.current && p.current[step] && p.els[p.current[step]];
   const small = data.min_text_px && p.minFont && p.scale && p.minFont * 4 / 3 * p.scale < data.min_text_px;
-  if (!cur || !small || !p.graphId || ui.expl.style.display === 'none') {
+  if (!cur || !small || !p.graphId || ui.expl.style.display === 'none') return null;
+  if (ui.lens.style.display === 'none') ui.lens.style.display = '';
+  const { svg, card } = lensParts(ui);
+  const cardHtml = p.cards && p.cards[step];
+  // A step with a card most likely shows it (a tensor's grid is seldom readable in the graph), unless it showed the
+  // graph last time: the card is put in with the step's other changes, so the one layout measures its height as
+  // well. A wrong guess costs a second layout.
+  const early = !!cardHtml && (p.lensModes.get(step) || 'card') === 'card';
+  if (early) {
+    lensCard(ui, p, card);
+    if (svg && svg.style.display !== 'none') svg.style.display = 'none';
+    if (card.style.display !== '') card.style.display = '';
+  }
+  // The lens's width as it is without a limit on its height: its max-height is kept (setting it aside and back
+  // would lay the page out twice) unless it shows a scroll bar, which narrows it.
+  const ls = getComputedStyle(ui.lens);
+  let width0 = ui.lens.clientWidth;
+  if (scrollbarShown(ui.lens.offsetWidth, width0, parseFloat(ls.borderLeftWidth), parseFloat(ls.borderRightWidth))) {
+    ui.lens.style.maxHeight = '';
+    width0 = ui.lens.clientWidth;
+  }
+  const node = graphBox(p, cur);
+  const edge = p.edge[step] && p.els[p.edge[step]];
+  const width = Math.max(120, width0 || ui.expl.clientWidth - 32);
+  const maxH = p.lensRoom || Math.max(60, headlineRoom(ui, p));
+  // The node with its edge when both fit at a readable size, else the node alone, else its card.
+  const view = lensView({ node, edge: edge ? graphBox(p, edge) : null, width, maxH,
+                          kMin: data.lens_text_px / p.minFont, kMax: data.lens_max_px / p.minFont,
+                          hasCard: !!cardHtml });
+  p.lensModes.set(step, view.mode);
+  const out = { cur, view, maxH };
+  if (view.mode === 'card') {
+    if (early) {
+      // Its full height, read with the rest; exact unless a scroll bar narrowed it (then read again once written).
+      out.cardHeight = ui.lens.scrollHeight;
+      out.cardBar = scrollbarShown(ui.lens.offsetWidth, ui.lens.clientWidth, parseFloat(ls.borderLeftWidth),
+                                   parseFloat(ls.borderRightWidth));
+    }
+  } else {
+    const [vx, vy, vw, vh] = view.viewBox;
+    out.want = lensWant(p, { left: vx, top: vy, right: vx + vw, bottom: vy + vh });
+  }
+  return out;
+}
+
+function lensShow(ui, p, m) {
+  // Write the lens that ``lensMeasure`` decided (null: hidden).
+  if (!m) {
     ui.lensScroll = null;
     ui.lens.style.display = 'none';
     delete ui.lens.dataset.node;
     delete ui.lens.dataset.mode;
     return;
   }
-  ui.lens.style.display = '';
-  ui.lens.style.maxHeight = '';
+  const { cur, view, maxH } = m;
   let { svg, card } = lensParts(ui);
   if (!svg || svg.dataset.graph !== p.graphId) {
     if (svg) svg.remove();
@@ -371,43 +474,34 @@ function lens(ui, p) {
     svg.__uses = new Map();
     ui.lens.insertBefore(svg, card);
   }
-  const node = graphBox(p, cur);
-  const edge = p.edge[step] && p.els[p.edge[step]];
-  const width = Math.max(120, ui.lens.clientWidth || ui.expl.clientWidth - 32);
-  const maxH = p.lensRoom || Math.max(60, headlineRoom(ui, p));
-  const cardHtml = p.cards && p.cards[step];
-  // The node with its edge when both fit at a readable size, else the node alone, else its card.
-  const view = lensView({ node, edge: edge ? graphBox(p, edge) : null, width, maxH,
-                          kMin: data.lens_text_px / p.minFont, kMax: data.lens_max_px / p.minFont,
-                          hasCard: !!cardHtml });
+  const px = maxH + 'px';
   ui.lens.dataset.node = cur.id;
   if (view.mode === 'card') {
     ui.lensScroll = null;
-    svg.style.display = 'none';
-    card.style.display = '';
-    if (card.dataset.step !== `${p.animId}:${step}`) {
-      card.innerHTML = cardHtml;
-      card.dataset.step = `${p.animId}:${step}`;
-    }
+    if (svg.style.display !== 'none') svg.style.display = 'none';
+    if (card.style.display !== '') card.style.display = '';
+    const measured = m.cardHeight !== undefined;
+    if (!measured) lensCard(ui, p, card);
     ui.lens.dataset.mode = 'card';
-    ui.lens.style.maxHeight = maxH + 'px';
+    if (ui.lens.style.maxHeight !== px) ui.lens.style.maxHeight = px;
     // Too tall for the room left by the headline: the value line goes first, the gradient stays.
     const c = card.firstElementChild;
     if (c) {
-      c.classList.remove('lucid-card-short');
-      if (ui.lens.scrollHeight > maxH + 1) c.classList.add('lucid-card-short');
+      const tall = measured && !(m.cardBar && m.cardHeight > maxH + 1) ? m.cardHeight > maxH + 1
+        : ui.lens.scrollHeight > maxH + 1;
+      if (tall) c.classList.add('lucid-card-short');
     }
     return;
   }
-  svg.style.display = '';
-  card.style.display = 'none';
+  if (svg.style.display !== '') svg.style.display = '';
+  if (card.style.display !== 'none') card.style.display = 'none';
   ui.lens.dataset.mode = 'graph';
   const [vx, vy, vw, vh] = view.viewBox;
-  lensPicture(ui, p, svg, { left: vx, top: vy, right: vx + vw, bottom: vy + vh });
+  lensPicture(ui, svg, p, m.want);
   svg.setAttribute('viewBox', `${vx} ${vy} ${vw} ${vh}`);
   svg.style.width = view.width + 'px';
   svg.style.height = view.height + 'px';
-  ui.lens.style.maxHeight = maxH + 'px';
+  if (ui.lens.style.maxHeight !== px) ui.lens.style.maxHeight = px;
   // Setting a scroll lays the page out at once: skipped when the lens is known to be scrolled there already
   // (as read after the last time it was set, and nothing scrolled it since: any scroll, a clamp included,
   // forgets it). A new size clamps a scroll the same way whether it is set again or not.
@@ -432,14 +526,24 @@ function keepInView(ui, p, smooth) {
   const cur = p.current[step] && p.els[p.current[step]];
   if (!cur) return;
   if (p.data.embedded) showInHost(ui, p);  // a notebook's graph scrolls in its own box first
-  const edge = p.edge[step] && p.els[p.edge[step]];
+  scrollInView(ui, p, viewMeasure(ui, p, cur), smooth);
+}
+
+function viewMeasure(ui, p, cur) {
+  // keepInView's reads: where the step's node (and its edge) is on screen, and how far to scroll to show it.
+  const edge = p.edge[p.step] && p.els[p.edge[p.step]];
   const top = ui.bar.getBoundingClientRect().bottom + 8;
   const bottom = window.innerHeight - 8;
   const view = ui.host.getBoundingClientRect();
   const box = inViewBox(cur.getBoundingClientRect(), edge ? edge.getBoundingClientRect() : null, top, bottom,
                         view.width);
+  return { top, bottom, box, ...scrollToShow(box, view, top, bottom) };
+}
+
+function scrollInView(ui, p, seen, smooth) {
+  // keepInView's scrolls, from what ``viewMeasure`` read (the lens, written in between, never moves the graph).
+  const { top, bottom, box, dx, dy } = seen;
   const behavior = smooth && !reducedMotion() ? 'smooth' : 'auto';
-  const { dx, dy } = scrollToShow(box, view, top, bottom);
   if (dx !== null) ui.host.scrollBy({ left: dx, behavior });
   if (dy !== null) {
     let by = dy;
@@ -501,7 +605,10 @@ function load(ui, p, data) {
   p.graphId = null;
   p.graphEl = graph;
   p.lensItems = null;
+  p.lensOrder = null;
   p.boxes = new Map();
+  p.boxesFit = undefined;
+  p.lensModes = new Map();  // the lens's mode at each step the last time it was shown (a guess for the next time)
   if (graph) {
     p.graphId = `${PREFIX}-graph-${Math.random().toString(36).slice(2, 10)}`;
     graph.id = p.graphId;
@@ -518,6 +625,7 @@ function load(ui, p, data) {
   p.shown = new Map();
   p.patches = stepPatches(p.changes, p.variants);
   p.models = new Map();
+  p.htmlModels = new Map();
   p.step = 0;
   // The node text that carries names, values and gradients: the size most node text is set in
   // (the small kind/shape caption line is smaller and does not set the scale).
@@ -690,28 +798,35 @@ function syncAttributes(target, model) {
   }
 }
 
-function sameShape(a, b) {
-  // Whether two lists of nodes have the same kinds of node (and tags) in the same order.
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    if (a[i].nodeType !== b[i].nodeType || a[i].nodeName !== b[i].nodeName) return false;
-  }
-  return true;
+function sameKind(a, b) {
+  // Whether two nodes are of the same kind (an element of the same tag, a text, a comment).
+  return a.nodeType === b.nodeType && a.nodeName === b.nodeName;
+}
+
+function morphList(parent, have, want) {
+  // Make ``have`` (children of ``parent`` in the page, in order) the same as ``want`` (a parsed look's): those at
+  // the start and the end that keep their kind are updated in place, the ones between them are replaced by copies.
+  const { head, tail } = matchEnds(have, want, sameKind);
+  for (let i = 0; i < head; i++) morphNode(have[i], want[i]);
+  for (let j = 1; j <= tail; j++) morphNode(have[have.length - j], want[want.length - j]);
+  if (head + tail === have.length && head + tail === want.length) return;
+  for (let i = head; i < have.length - tail; i++) have[i].remove();
+  const made = want.slice(head, want.length - tail).map((c) => c.cloneNode(true));
+  if (!made.length) return;
+  if (tail) have[have.length - tail].before(...made);  // in front of the first of the kept end
+  else parent.append(...made);
+}
+
+function morphNode(target, model) {
+  if (model.nodeType === Node.ELEMENT_NODE) morph(target, model);
+  else if (target.nodeValue !== model.nodeValue) target.nodeValue = model.nodeValue;
 }
 
 function morph(target, model) {
   // Make ``target`` (an element already in the page) the same as ``model`` (its look, parsed once): the same
-  // attributes and the same children, updated in place where they have the same shape, replaced where not.
+  // attributes and the same children, updated in place where they keep their kind, made anew where not.
   syncAttributes(target, model);
-  const have = target.childNodes, want = model.childNodes;
-  if (!sameShape(have, want)) {
-    target.replaceChildren(...Array.from(want, (c) => c.cloneNode(true)));
-    return;
-  }
-  for (let i = 0; i < want.length; i++) {
-    if (want[i].nodeType === Node.ELEMENT_NODE) morph(have[i], want[i]);
-    else if (have[i].nodeValue !== want[i].nodeValue) have[i].nodeValue = want[i].nodeValue;
-  }
+  morphList(target, Array.from(target.childNodes), Array.from(model.childNodes));
 }
 
 function lookModel(p, id, v) {
@@ -727,11 +842,34 @@ function lookModel(p, id, v) {
   return model;
 }
 
+function htmlModel(p, kind, k) {
+  // Step k's explanation (kind 'text') or card ('card') as parsed HTML, outside the page: parsed once, on first
+  // use, in a <div> as the page's own would parse it. A step puts it in by ``morphList``: the parts that keep
+  // their kind are updated in place (the next step's paragraphs and tables mostly do), the rest copied in.
+  const key = kind + ':' + k;
+  let model = p.htmlModels.get(key);
+  if (!model) {
+    model = document.createElement('div');
+    model.innerHTML = kind === 'text' ? p.explanations[k] : p.cards[k];
+    p.htmlModels.set(key, model);
+  }
+  return model;
+}
+
+function putHtml(p, host, kind, k) {
+  // The host's children made the same as step k's parsed explanation or card (as ``host.innerHTML = ...`` would).
+  morphList(host, Array.from(host.childNodes), Array.from(htmlModel(p, kind, k).childNodes));
+}
+
 function parseLooksWhenIdle(p) {
-  // Every look of the animation parsed while the page is idle, a few milliseconds at a time, so even the first
-  // pass through the steps parses none of them.
+  // Every look of the animation (and every step's explanation and card) parsed while the page is idle, a few
+  // milliseconds at a time, so even the first pass through the steps parses none of them.
   const animId = p.animId;
-  const todo = [...Object.keys(p.base).map((id) => [id, BASE]), ...p.variants.map((v, i) => [v[0], i])];
+  const todo = [...Object.keys(p.base).map((id) => ['look', id, BASE]), ...p.variants.map((v, i) => ['look', v[0], i])];
+  for (let k = 0; k < p.n; k++) {
+    todo.push(['html', 'text', k]);
+    if (p.cards[k]) todo.push(['html', 'card', k]);
+  }
   const later = typeof requestIdleCallback === 'function'
     ? (f) => requestIdleCallback(f, { timeout: 2000 }) : (f) => setTimeout(f, 50);
   let i = 0;
@@ -739,8 +877,9 @@ function parseLooksWhenIdle(p) {
     if (p.animId !== animId) return;  // another animation was loaded meanwhile
     const until = performance.now() + 6;
     while (i < todo.length && performance.now() < until) {
-      const [id, v] = todo[i++];
-      if (p.els[id]) lookModel(p, id, v);
+      const [what, id, v] = todo[i++];
+      if (what === 'html') htmlModel(p, id, v);
+      else if (p.els[id]) lookModel(p, id, v);
     }
     if (i < todo.length) later(run);
   };
@@ -755,14 +894,7 @@ function setLook(p, id, v) {
   const model = lookModel(p, id, v);
   const cls = v === BASE ? p.base[id].cls : p.variants[v][1];
   if (g.getAttribute('class') !== cls) g.setAttribute('class', cls);
-  const have = Array.from(g.children).filter((c) => c.tagName.toLowerCase() !== 'title');
-  const want = Array.from(model.children);
-  if (sameShape(have, want)) {
-    for (let i = 0; i < want.length; i++) morph(have[i], want[i]);
-  } else {
-    for (const c of have) c.remove();
-    for (const c of want) g.appendChild(c.cloneNode(true));
-  }
+  morphList(g, Array.from(g.children).filter((c) => c.tagName.toLowerCase() !== 'title'), Array.from(model.children));
   if (v === BASE) p.shown.delete(id);
   else p.shown.set(id, v);
 }
@@ -776,36 +908,56 @@ function show(ui, p, k, opts) {
       : lookPatch(p.shown, looksAt(p.changes, p.variants, k));
     for (const [id, v] of patch) setLook(p, id, v);
     ui.title.textContent = p.titles[k];
-    ui.text.innerHTML = p.explanations[k];
+    putHtml(p, ui.text, 'text', k);
     changed = patch.map((e) => e[0]);
     announce(ui);
   }
   graphStep(ui, p, k, changed);
   p.step = k;
   ui.slider.value = String(k);
-  ui.label.textContent = p.n > 0 ? say(ui.words, 'step_of', 'step {k} of {n}', { k: k, n: p.n - 1 }) : '';
+  // The bar's words and states are written only where they change (a rewritten text is laid out again).
+  setText(ui.label, p.n > 0 ? say(ui.words, 'step_of', 'step {k} of {n}', { k: k, n: p.n - 1 }) : '');
   const lesson = p.data.lesson;
-  ui.buttons.first.disabled = k <= 0;
-  ui.buttons.last.disabled = k >= p.n - 1;
+  setProp(ui.buttons.first, 'disabled', k <= 0);
+  setProp(ui.buttons.last, 'disabled', k >= p.n - 1);
   // In a lesson, Next after the last step opens the next link and Prev at step 0 the previous one.
-  ui.buttons.prev.disabled = k <= 0 && !(lesson && lesson.has_prev);
-  ui.buttons.next.disabled = k >= p.n - 1 && !(lesson && lesson.has_next);
-  ui.buttons.next.title = k >= p.n - 1 && lesson && lesson.has_next
+  setProp(ui.buttons.prev, 'disabled', k <= 0 && !(lesson && lesson.has_prev));
+  setProp(ui.buttons.next, 'disabled', k >= p.n - 1 && !(lesson && lesson.has_next));
+  setProp(ui.buttons.next, 'title', k >= p.n - 1 && lesson && lesson.has_next
     ? say(ui.words, 'next_lesson', 'Next link of the lesson (→ or Page Down)')
-    : say(ui.words, 'next_title', 'Next step (→ or Page Down)');
-  ui.buttons.prev.title = k <= 0 && lesson && lesson.has_prev
+    : say(ui.words, 'next_title', 'Next step (→ or Page Down)'));
+  setProp(ui.buttons.prev, 'title', k <= 0 && lesson && lesson.has_prev
     ? say(ui.words, 'prev_lesson', "Previous link's last step (← or Page Up)")
-    : say(ui.words, 'prev_title', 'Previous step (← or Page Up)');
-  ui.root.dataset.step = String(k);
-  ui.root.dataset.traceStep = String(traceOf(p, k));
-  ui.host.dataset.frame = `${p.animId}:${k}`;
-  lens(ui, p);
+    : say(ui.words, 'prev_title', 'Previous step (← or Page Up)'));
+  setData(ui.root, 'step', String(k));
+  setData(ui.root, 'traceStep', String(traceOf(p, k)));
+  setData(ui.host, 'frame', `${p.animId}:${k}`);
+  // Everything above only wrote; now the page is read once (the lens, where the step's node is), then written again
+  // (the lens, the scrolls): one layout in the key press, not one per read after a write.
+  const follow = !(opts && opts.noFollow);
+  const cur = p.current && p.current[k] && p.els[p.current[k]];
+  const lensAt = lensMeasure(ui, p);
+  const seen = follow && cur && !p.data.embedded ? viewMeasure(ui, p, cur) : null;
+  lensShow(ui, p, lensAt);
   markInspector(p, k);
-  reportStep(p);
-  if (p.data.share_url && !(opts && opts.noUrl)) urlStep(traceOf(p, k), p.data.program_id);
+  // Work nobody sees in the picture waits until it is painted: the teacher's report to the class's feed, the
+  // address bar's step= (and the tab's copy of it).
+  p.later.add('report', () => reportStep(p));
+  if (p.data.share_url && !(opts && opts.noUrl)) {
+    const t = traceOf(p, k), program = p.data.program_id;
+    p.later.add('url', () => { if (ui.root.isConnected) urlStep(t, program); });
+  }
   if (p.onStep) p.onStep(traceOf(p, k));
-  if (!(opts && opts.noFollow)) keepInView(ui, p, false);
+  if (seen) scrollInView(ui, p, seen, false);
+  else if (follow) keepInView(ui, p, false);
   else showInHost(ui, p);  // not followed on the page (a notebook opening, a step set from Python): in its box
+}
+
+function afterPaint(run) {
+  // A batch of ``p.later``: at the end of the next frame (after its paint), or within 100 ms in a tab that draws
+  // no frames (hidden: a teacher's autoplay still reports its steps).
+  requestAnimationFrame(() => setTimeout(run, 0));
+  setTimeout(run, 100);
 }
 
 function scrollStop(ui, bodyScrolls) {
@@ -1020,11 +1172,11 @@ function setPlaying(ui, p, on) {
   const begin = playStart(p.step, p.n);
   p.playing = on && begin.playing;
   const b = ui.buttons.play;
-  b.querySelector('.lucid-label').textContent = p.playing ? say(ui.words, 'pause', 'Pause')
-                                                          : say(ui.words, 'play', 'Play');
-  b.querySelector('.lucid-icon path').setAttribute('d', ICONS[p.playing ? 'pause' : 'play']);
-  ui.root.dataset.playing = p.playing ? '1' : '0';
-  ui.root.dataset.motion = reducedMotion() ? 'reduced' : 'full';
+  // Written only where they change: every step key stops autoplay, and a rewritten label or icon is laid out again.
+  setText(b.querySelector('.lucid-label'), p.playing ? say(ui.words, 'pause', 'Pause') : say(ui.words, 'play', 'Play'));
+  setAttr(b.querySelector('.lucid-icon path'), 'd', ICONS[p.playing ? 'pause' : 'play']);
+  setData(ui.root, 'playing', p.playing ? '1' : '0');
+  setData(ui.root, 'motion', reducedMotion() ? 'reduced' : 'full');
   if (!p.playing) return;
   if (begin.step !== p.step) show(ui, p, begin.step);  // Play at the last step rewinds to the seed
   // Each step is due at start + i * interval: a late tick never delays the ones after it.
@@ -1087,7 +1239,8 @@ export function mount(parentElement, data, setTriggerValue, hooks) {
   const ui = root ? root.__ui : build(parentElement);
   root = ui.root;
   root.__ui = ui;
-  const p = root.__player || (root.__player = { step: 0, playing: false });
+  const p = root.__player || (root.__player = { step: 0, playing: false, later: laterQueue(afterPaint) });
+  p.later.flush();  // what the last steps left for after their paint happens before this run's changes
   p.trigger = setTriggerValue;
   p.onStep = hooks && hooks.onStep;
   const firstTime = p.animId === undefined;
