@@ -147,6 +147,19 @@ def test_keeping_edge_notes_adds_no_variants(preset):
     assert all(len(c) <= 12 for c in anim.changes)  # a step changes a handful of elements, never every edge
 
 
+@pytest.mark.parametrize("slug", ["scalar", "mlp"])
+def test_a_whole_backward_pass_costs_one_dot_run(slug, monkeypatch):
+    from lucid.viz.export import pictures
+
+    root, trace = program(gallery.by_slug(slug).source)
+    runs = []
+    real = pictures.render
+    monkeypatch.setattr(pictures, "render", lambda source, fmt, **k: runs.append(fmt) or real(source, fmt, **k))
+    anim = build_animation(root, trace, direction="TB")
+    assert anim.n_steps == len(trace.steps) > 1 and anim.variants
+    assert runs == ["svg"]  # the layout and every variant of every step: one process
+
+
 def test_payload_is_json_and_far_smaller_than_one_svg_per_step():
     root, trace = program(gallery.by_slug("mlp").source)
     anim = build_animation(root, trace, direction="TB")
