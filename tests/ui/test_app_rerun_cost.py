@@ -60,6 +60,19 @@ def test_an_encoded_dict_is_exactly_what_json_dumps_makes_of_it():
     assert encoded.digest != EncodedJSON("anim", anim, json.dumps(anim), "digest", {**rest, "step": 4}).digest
 
 
+def test_sessions_on_one_link_share_one_joined_text_and_any_change_makes_another():
+    anim = {"svg": "<svg/>" * 1000, "changes": [[0]]}
+    anim_text = json.dumps(anim)
+    rest = {"anim_id": "ab12", "step": 0, "words": {"bar": "단계"}}
+    texts = [EncodedJSON("anim", anim, anim_text, "ab12", dict(rest)).text for _ in range(60)]
+    assert len({id(t) for t in texts}) == 1 and texts[0] == json.dumps({"anim": anim, **rest})  # joined once
+    moved = EncodedJSON("anim", anim, anim_text, "ab12", {**rest, "step": 4})
+    assert moved.text == json.dumps({"anim": anim, **rest, "step": 4}) and moved.text is not texts[0]
+    other = json.dumps({"svg": "<svg/>", "changes": []})  # another animation under the same name: its own text
+    assert EncodedJSON("anim", None, other, "ab12", dict(rest)).text == "{" + f'"anim": {other}, ' + json.dumps(
+        rest)[1:]
+
+
 def test_the_player_gets_the_json_of_its_content_byte_for_byte_on_every_rerun():
     at = opened()
     first, data = payload(at)

@@ -46,7 +46,21 @@ def player(at: AppTest) -> dict:
     return json.loads(component.proto.json)
 
 
+def opened_import(at: AppTest) -> AppTest:
+    """Open the Import a PyTorch recording popover, as a click on it does (closed, it draws nothing inside)."""
+    at.session_state["pg_recording_open"] = True
+    at.run()
+    assert not at.exception
+    return at
+
+
+def recording_uploaders(at: AppTest) -> list:
+    return [u for u in at.file_uploader if u.key == "pg_recording_file"]
+
+
 def upload(at: AppTest, name: str, data: bytes) -> AppTest:
+    if not recording_uploaders(at):
+        opened_import(at)
     at.file_uploader(key="pg_recording_file").set_value((name, data, "application/octet-stream")).run()
     assert not at.exception
     return at
@@ -71,6 +85,29 @@ def torch_step():
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     return script.record_mlp_step()
+
+
+def test_the_closed_import_popover_draws_nothing_inside_and_opening_it_shows_the_uploader():
+    at = start()
+    (popover,) = [p for p in at.get("popover") if p.proto.popover.label == "Import a PyTorch recording"]
+    assert not popover.proto.popover.open
+    assert not recording_uploaders(at) and not [c for c in at.caption if "Record a PyTorch step" in c.value]
+    opened_import(at)
+    (uploader,) = recording_uploaders(at)
+    assert uploader.label == "Recording file (.lucid)" and uploader.proto.type == [".lucid"]
+    assert uploader.proto.max_upload_size_mb == 8
+    assert len([c for c in at.caption if c.value.startswith("Record a PyTorch step with lucid.torch")]) == 1
+
+
+def test_an_uploader_holding_a_file_stays_drawn_when_the_popover_closes():
+    at = upload(start(), "step.lucid", SHIPPED.data())
+    at.session_state["pg_recording_open"] = False  # closed (a click outside it)
+    at.run()
+    at.run()
+    assert not at.exception
+    (uploader,) = recording_uploaders(at)
+    assert uploader.value is not None and uploader.value.name == "step.lucid"
+    assert any(c.value.startswith(":material/memory: Playing the PyTorch recording **step.lucid**") for c in at.caption)
 
 
 def test_an_imported_recording_plays_torchs_steps_with_torchs_numbers(tmp_path):
@@ -182,6 +219,7 @@ def test_korean_readers_import_refuse_and_play_in_korean():
         at.query_params["lang"] = "ko"
         at.run()
         assert any(p.proto.popover.label == "파이토치(PyTorch) 기록 가져오기" for p in at.get("popover"))
+        opened_import(at)
         assert at.file_uploader(key="pg_recording_file").label == "기록 파일(.lucid)"
         source = at.text_area(key="pg_source").value
         upload(at, "huge.lucid", b" " * 8_000_001)

@@ -5,7 +5,9 @@ each default experiment's slot, a line saying it is being prepared (a fragment r
 warm-up has it). Once it is done the page shows exactly the numbers it shows without a warm-up, read
 from the caches the warm-up filled. A page run without a warm-up computes on demand, as always.
 """
+import gc
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -116,6 +118,50 @@ def test_the_warm_up_waits_for_script_runs_in_progress_but_not_forever():
                              languages=("en",), patience=0.01, busy=lambda: True)
     stubborn.run()
     assert order[-1] == "anyway"
+
+
+def test_the_warm_up_waits_longer_for_a_crowd_queued_for_run_slots_but_not_forever():
+    clock = {"queued": True}
+    order = []
+    waited = {}
+
+    def step(name):
+        def work():
+            order.append(name)
+            waited[name] = time.monotonic() - start
+        return work
+
+    crowd = warmup.WarmUp([warmup.Page("a", (), step("after the crowd"))], modules=(), languages=("en",),
+                          patience=0.05, busy=lambda: clock["queued"], crowd_patience=30.0,
+                          crowded=lambda: clock["queued"])
+    start = time.monotonic()
+    thread = threading.Thread(target=crowd.run)
+    thread.start()
+    time.sleep(0.5)  # ten times its patience for one visitor: still waiting while runs queue
+    order.append("the class's runs")
+    clock["queued"] = False
+    thread.join(TIMEOUT)
+    assert order == ["the class's runs", "after the crowd"] and waited["after the crowd"] >= 0.5
+    endless = warmup.WarmUp([warmup.Page("a", (), step("anyway"))], modules=(), languages=("en",),
+                            patience=0.01, busy=lambda: True, crowd_patience=0.2, crowded=lambda: True)
+    start = time.monotonic()
+    endless.run()
+    assert order[-1] == "anyway" and 0.2 <= waited["anyway"] < 5.0  # a server crowded for ever still warms
+
+
+def test_once_warm_the_server_freezes_what_its_start_made_out_of_the_collectors_way():
+    events = []
+    warm_up = warmup.WarmUp([warmup.Page("a", (), lambda: events.append("a"))], modules=(), languages=("en", "ko"),
+                            patience=0.0, settle=lambda: events.append("settled"))
+    warm_up.run()
+    assert events == ["a", "a", "settled"]  # once, after every page in every language
+    frozen = gc.get_freeze_count()
+    try:
+        warmup.settle_heap()
+        assert gc.get_freeze_count() > frozen + 10_000  # this test process's modules and objects, at least
+        assert gc.get_count()[0] < 700  # and the collector starts from nothing young
+    finally:
+        gc.unfreeze()
 
 
 def test_op_reference_draws_its_text_and_controls_at_once_and_the_table_once_the_warm_up_has_it(monkeypatch):

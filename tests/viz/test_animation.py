@@ -176,6 +176,44 @@ def test_coordinates_are_written_as_graphviz_writes_them():
         "274", "-204.9", "3996.5", "0", "0", "12.35", "0"]
 
 
+@pytest.mark.parametrize("slug", ["scalar", "mlp"])
+def test_a_whole_backward_pass_costs_one_dot_run(slug, monkeypatch):
+    from lucid.viz.export import pictures
+
+    root, trace = program(gallery.by_slug(slug).source)
+    runs = []
+    real = pictures.render
+    monkeypatch.setattr(pictures, "render", lambda source, fmt, **k: runs.append(fmt) or real(source, fmt, **k))
+    anim = build_animation(root, trace, direction="TB")
+    assert anim.n_steps == len(trace.steps) > 1 and anim.variants
+    assert runs == ["svg"]  # the layout and every variant of every step: one process
+
+
+def test_the_frames_of_one_pass_build_the_graphs_structure_once(monkeypatch):
+    from lucid.viz.graph import dot, state
+
+    root, trace = program(gallery.by_slug("mlp").source)
+    before = build_animation(root, trace, direction="TB").to_json()
+    calls = {"model": 0, "grads": 0, "edges": 0}
+
+    def counted(name, real):
+        def call(*args, **kwargs):
+            calls[name] += 1
+            return real(*args, **kwargs)
+        return call
+
+    monkeypatch.setattr(dot, "build_model", counted("model", dot.build_model))
+    monkeypatch.setattr(dot, "grads_over_trace", counted("grads", state.grads_over_trace))
+    monkeypatch.setattr(dot, "edge_steps", counted("edges", state.edge_steps))
+    anim = build_animation(root, trace, direction="TB")
+    assert anim.n_steps == len(trace.steps) == 12
+    assert calls == {"model": 1, "grads": 1, "edges": 1}  # once for the 12 frames, not once per frame
+    assert anim.to_json() == before
+    viz.to_dot(root, trace, 3, direction="TB")
+    viz.to_dot(root, trace, 4, direction="TB")  # a frame drawn alone builds its own
+    assert calls == {"model": 3, "grads": 3, "edges": 3}
+
+
 def test_payload_is_json_and_far_smaller_than_one_svg_per_step():
     root, trace = program(gallery.by_slug("mlp").source)
     anim = build_animation(root, trace, direction="TB")

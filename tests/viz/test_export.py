@@ -1,6 +1,7 @@
 """Exports: SVG and PNG of one frame, a GIF and a zip of the whole backward pass, and a clear
 error when Graphviz's `dot` is missing."""
 import io
+import xml.etree.ElementTree as ET
 import zipfile
 
 import pytest
@@ -10,6 +11,7 @@ import lucid
 from lucid import Tensor
 from lucid.autograd import backward_trace
 from lucid.viz import GraphvizNotInstalled, animation_gif, frames_zip, to_dot, to_png, to_svg
+from lucid.viz.export import pictures
 from lucid.viz.export.pictures import caption_band
 
 
@@ -26,6 +28,29 @@ def test_svg_keeps_ids_and_classes():
     assert svg.startswith("<?xml")
     assert '<g id="t0" class="node leaf current partial">' in svg
     assert 'class="edge input flowing"' in svg
+
+
+def _elements(svg: bytes) -> dict[str, str]:
+    """Every node and edge group of an SVG by its title, as XML text (its place and looks)."""
+    ns = "{http://www.w3.org/2000/svg}"
+    root = ET.fromstring(svg)
+    return {g.find(f"{ns}title").text: ET.tostring(g, encoding="unicode")
+            for g in root.iter(f"{ns}g") if (g.get("class") or "").split()[:1] in (["node"], ["edge"])}
+
+
+def test_several_graphs_from_one_dot_run_draw_what_each_draws_alone(monkeypatch):
+    out, trace = example()
+    graphs = [to_dot(out, trace, 0), "digraph second {\n\ta -> b\n\tc [id=cc]\n}\n", to_dot(out, trace, 3)]
+    alone = [to_svg(g) for g in graphs]
+    runs = []
+    real = pictures.render
+    monkeypatch.setattr(pictures, "render", lambda *a, **k: runs.append(a) or real(*a, **k))
+    together = pictures.to_svgs(graphs)
+    assert len(runs) == 1  # one dot process for the three pictures
+    assert together[0] == alone[0]  # the first: the same bytes
+    for mine, its_own in zip(together[1:], alone[1:]):  # a later one: every element the same, in place
+        assert _elements(mine) == _elements(its_own) and len(_elements(mine)) >= 3
+    assert 'id="cc"' in together[1].decode()
 
 
 def test_png_has_the_size_dot_reports_and_dpi_scales_it():

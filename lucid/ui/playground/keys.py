@@ -63,6 +63,7 @@ class PageKeys:
     recording = _Key("Played | None: the recording on screen (its bytes and where it came from); None: the program")
     recording_error = _Key("Message | str | None: why the last recording file was refused, shown under the uploader")
     recording_file = _Key("the recording file uploader")
+    recording_open = _Key("bool: the Import a PyTorch recording popover is open (closed, nothing in it is drawn)")
     recording_close = _Key("the Close recording button")
 
     # --- The step and the player -----------------------------------------------------------------------------

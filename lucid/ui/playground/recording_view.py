@@ -110,15 +110,12 @@ def import_panel(key: str) -> None:
     """Under the editor: a popover to import a ``.lucid`` file, the recording playing, and any refusal."""
     played = current(key)
     pick, close_col = st.columns([3, 2], vertical_alignment="center")
-    with pick, st.popover(_("Import a PyTorch recording"), icon=":material/upload_file:", width="stretch"):
-        st.caption(_("Record a PyTorch step with lucid.torch (`with record(model) as rec:` … `loss.backward()`), "
-                     "save it with `rec.save(\"step.lucid\")` and open the file here: the Playground steps "
-                     "through PyTorch's own backward pass with PyTorch's numbers. PyTorch is not needed to "
-                     "play a file."))
-        st.file_uploader(_("Recording file (.lucid)"), type=["lucid"], key=keys(key).recording_file,
-                         max_upload_size=UPLOAD_MB, on_change=_on_upload, args=(key,),
-                         help=_("Plain JSON written by rec.save(); at most {n} bytes.").format(
-                             n=format_integer(LIMITS.max_bytes)))
+    with pick, st.popover(_("Import a PyTorch recording"), icon=":material/upload_file:", width="stretch",
+                          key=keys(key).recording_open, on_change="rerun") as box:
+        # Closed, it draws nothing inside (opening it runs the page again); an uploader that holds a file stays
+        # drawn, so the file is still listed in it when the popover is opened again.
+        if box.open or st.session_state.get(keys(key).recording_file) is not None:
+            _import_form(key)
     if played is not None:
         close_col.button(_("Close recording"), key=keys(key).recording_close, icon=":material/close:",
                          on_click=close, args=(key,), width="stretch",
@@ -128,6 +125,18 @@ def import_panel(key: str) -> None:
         st.error(_("**This recording cannot be played:** {error}").format(error=text(error)),
                  icon=":material/error:")
         st.caption(_("The program in the editor is unchanged."))
+
+
+def _import_form(key: str) -> None:
+    """What the import popover holds: how to record a step, and the file uploader."""
+    st.caption(_("Record a PyTorch step with lucid.torch (`with record(model) as rec:` … `loss.backward()`), "
+                 "save it with `rec.save(\"step.lucid\")` and open the file here: the Playground steps "
+                 "through PyTorch's own backward pass with PyTorch's numbers. PyTorch is not needed to "
+                 "play a file."))
+    st.file_uploader(_("Recording file (.lucid)"), type=["lucid"], key=keys(key).recording_file,
+                     max_upload_size=UPLOAD_MB, on_change=_on_upload, args=(key,),
+                     help=_("Plain JSON written by rec.save(); at most {n} bytes.").format(
+                         n=format_integer(LIMITS.max_bytes)))
 
 
 def recorded_analysis(key: str) -> Analysis | None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections import OrderedDict
 from typing import Any
 
 from lucid.ui.runtime import streamlit_internals
@@ -35,9 +36,33 @@ class EncodedJSON(dict):
                  rest: dict[str, Any]) -> None:
         super().__init__({first_key: first_value, **rest})
         rest_text = json.dumps(rest)
-        head = f"{json.dumps(first_key)}: {first_text}"
-        self.text = "{" + head + (", " + rest_text[1:] if rest else "}")
-        self.digest = hashlib.blake2b(f"{first_digest}\n{rest_text}".encode(), digest_size=16).hexdigest()
+        self.text, self.digest = _joined(first_key, first_text, first_digest, rest_text)
+
+
+_JOINED: OrderedDict[tuple[str, str, str], tuple[str, str, str]] = OrderedDict()
+_JOINED_LOCK = threading.Lock()
+JOINED_KEPT = 16
+"""Whole texts kept (the most recently made): every student opening one link gets the same player data, whose
+100-400 KB text is then joined once, not copied three times per run."""
+
+
+def _joined(first_key: str, first_text: str, first_digest: str, rest_text: str) -> tuple[str, str]:
+    """The dict's JSON text and digest, from its first item's text (named by ``first_digest``) and the rest's."""
+    key = (first_key, first_digest, rest_text)
+    with _JOINED_LOCK:
+        found = _JOINED.get(key)
+        if found is not None and found[0] is first_text:  # the same text object: the same animation's
+            _JOINED.move_to_end(key)
+            return found[1], found[2]
+    head = f"{json.dumps(first_key)}: {first_text}"
+    text = "{" + head + (", " + rest_text[1:] if rest_text != "{}" else "}")
+    digest = hashlib.blake2b(f"{first_digest}\n{rest_text}".encode(), digest_size=16).hexdigest()
+    with _JOINED_LOCK:
+        _JOINED[key] = (first_text, text, digest)
+        _JOINED.move_to_end(key)
+        while len(_JOINED) > JOINED_KEPT:
+            _JOINED.popitem(last=False)
+    return text, digest
 
 
 _INSTALLED: list[bool] = []

@@ -80,6 +80,30 @@ def to_svg(graph: graphviz.Digraph | str) -> bytes:
     return render(graph, "svg")
 
 
+_XML_DECLARATION = b"<?xml "
+"""How every SVG ``dot`` writes begins (user text inside one is escaped, so it never holds this)."""
+
+
+def to_svgs(graphs: Sequence[graphviz.Digraph | str]) -> list[bytes]:
+    """Several pictures as SVG from ONE ``dot`` run, in order (a process start and Graphviz's plugin and font
+    set-up, most of a small graph's time, once instead of per graph).
+
+    ``dot`` lays out every graph of its input on its own and writes one SVG document per graph. The first is
+    the very bytes ``to_svg`` gives it alone. A later one draws the same elements at the same places with the
+    same ids and titles, but Graphviz may write them in another order and names the outer group after the
+    graph's place in the run (``page0,1_graph0``): read a later picture by its elements' ids or titles. Only
+    the first graph may be anonymous (``digraph {``): Graphviz numbers anonymous graphs in the order it reads
+    them, and the number is in the SVG's title.
+    """
+    if len(graphs) == 1:
+        return [to_svg(graphs[0])]
+    out = render("\n".join(_source(g) for g in graphs), "svg")
+    parts = [_XML_DECLARATION + p for p in out.split(_XML_DECLARATION)[1:]]
+    if len(parts) != len(graphs):
+        raise RenderError(L_("Graphviz failed: {value}", value=f"{len(parts)} SVG for {len(graphs)} graphs"))
+    return parts
+
+
 def to_png(graph: graphviz.Digraph | str, *, dpi: float | None = None) -> bytes:
     """The picture as PNG; ``dpi`` scales it (Graphviz's default is 96)."""
     return render(graph, "png", dpi=dpi)

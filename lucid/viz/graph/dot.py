@@ -19,7 +19,7 @@ Classes emitted (Graphviz adds ``node``/``edge`` in front in SVG):
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import graphviz
@@ -89,7 +89,9 @@ def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = N
     ``large=False`` past ``max_nodes``, or past ``collapse.MAX_DRAWN`` (5,000) drawn
     nodes with the groups opened. ``legend=True`` draws the legend beside the graph.
     ``node_cache``: a dict shared by the frames of ONE trace drawn with the same options; a node or edge
-    whose state did not change since a frame already drawn reuses its DOT statements (``lucid.viz.player.animation``).
+    whose state did not change since a frame already drawn reuses its DOT statements, and the graph's structure
+    (the model, its layout cost, the gradients over the trace) is built once for every frame
+    (``lucid.viz.player.animation``).
 
     ``preset="circuit"`` draws the same nodes and edges (same ids, same classes) in the style of
     the CS231n circuit diagrams (``lucid.viz.graph.circuit``): always left to right (``direction`` is
@@ -110,14 +112,20 @@ def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = N
         raise ValueError(f"large must be 'auto', True or False, not {large!r}")
     if expanded is not None and large is not False:
         return _collapsed(root, trace, step, expanded, direction)
-    try:
-        model = build_model(root, None if trace is None else trace.order, show_constants=show_constants,
-                            large=large, max_nodes=max_nodes)
-    except GraphTooLarge:
-        if large is False:
-            raise
-        return _collapsed(root, trace, step, (), direction)
-    if large is not False and model_cost(model) > LAYOUT_BUDGET:
+    built = None if node_cache is None else node_cache.get(_MODEL)
+    if built is None:  # the structure is the same in every frame: with a node cache, built once for all of them
+        try:
+            model = build_model(root, None if trace is None else trace.order, show_constants=show_constants,
+                                large=large, max_nodes=max_nodes)
+        except GraphTooLarge:
+            if large is False:
+                raise
+            return _collapsed(root, trace, step, (), direction)
+        built = (model, large is not False and model_cost(model) > LAYOUT_BUDGET)
+        if node_cache is not None:
+            node_cache[_MODEL] = built
+    model, too_costly = built
+    if too_costly:
         return _collapsed(root, trace, step, (), direction)
     state = frame_state(model, trace, step)
     if preset == "circuit":
@@ -138,6 +146,21 @@ def to_dot(root: Tensor | None, trace: Trace | None = None, step: int | None = N
         add_legend(box, "legend")
         g.subgraph(box)
     return g
+
+
+_MODEL = ("model",)
+"""A node cache's entry for the frames' shared structure: the model and whether its layout costs too much."""
+_GRADS = ("gradients over the trace",)
+_EDGE_STEPS = ("edge steps",)
+
+
+def _once(cache: dict | None, name: tuple, make: Callable[[], Any]) -> Any:
+    """``make()``, kept in ``cache`` under ``name`` for the other frames of the same trace (when there is one)."""
+    if cache is None:
+        return make()
+    if name not in cache:
+        cache[name] = make()
+    return cache[name]
 
 
 def _cluster_attrs(i: int, prefix: str) -> dict[str, str]:
@@ -171,7 +194,7 @@ def draw(tensor: Tensor, **options: Any) -> graphviz.Digraph:
 def _add_nodes(g: graphviz.Digraph, clusters: list[graphviz.Digraph], model: GraphModel, state: FrameState,
                options: LabelOptions, trace: Trace | None, cache: dict | None = None, *,
                grad_word: str = "grad ", status_words: bool | None = None) -> None:
-    all_grads = grads_over_trace(model, trace) if trace is not None else {}
+    all_grads = _once(cache, _GRADS, lambda: grads_over_trace(model, trace)) if trace is not None else {}
     current = next((k for k, p in state.progress.items() if p == "current"), None)
     current_chain = model.hidden_in.get(current) if current is not None else None
     ops = {op.index: op for op in model.ops}
@@ -238,7 +261,7 @@ def _add_nodes(g: graphviz.Digraph, clusters: list[graphviz.Digraph], model: Gra
 
 def _add_edges(g: graphviz.Digraph, model: GraphModel, state: FrameState, trace: Trace | None,
                direction: str, cache: dict | None = None) -> None:
-    steps = edge_steps(model, trace) if trace is not None else {}
+    steps = _once(cache, _EDGE_STEPS, lambda: edge_steps(model, trace)) if trace is not None else {}
     for edge in model.edges:
         edge_state = state.edge_state.get(edge.id, "static")
         if cache is not None and ("edge", edge.id, edge_state) in cache:

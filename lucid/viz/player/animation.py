@@ -9,10 +9,11 @@ How the per-step looks stay faithful to ``to_dot`` without a layout per step:
 ``to_dot`` gives every frame the same structure and label sizes, so a node's
 picture at any step is its picture drawn anywhere, moved to its place. Every
 distinct look of a node (a *variant*: its DOT statement at some step) is drawn
-once, all variants in one second ``dot`` run, and moved into place with a
+once, all variants in a second graph, and moved into place with a
 translation. An edge keeps its path; a variant of an edge takes the colours,
-widths, dashes and label text from the same second run and the geometry from
-the laid-out graph. So two ``dot`` runs per program, whatever the number of steps.
+widths, dashes and label text from the same second graph and the geometry from
+the laid-out graph. Both graphs go to the same ``dot`` run (``to_svgs``): one ``dot`` process per
+program, whatever the number of steps.
 
 Everything placed in the SVG comes from Graphviz output that went through an
 XML parser and serializer (comments dropped, text and attributes re-escaped),
@@ -44,7 +45,7 @@ from lucid.i18n import _
 from lucid.viz.errors import RenderError
 from lucid.viz.explanation.explain import explain
 from lucid.viz.explanation.lens_card import node_card
-from lucid.viz.export.pictures import to_svg
+from lucid.viz.export.pictures import to_svg, to_svgs
 from lucid.viz.graph.collapse import CollapsedView, collapsed_dot, describe_step
 from lucid.viz.graph.dot import to_dot
 from lucid.viz.player.node_text import collapsed_node_texts, node_texts
@@ -263,8 +264,6 @@ def _animate(frames: list[graphviz.Digraph]) -> tuple[str, list[tuple[str, str, 
     """One layout (the first frame's) and, per frame, the variants that change: the drawing part."""
     statements = [_statements(f) for f in frames]
     base = frames[0]
-    svg_root = ET.fromstring(to_svg(base))
-    groups = {g.get("id"): g for g in svg_root.iter(f"{{{SVG_NS}}}g")}
 
     variant_of: dict[tuple[str, str], int] = {}
     pending: list[tuple[str, str, str, str]] = []  # (element id, kind, dot line, class)
@@ -290,7 +289,14 @@ def _animate(frames: list[graphviz.Digraph]) -> tuple[str, list[tuple[str, str, 
         changes.append(step_changes)
         classes.append(cls_now)
 
-    variants = _render_variants(base, pending, groups)
+    # the layout and every variant in one dot run (the variants' graph is named: the layout's number stays)
+    if pending:
+        laid_out, drawn = to_svgs([base, _variants_source(base, pending)])
+    else:
+        laid_out, drawn = to_svg(base), None
+    svg_root = ET.fromstring(laid_out)
+    groups = {g.get("id"): g for g in svg_root.iter(f"{{{SVG_NS}}}g")}
+    variants = _fit_variants(drawn, pending, groups)
     current = [next((e for e, c in cl.items() if "current" in c.split()), None) for cl in classes]
     edge = [next((e for e, c in cl.items() if "flowing" in c.split()), None) for cl in classes]
     return _serialize(svg_root, fragment=False), variants, changes, current, edge
@@ -317,11 +323,8 @@ def _class_of(line: str) -> str:
     return m.group(1) if m else ""
 
 
-def _render_variants(base: graphviz.Digraph, pending: list[tuple[str, str, str, str]],
-                     groups: dict[str | None, ET.Element]) -> list[tuple[str, str, str]]:
-    """Draw every variant in one ``dot`` run and fit each one into the laid-out graph."""
-    if not pending:
-        return []
+def _variants_source(base: graphviz.Digraph, pending: list[tuple[str, str, str, str]]) -> str:
+    """The DOT of every variant, each on its own (a graph named ``variants``), with the base's default styles."""
     head = [line for line in base.source.splitlines()[1:4]
             if line.lstrip().startswith(("graph [", "node [", "edge ["))]
     body = []
@@ -331,8 +334,15 @@ def _render_variants(base: graphviz.Digraph, pending: list[tuple[str, str, str, 
         else:
             body.append(f'\tva{j} [shape=point width=0.02 label=""]\n\tvb{j} [shape=point width=0.02 label=""]')
             body.append(_EDGE.sub(lambda m, j=j: f"\tva{j} -> vb{j} [{m.group(3)}]", line.strip("\n")))
-    source = "digraph variants {\n" + "\n".join(head) + "\n" + "\n".join(body) + "\n}\n"
-    drawn = ET.fromstring(to_svg(source))
+    return "digraph variants {\n" + "\n".join(head) + "\n" + "\n".join(body) + "\n}\n"
+
+
+def _fit_variants(svg: bytes | None, pending: list[tuple[str, str, str, str]],
+                  groups: dict[str | None, ET.Element]) -> list[tuple[str, str, str]]:
+    """Fit every variant drawn in ``svg`` (``_variants_source``'s picture) into the laid-out graph."""
+    if not pending or svg is None:
+        return []
+    drawn = ET.fromstring(svg)
     by_title: dict[str, ET.Element] = {}
     for g in drawn.iter(f"{{{SVG_NS}}}g"):
         title = g.find(f"{{{SVG_NS}}}title")
