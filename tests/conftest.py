@@ -42,6 +42,13 @@ SERVERS = Path(__file__).resolve().parent / "server"
 fill in around them instead of one worker running them alone at the end."""
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one worker more than the cores (pyproject's ``--maxprocesses`` caps it). A browser test's worker
+    mostly waits on its Chromium and its server; with only one worker per core, a 2-core machine sat about half idle
+    while the browser tests ran."""
+    return len(os.sched_getaffinity(0)) + 1
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups off the items
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
