@@ -260,13 +260,15 @@ async def teacher_class(ports: list[int], n: int, timeout: float, result: Result
                 pressed[asked] = t0
                 deadline = time.perf_counter() + ANSWER_WAIT
                 watcher = AnswerWatcher(ports[0])  # the panel's answer watcher, as the teacher's browser runs it
-                message = None
                 try:
                     while time.perf_counter() < deadline:  # the answer panel's run_every timer, as in the browser
                         # the answer panel refreshes fastest; the page's once-a-minute heartbeat is another fragment
                         fragment = min(t.auto_reruns, key=t.auto_reruns.__getitem__, default=None)
                         if fragment is None:
                             break
+                        # the watcher the last run drew (Ask's, then each panel run's) asks for the next run when it
+                        # reads another count; else the panel's timer
+                        message = await watcher.next_rerun(t, t.auto_reruns[fragment])
                         await t.ws.send(message or t.fragment_message(fragment))
                         run = await t.finish(timeout)
                         counts = [int(m.group(1)) for text in run.markdown
@@ -278,8 +280,6 @@ async def teacher_class(ports: list[int], n: int, timeout: float, result: Result
                             fragment_runs.append((time.perf_counter(), counts[-1]))
                             if counts[-1] >= n:
                                 break
-                        # the panel's answer watcher (a held read of the answer count), else the timer alone
-                        message = await watcher.next_rerun(t, t.auto_reruns[fragment])
                 finally:
                     await watcher.stop()
                 mine = sorted(at for at, q in submitted if q == asked)
@@ -392,7 +392,7 @@ class AnswerWatcher:
     async def next_rerun(self, t, interval: float) -> bytes | None:
         """What the teacher's browser sends next: the watcher's event as soon as a count newer than the one the panel
         drew is read (at once when one came during the run), or None for the panel's timer (after ``interval``
-        seconds; at once without a watcher on the page)."""
+        seconds, as without a watcher on the page)."""
         found = [c for c in t.last.of_type("bidi_component") if c.component_name == "lucid_answer_watch"]
         if not found:
             await asyncio.sleep(interval)
