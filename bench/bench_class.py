@@ -5,7 +5,9 @@ Every simulated tab is what a browser sends (``bench.streamlit_client``):
 - the teacher opens the Playground on the ``scalar`` lesson, presses *Start a class*, then steps 20 times
   (the player's ``step`` event, as its JavaScript reports a key press) and asks 3 questions (*Ask the
   class*, then *Reveal*); while a question is open the teacher's answer panel refreshes on its
-  ``run_every`` timer, as the browser's would;
+  ``run_every`` timer, as the browser's would, and its answer watcher holds a read of the round's count after
+  another (with the room's teacher key), each count on the teacher's screen at once and the first change after
+  a draw rerunning the panel (``lucid/ui/live_class/answer_watch.js``);
 - each student opens the join link (``?room=``) and then does what the player does in the browser: reads
   the room's feed over one keep-alive connection, the way the player's room data says (``room_view.player_room``:
   ``poll_ms`` between reads, and ``hold_ms`` > 0 when the server holds a read until the feed changes), and
@@ -14,8 +16,9 @@ Every simulated tab is what a browser sends (``bench.streamlit_client``):
 
 Measured, each event's p95 printed next to the 1 s target: a step (the teacher's key press sent -> a student's
 feed shows it), a question (*Ask the class* sent -> the question's form on a student's page), a reveal (*Reveal*
-sent -> the revealed answer on a student's page), an answer (a student's Submit done -> the teacher's panel
-counts it); and the server's CPU while idle (students following, nobody acting: % of one core per 10 students),
+sent -> the revealed answer on a student's page), an answer (a student's Submit pressed -> the teacher's panel
+counts it: the watcher's read or the panel's run, whichever came first; the run's own time is printed under it);
+and the server's CPU while idle (students following, nobody acting: % of one core per 10 students),
 CPU per student per minute over the whole class (ms of CPU), and peak RSS. ``--redis`` runs two Streamlit
 processes sharing one ``redis-server`` (students split across both, the teacher on the first).
 
@@ -33,6 +36,7 @@ import contextlib
 import json
 import re
 import sys
+import tempfile
 import time
 import urllib.parse
 from dataclasses import dataclass, field
@@ -53,6 +57,11 @@ POLL_SECONDS = room_view.POLL_MS / 1000  # the player's poll interval when the s
 TARGET = 1.0
 """Seconds: every event on every screen within this, p95 (issue 27)."""
 IDLE_SECONDS = 20.0
+WARMUP_WAIT = 180.0
+"""Seconds the idle window waits at most for the servers' page warm-up to end (at 30 students it outlasts the class's
+joining, and its CPU was counted as the idle class's)."""
+WARMED = "page warm-up done"
+"""What a server's log says when its warm-up is done (``lucid.ui.runtime.warmup.DONE_LINE``)."""
 ANSWER_WAIT = 20.0
 DEBUG = False
 
@@ -62,7 +71,8 @@ class Result:
     n: int
     servers: int
     propagation: list[float] = field(default_factory=list)
-    answer_latency: list[float] = field(default_factory=list)
+    answer_latency: list[float] = field(default_factory=list)  # Submit pressed -> the count on the teacher's screen
+    count_run_latency: list[float] = field(default_factory=list)  # Submit pressed -> the panel's run drew the count
     answers_expected: int = 0
     idle_cpu: float = 0.0  # fraction of one core, whole idle window
     class_cpu: float = 0.0  # CPU seconds, teacher stepping and asking
@@ -75,6 +85,7 @@ class Result:
     form_latency: list[float] = field(default_factory=list)  # Ask sent -> the panel's run drew the answer form
     verdict_latency: list[float] = field(default_factory=list)  # Reveal sent -> the panel's run drew the verdict
     pushed: bool = False  # the server held feed reads until a change (push), else the students polled
+    warmup_wait: float = 0.0  # seconds the idle window waited for the servers' page warm-up to end
 
 
 def _button(sess, label: str):
@@ -206,7 +217,8 @@ async def student(port: int, code: str, index: int, stop: asyncio.Event, submitt
     return poller
 
 
-async def teacher_class(ports: list[int], n: int, timeout: float, result: Result, pids: list[int]) -> None:
+async def teacher_class(ports: list[int], n: int, timeout: float, result: Result, pids: list[int],
+                        logs: list[Path]) -> None:
     async with session(ports[0], query=f"example={LESSON}", timeout=timeout) as t:
         await t.run(timeout=timeout)
         await t.run(_button(t, "Start a class"), timeout=timeout)
@@ -226,6 +238,7 @@ async def teacher_class(ports: list[int], n: int, timeout: float, result: Result
                  for i in range(n)]
         await asyncio.wait_for(asyncio.gather(*(r.wait() for r in readies)), timeout * 2)
         await asyncio.sleep(2.0)
+        result.warmup_wait = await _warmed(logs, WARMUP_WAIT)  # its CPU is no idle class's
 
         cpu0 = sum(cpu_seconds(p) for p in pids)
         await asyncio.sleep(IDLE_SECONDS)  # the class sits and watches: students poll, nobody acts
@@ -246,34 +259,44 @@ async def teacher_class(ports: list[int], n: int, timeout: float, result: Result
                 asked = json.loads(room_feed.writer().path(code).read_text())["q"]
                 pressed[asked] = t0
                 deadline = time.perf_counter() + ANSWER_WAIT
-                message = None
-                while time.perf_counter() < deadline:  # the answer panel's run_every timer, as in the browser
-                    # the answer panel refreshes fastest; the page's once-a-minute heartbeat is another fragment
-                    fragment = min(t.auto_reruns, key=t.auto_reruns.__getitem__, default=None)
-                    if fragment is None:
-                        break
-                    await t.ws.send(message or t.fragment_message(fragment))
-                    run = await t.finish(timeout)
-                    counts = [int(m.group(1)) for text in run.markdown
-                              if (m := re.match(r"\*\*(\d+) / \d+\*\* answered", text))]
-                    if DEBUG:
-                        print(f"teacher panel run {run.seconds:.2f} s, counts {counts}, "
-                              f"{'pushed' if message else 'timer'}")
-                    if counts:
-                        fragment_runs.append((time.perf_counter(), counts[-1]))
-                        if counts[-1] >= n:
+                watcher = AnswerWatcher(ports[0])  # the panel's answer watcher, as the teacher's browser runs it
+                try:
+                    while time.perf_counter() < deadline:  # the answer panel's run_every timer, as in the browser
+                        # the answer panel refreshes fastest; the page's once-a-minute heartbeat is another fragment
+                        fragment = min(t.auto_reruns, key=t.auto_reruns.__getitem__, default=None)
+                        if fragment is None:
                             break
-                    # the panel's answer watcher (a held read of the answer count), else the timer alone
-                    message = await _answer_pushed(t, ports[0], t.auto_reruns[fragment])
+                        # the watcher the last run drew (Ask's, then each panel run's) asks for the next run when it
+                        # reads another count; else the panel's timer
+                        message = await watcher.next_rerun(t, t.auto_reruns[fragment])
+                        await t.ws.send(message or t.fragment_message(fragment))
+                        run = await t.finish(timeout)
+                        counts = [int(m.group(1)) for text in run.markdown
+                                  if (m := re.match(r"\*\*(\d+) / \d+\*\* answered", text))]
+                        if DEBUG:
+                            print(f"teacher panel run {run.seconds:.2f} s, counts {counts}, "
+                                  f"{'pushed' if message else 'timer'}")
+                        if counts:
+                            fragment_runs.append((time.perf_counter(), counts[-1]))
+                            if counts[-1] >= n:
+                                break
+                finally:
+                    await watcher.stop()
                 mine = sorted(at for at, q in submitted if q == asked)
                 if DEBUG:
                     print("submitted", [round(x - mine[0], 2) for x in mine],
                           "panel", [(round(ts - mine[0], 2), c) for ts, c in fragment_runs if ts >= mine[0] - 5],
+                          "watcher", [(round(ts - mine[0], 2), c) for ts, c in watcher.counts if ts >= mine[0] - 5],
                           "student runs", [round(x, 2) for x in result.student_runs[-2 * n:]])
+                qid = asked.split(":")[0]
                 for rank, at in enumerate(mine, start=1):
-                    shown = next((ts for ts, count in fragment_runs if ts >= at and count >= rank), None)
+                    drawn_by_run = next((ts for ts, count in fragment_runs if ts >= at and count >= rank), None)
+                    pushed = next((ts for ts, count in watcher.counts_of(qid) if ts >= at and count >= rank), None)
+                    shown = min((x for x in (drawn_by_run, pushed) if x is not None), default=None)
                     if shown is not None:
                         result.answer_latency.append(shown - at)
+                    if drawn_by_run is not None:
+                        result.count_run_latency.append(drawn_by_run - at)
                 result.answers_expected += n
                 t.auto_reruns.clear()
                 t0 = time.perf_counter()
@@ -312,31 +335,88 @@ async def teacher_class(ports: list[int], n: int, timeout: float, result: Result
                       f"max {lags[-1]:.2f}")
 
 
-async def _answer_pushed(t, port: int, interval: float) -> bytes | None:
-    """What the teacher's browser sends next while a question is open: the answer watcher's event as soon as the
-    server's held read says another answer came (``room_watch.answer_watch``), or None for the panel's timer
-    (after ``interval`` seconds; at once without a watcher on the page)."""
-    found = [c for c in t.last.of_type("bidi_component") if c.component_name == "lucid_answer_watch"]
-    if not found:
-        await asyncio.sleep(interval)
-        return None
-    data = json.loads(found[-1].json)
-    reader = writer = None
-    try:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        writer.write(f"GET {data['feed']}?answers={data['seen']} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
-        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), interval)
+class AnswerWatcher:
+    """The teacher's answer watcher as its browser runs it (``lucid/ui/live_class/answer_watch.js``): once the panel
+    drew it, a held read of the answer count after another, each naming the count it has and the room's teacher key;
+    every count read is on the teacher's screen at once (``counts``), and the first change after a draw of the
+    panel asks for the panel's rerun."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.counts: list[tuple[float, str, int]] = []  # (when read, round id, answered)
+        self.version: int | None = None  # the newest count version read
+        self.changed = asyncio.Event()
+        self.data: dict | None = None
+        self.task: asyncio.Task | None = None
+
+    def counts_of(self, qid: str) -> list[tuple[float, int]]:
+        return [(ts, n) for ts, q, n in self.counts if q == qid]
+
+    async def _get(self, reader, writer, seen: int) -> dict:
+        d = self.data
+        writer.write(f"GET {d['feed']}?answers={seen} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                     f"{d['header']}: {d['key']}\r\n\r\n".encode())
+        await writer.drain()
+        head = await reader.readuntil(b"\r\n\r\n")
         length = int(re.search(rb"(?i)content-length:\s*(\d+)", head).group(1))
-        got = json.loads(await reader.readexactly(length)).get("answers")
-    except (TimeoutError, OSError, ValueError, AttributeError, asyncio.IncompleteReadError):
-        return None
-    finally:
-        if writer is not None:
-            writer.close()
-    if got is None or got == data["seen"]:
-        return None
-    events = t.events(json.dumps([{"event": "answers", "value": got}]), component_id=found[-1].id)
-    return t.fragment_message(t.fragment_of[found[-1].id], events, auto=False)
+        body = await reader.readexactly(length)
+        if not head.startswith(b"HTTP/1.1 200"):
+            raise PermissionError(head.split(b"\r\n")[0].decode())
+        return json.loads(body)
+
+    async def _read(self) -> None:
+        reader = writer = None
+        try:
+            while True:
+                try:
+                    if writer is None:
+                        reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+                    seen = self.version if self.version is not None else self.data["seen"]
+                    got = await asyncio.wait_for(self._get(reader, writer, seen), 10)
+                except (OSError, ValueError, AttributeError, TimeoutError, asyncio.IncompleteReadError):
+                    if writer is not None:
+                        writer.close()
+                    reader = writer = None
+                    await asyncio.sleep(1.0)
+                    continue
+                if got.get("answers") is None or got["answers"] == seen:
+                    continue
+                self.version = got["answers"]
+                if isinstance(got.get("answered"), int):
+                    self.counts.append((time.perf_counter(), str(got.get("q")), got["answered"]))
+                self.changed.set()
+        finally:
+            if writer is not None:
+                writer.close()
+
+    async def next_rerun(self, t, interval: float) -> bytes | None:
+        """What the teacher's browser sends next: the watcher's event as soon as a count newer than the one the panel
+        drew is read (at once when one came during the run), or None for the panel's timer (after ``interval``
+        seconds, as without a watcher on the page)."""
+        found = [c for c in t.last.of_type("bidi_component") if c.component_name == "lucid_answer_watch"]
+        if not found:
+            await asyncio.sleep(interval)
+            return None
+        self.data = json.loads(found[-1].json)
+        drawn = int(self.data["seen"])
+        if self.version is None or self.version < drawn:
+            self.version = drawn
+        if self.task is None:
+            self.task = asyncio.create_task(self._read())
+        if self.version <= drawn:
+            self.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), interval)
+        if self.version <= drawn:
+            return None
+        events = t.events(json.dumps([{"event": "answers", "value": self.version}]), component_id=found[-1].id)
+        return t.fragment_message(t.fragment_of[found[-1].id], events, auto=False)
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
 
 
 def _already(poller: Poller, t0: float, step: int) -> bool:
@@ -344,6 +424,17 @@ def _already(poller: Poller, t0: float, step: int) -> bool:
     about, and the teacher's next press is that step): nothing to propagate, no sample."""
     before = [feed for ts, feed in poller.seen if ts < t0]
     return bool(before) and before[-1].get("step") == step
+
+
+async def _warmed(logs: list[Path], limit: float) -> float:
+    """Seconds waited until every server's log says its page warm-up is done (``lucid.ui.runtime.warmup``: the lesson
+    pages' experiments, computed in the background after a server's first run), at most ``limit``; NaN if not."""
+    start = time.perf_counter()
+    while time.perf_counter() - start < limit:
+        if all(log.exists() and WARMED in log.read_text(errors="replace") for log in logs):
+            return time.perf_counter() - start
+        await asyncio.sleep(0.5)
+    return float("nan")
 
 
 def _redis():
@@ -358,9 +449,11 @@ def run_n(n: int, *, redis: bool, timeout: float) -> Result:
         env = {}
         if redis:
             env["LUCID_REDIS_URL"] = stack.enter_context(_redis())
-        servers = [stack.enter_context(server(env=env)) for _ in range(result.servers)]
+        folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-class-")))
+        logs = [folder / f"server{i}.log" for i in range(result.servers)]
+        servers = [stack.enter_context(server(env=env, log=log)) for log in logs]
         pids = [s.pid for s in servers]
-        run_sync(asyncio.wait_for(teacher_class([s.port for s in servers], n, timeout, result, pids),
+        run_sync(asyncio.wait_for(teacher_class([s.port for s in servers], n, timeout, result, pids, logs),
                                   timeout=timeout * 10))
         result.peak_rss = max(rss_mb(p)[1] for p in pids)
     return result
@@ -408,10 +501,13 @@ def targets(r: Result) -> str:
                      f"{'ok' if p95 < TARGET else 'MISSED'}  ({len(values)} samples)")
     idle = 100 * r.idle_cpu / r.n * 10
     for name, values in (("  then the panel's run drew the answer form", r.form_latency),
-                         ("  then the panel's run drew the verdict", r.verdict_latency)):
+                         ("  then the panel's run drew the verdict", r.verdict_latency),
+                         ("  then the teacher's panel run drew the count", r.count_run_latency)):
         lines.append(f"  {name:<48} p95 {_pct(values, 0.95):5.2f} s  (p50 {_pct(values, 0.5):.2f} s)")
     lines.append(f"  {'idle CPU per 10 students':<48} {idle:5.1f} %  target 5 %  {'ok' if idle < 5 else 'MISSED'}")
-    lines.append(f"  {'CPU per student per minute of class':<48} {_per_student_ms(r):5.0f} ms")
+    lines.append(f"  {'CPU per student per minute of class':<48} {_per_student_ms(r):5.0f} ms  "
+                 f"({1000 * r.class_cpu / r.n:.0f} ms per student over the {r.class_minutes:.1f} min class)")
+    lines.append(f"  {'the idle window waited for the page warm-up':<48} {r.warmup_wait:5.1f} s")
     return "\n".join(lines)
 
 

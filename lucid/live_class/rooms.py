@@ -515,6 +515,18 @@ class Rooms:
             return []
         return list(self.store.answers(clean, question_id).values())
 
+    def answer_tally(self, code: object, question_id: object) -> dict[str, Any] | None:
+        """What the teacher's panel counts of round ``question_id``: ``{"q": its id, "answered": how many students
+        answered it, "students": how many are connected now}``; None for a room that is not live or a round that is
+        not the open one. Numbers only: no answer, no student, nothing of the right answer."""
+        clean = clean_code(code)
+        record = self._live(clean) if clean else None
+        question = record.get("question") if record is not None else None
+        if clean is None or question is None or question.get("id") != question_id:
+            return None
+        return {"q": question["id"], "answered": len(self.store.answers(clean, question["id"])),
+                "students": self.store.size(clean, self._present_since())}
+
     def my_answer(self, code: object, question_id: str, student: object) -> dict[str, Any] | None:
         clean = clean_code(code)
         if clean is None or not isinstance(student, str) or not isinstance(question_id, str):

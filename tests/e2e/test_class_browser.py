@@ -44,9 +44,11 @@ def test_students_follow_the_teacher_answer_and_see_the_reveal(browser, app_url)
         assert "teach" not in teacher.url and "me" not in parse_qs(urlparse(teacher.url).query)
 
         students = []
+        requested: list[str] = []  # every address the students' pages asked for
         for _ in range(2):
             context, student = _tab(browser)
             contexts.append(context)
+            student.on("request", lambda r: requested.append(r.url))
             student.goto(f"{app_url}/playground?room={code}")
             student.get_by_text("following the teacher").wait_for(timeout=SLOW)
             student.locator(PLAYER).wait_for(timeout=SLOW)
@@ -75,6 +77,11 @@ def test_students_follow_the_teacher_answer_and_see_the_reveal(browser, app_url)
         _shot(students[1], "student-answered")
 
         teacher.get_by_text("2 / 2").wait_for(timeout=SLOW)  # the panel refreshes itself while answers arrive
+        assert not [url for url in requested if "answers=" in url]  # a student's page never asks for the count
+        # and a student who asks is refused: the count is the teacher's (its key: tests/server/test_teacher_count.py)
+        refused = students[0].evaluate("async (code) => (await fetch(`/app/static/rooms/${code}.json?answers=0`, "
+                                       "{ headers: { 'X-Lucid-Teacher': 'x'.repeat(32) } })).status", code)
+        assert refused == 403
         _shot(teacher, "teacher-answers")  # nothing of the answers before the reveal (tests/ui/test_app_class_panel.py)
         teacher.get_by_role("button", name="Reveal").click()
         teacher.get_by_text("Revealed: grad y = −4.000").wait_for(timeout=SLOW)

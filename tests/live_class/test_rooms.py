@@ -235,6 +235,28 @@ def test_answers_go_to_the_open_question_and_a_new_answer_replaces_the_old(make_
     assert [q["id"] for q, _ in history] == [qid] and len(history[0][1]) == 2
 
 
+def test_the_teachers_count_of_a_round_is_two_numbers_and_only_for_the_open_round(make_rooms):
+    rooms, _ = make_rooms()
+    code, token = rooms.open("x = 3.0\ny = x * x\n")
+    a, b, c = (rooms.issue_student(code) for _ in range(3))
+    for student in (a, b, c):
+        assert rooms.join(code, student)
+    assert rooms.answer_tally(code, "q1") is None  # no question open
+    qid = rooms.ask(code, token, QUESTION, show_rule=True)
+    assert rooms.answer_tally(code, qid) == {"q": qid, "answered": 0, "students": 3}
+    rooms.answer(code, a, "6", nickname="Ada")
+    rooms.answer(code, a, "5")  # a changed answer is still one student who answered
+    rooms.answer(code, b, "-6")
+    # what the teacher's panel counts ("2 / 3 answered"); no value, no student, nothing of the right answer
+    assert rooms.answer_tally(code, qid) == {"q": qid, "answered": 2, "students": 3}
+    assert rooms.answer_tally(code, "not-the-round") is None and rooms.answer_tally("bad", qid) is None
+    again = rooms.ask_again(code, token)
+    assert rooms.answer_tally(code, qid) is None  # round 1 is not the open round any more
+    assert rooms.answer_tally(code, again) == {"q": again, "answered": 0, "students": 3}
+    rooms.end(code, token)
+    assert rooms.answer_tally(code, again) is None
+
+
 @pytest.mark.parametrize("text, message", [("", "Type a number"), ("abc", "not a number"), ("1" * 40, "at most 32"),
                                            ("nan", "finite"), ("inf", "finite"), (None, "Type a number"),
                                            ("-1.7976e308", "finite"), ("1e16", "finite")])

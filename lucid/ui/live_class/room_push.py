@@ -3,7 +3,11 @@
 The route takes the feed's own address (``room_feed.feed_url``), ahead of Streamlit's static route: a read with
 ``?v=<version>`` is held until the feed is newer than that version (at most ``feed_push.HOLD_SECONDS``), a read
 without it answers at once, as the static file did. A read with ``?answers=<count>`` is the teacher's panel: it is
-held until this process took another answer in that room (``FeedHub.answered``).
+held until this process took another answer in that room (``FeedHub.answered``) and answers with the open round's
+count. It must carry the room's teacher key in the ``X-Lucid-Teacher`` header (``teacher_key``: drawn only into the
+teacher's page, never in an address, so no log or shared link holds it); without it the read is refused at once
+(403), before anything is held. A custom header also keeps other sites' pages from sending it (their fetch would
+need a preflight this route does not answer).
 
 Where the route could not be added (no Starlette server found: ``streamlit_internals.add_route``), the static
 route keeps serving the same address and every read answers at once: the page's poll interval then sets how soon
@@ -12,8 +16,10 @@ it follows (``room_view.player_room``), and the teacher's panel its own timer.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
+from lucid.live_class import StoreUnavailable
 from lucid.live_class import feed as feed_module
 from lucid.live_class.codes import clean_code
 from lucid.live_class.feed_push import HOLD_SECONDS, FeedHub
@@ -21,6 +27,8 @@ from lucid.ui.live_class import room_feed
 from lucid.ui.runtime import streamlit_internals
 
 ROUTE_NAME = "lucid_room_feed"
+KEY_HEADER = "X-Lucid-Teacher"
+"""The header a teacher's answer read names the room's teacher key in."""
 _lock = threading.Lock()
 _state: dict[str, Any] = {}
 _HEADERS = {"Cache-Control": "no-store", "Access-Control-Allow-Origin": "*", "X-Content-Type-Options": "nosniff"}
@@ -59,8 +67,10 @@ async def _endpoint(request: Any) -> Any:
     if code is None:
         return Response(status_code=404, headers=_HEADERS)
     answers = request.query_params.get("answers")
-    if answers is not None:  # the teacher's panel: how many answers this process took
-        return JSONResponse({"answers": await hub().read_answers(code, answers[:12])}, headers=_HEADERS)
+    if answers is not None:  # the teacher's panel: the open round's count, to the teacher only
+        if not hub().key_ok(code, request.headers.get(KEY_HEADER)):
+            return Response(status_code=403, headers=_HEADERS)
+        return JSONResponse(await hub().read_answers(code, answers[:12]), headers=_HEADERS)
     seen = request.query_params.get("v")
     feed = await hub().read(code, seen[:24] if seen is not None else None)
     if feed is None:
@@ -68,10 +78,22 @@ async def _endpoint(request: Any) -> Any:
     return JSONResponse(feed, headers=_HEADERS)
 
 
-def answered(code: str) -> None:
-    """A student's answer was taken: the teacher's panel hears of it at once (where the route is served)."""
-    if _state.get("on"):
-        hub().answered(code)
+def answered(code: str, tally: Callable[[], dict[str, Any] | None] | None = None) -> None:
+    """A student's answer was taken: the teacher's panel hears of it at once, with what ``tally()`` says (the round's
+    count: ``{"q", "answered", "students"}``, read only where the route is served; a store out of reach sends the
+    news without it, and the answer stays taken)."""
+    if not _state.get("on"):
+        return
+    try:
+        counted = tally() if tally is not None else None
+    except StoreUnavailable:
+        counted = None
+    hub().answered(code, counted)
+
+
+def teacher_key(code: str, token: str) -> str:
+    """The key the teacher's answer watcher reads room ``code``'s count with (call only for the room's teacher)."""
+    return hub().teacher_key(code, token)
 
 
 def answers_seen(code: str) -> int:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import io
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -571,6 +572,7 @@ def _teacher_question(key: str, s: Seat, analysis: Analysis) -> None:
     if view is None or view.question is None:
         st.rerun(scope="app")  # the class ended or the question closed: the panel is drawn another way
     q = view.question
+    seen = room_push.answers_seen(s.code)  # before the answers are read: one taken meanwhile wakes the watcher
     rounds = _rounds(s, q)
     values = list(rounds[-1][1].values())
     result = class_result(values, q)
@@ -615,7 +617,9 @@ def _teacher_question(key: str, s: Seat, analysis: Analysis) -> None:
     if not revealed:
         _teacher_only(key, s, cols["teacher"])
         if room_push.serving():  # the count follows each answer at once, not only on the panel's timer
-            answer_watch(keys(key).answer_watch, room_feed.feed_url(s.code), room_push.answers_seen(s.code))
+            answer_watch(keys(key).answer_watch, room_feed.feed_url(s.code), seen,
+                         teacher_key=room_push.teacher_key(s.code, s.token or ""), question=str(q["id"]),
+                         answered=result.answered, count=f".st-key-{keys(key).row('count')}", words=_count_words())
     if shown:
         with cols["answers"].popover(_("Class answers"), icon=":material/bar_chart:", key=keys(key).answers,
                                      help=_("The histogram of the class's answers and the most common mistake.")):
@@ -633,6 +637,14 @@ def _teacher_question(key: str, s: Seat, analysis: Analysis) -> None:
                        on_click=_reveal, args=(key, s))
     with menu_col:
         _class_menu(key, s, analysis, view)
+
+
+def _count_words() -> str | None:
+    """The bold part of the teacher's "**3 / 20** answered" in this language, with its ``{answered}`` and
+    ``{students}`` left in: what the answer watcher writes there as each answer comes (None: a translation
+    without a bold part, which the panel's run alone then updates)."""
+    found = re.search(r"\*\*([^*]+)\*\*", _("**{answered} / {students}** answered"))
+    return found.group(1) if found and "{answered}" in found.group(1) else None
 
 
 def _teacher_count(key: str, s: Seat) -> None:
@@ -770,7 +782,7 @@ def _submit(key: str, s: Seat, qid: str | None = None) -> None:
     except (AnswerRejected, RoomGone) as err:
         st.session_state[keys(key).answer_msg] = (qid, "error", _reason(err), _sent())
         return
-    room_push.answered(s.code)
+    room_push.answered(s.code, lambda: room_service.rooms().answer_tally(s.code, qid))  # the teacher's count, now
     st.session_state[keys(key).answer_msg] = (qid, "ok", L_("Answer received: {value}. You may change it until "
                                                            "the reveal.", value=format_number(value)), _sent())
 

@@ -12,6 +12,7 @@ If the page drew no watcher (no class panel), the player asks for a whole rerun 
 from __future__ import annotations
 
 from lucid.i18n import _
+from lucid.ui.live_class import room_push
 from lucid.ui.runtime.file_component import file_component
 from lucid.ui.runtime.stylesheets import package_text
 from lucid.viz import player
@@ -51,8 +52,18 @@ ANSWER_SCRIPT_FILE = "answer_watch.js"
 ANSWER_STYLESHEET_FILE = "answer_watch.css"
 
 
-def answer_watch(key: str, feed: str, seen: int) -> None:
-    """The teacher's question fragment reruns as soon as this process takes another answer: ``feed`` the room's
-    feed address (``room_feed.feed_url``), ``seen`` the answers counted when this run drew it."""
+def answer_watch(key: str, feed: str, seen: int, *, teacher_key: str, question: str, answered: int, count: str,
+                 words: str | None) -> None:
+    """The teacher's answer count, pushed: ``feed`` the room's feed address (``room_feed.feed_url``), ``seen`` the
+    answers this process had taken when this run read the answers, ``teacher_key`` the room's key for the count
+    (``room_push.teacher_key``; only ever drawn on the teacher's page), ``question`` the open round's id,
+    ``answered`` how many answered it as this run counted, ``count`` the CSS selector of the panel's count,
+    ``words`` its bold part in the page's language with ``{answered}`` and ``{students}`` in it
+    (``room_view._count_words``; None: the count waits for the panel's run).
+
+    Each read is held until the server takes another answer; its numbers go into the count at once, then the
+    question's fragment runs again (once per draw of this watcher: the popover of who has not answered, the
+    histogram while peeking) and draws this watcher again with the new ``seen``."""
     watch = file_component("lucid_answer_watch", __package__, ANSWER_SCRIPT_FILE, ANSWER_STYLESHEET_FILE)
-    watch(key=key, data={"feed": feed, "seen": seen}, on_answers_change=_ignore)
+    watch(key=key, data={"feed": feed, "seen": seen, "key": teacher_key, "q": question, "answered": answered,
+                         "count": count, "words": words, "header": room_push.KEY_HEADER}, on_answers_change=_ignore)
