@@ -5,9 +5,10 @@ import lucid.ui.runtime.a11y as a11y
 from lucid.i18n import _
 from lucid.ui.projector import contrast
 from lucid.ui.projector import mode as classroom_state
-from lucid.ui.runtime import document, language, shutdown, warmup
+from lucid.ui.runtime import document, language, shutdown, streamlit_internals, warmup
 
 shutdown.install()  # once per process: SIGTERM ends the server within seconds, even mid-computation
+streamlit_internals.find_server_app()  # once per process, before any thread of ours imports or freezes
 warmup.start()  # once per process: the lesson pages' default experiments, computed in the background
 st.set_page_config(page_title="Lucid Graph Lab", page_icon=":material/hub:", layout="wide")
 language.follow_link()  # this run's language (the link's lang=, else the session's), before any text is made

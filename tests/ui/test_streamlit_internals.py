@@ -65,3 +65,33 @@ def test_importing_the_module_imports_no_streamlit():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,  # noqa: S603
                           timeout=120, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_the_server_app_is_looked_for_once_and_still_found_after_the_heap_is_frozen(monkeypatch):
+    """The one scan of every live object happens on the first call (app.py's, before our threads start): a later
+    call, say a class's first held read after the warm-up froze the heap, neither scans again nor loses the app."""
+    import gc
+
+    class App:
+        pass
+
+    app = App()
+    scans = []
+    real = gc.get_objects
+    monkeypatch.setattr(streamlit_internals, "starlette_class", lambda: App)
+    monkeypatch.setattr(streamlit_internals, "_apps", [])
+    monkeypatch.setattr(streamlit_internals, "_looked", [])
+    monkeypatch.setattr(streamlit_internals.gc, "get_objects", lambda *a: scans.append(1) or real(*a))
+    assert streamlit_internals.find_server_app() is app
+    gc.freeze()
+    try:
+        assert not any(o is app for o in real())  # frozen objects are not listed: a first scan now would miss the app
+        assert streamlit_internals.find_server_app() is app
+    finally:
+        gc.unfreeze()
+    assert scans == [1]
+
+
+def test_app_py_finds_the_server_app_before_the_warm_up_starts():
+    source = (ROOT / "app.py").read_text(encoding="utf-8")
+    assert 0 < source.index("streamlit_internals.find_server_app()") < source.index("warmup.start()")

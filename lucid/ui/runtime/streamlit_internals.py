@@ -147,29 +147,38 @@ def server_app_factory() -> Any:
 
 _route_lock = threading.Lock()
 _apps: list[Any] = []
+_looked: list[bool] = []
 
 
-def _server_app() -> Any | None:
-    """The running server's Starlette application, found once among the live objects (Streamlit keeps it only
-    in its server's locals), or None: bare mode, tests, several or none found."""
-    if not _apps:
-        try:
-            cls = starlette_class()
-        except ImportError:
-            return None
-        found = [o for o in gc.get_objects() if type(o) is cls]
-        if len(found) != 1:
-            return None
-        _apps.append(found[0])
-    return _apps[0]
+def find_server_app() -> Any | None:
+    """The running server's Starlette application, found once per process among the live objects (Streamlit keeps
+    it only in its server's locals), or None: bare mode, tests, several or none found.
+
+    ``app.py`` calls it on the process's first script run, before the warm-up or a class starts a thread, for two
+    reasons. ``gc.get_objects()`` holds a reference to every object, and a tuple another thread is building at that
+    moment then cannot be resized: its import fails with ``SystemError`` (seen: Altair's, half imported for good).
+    And once the warm-up has frozen the heap (``gc.freeze``) the list leaves the frozen objects out, the server's
+    application among them.
+    """
+    with _route_lock:
+        if not _looked:
+            _looked.append(True)
+            try:
+                cls = starlette_class()
+            except ImportError:
+                return None
+            found = [o for o in gc.get_objects() if type(o) is cls]
+            if len(found) == 1:
+                _apps.append(found[0])
+        return _apps[0] if _apps else None
 
 
 def add_route(path: str, endpoint: Callable[..., Any], name: str) -> bool:
     """Serve ``endpoint`` (an async Starlette endpoint) at ``path`` under ``server.baseUrlPath``, ahead of
     Streamlit's own routes (so it may take a path the static route would serve). Once per process; False when
     there is no running Starlette server to add it to (the caller then keeps to what Streamlit serves)."""
+    app = find_server_app()
     with _route_lock:
-        app = _server_app()
         if app is None:
             return False
         routes = app.router.routes
