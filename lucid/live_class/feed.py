@@ -22,6 +22,7 @@ import contextlib
 import hashlib
 import json
 import os
+import secrets
 import tempfile
 import threading
 import time
@@ -160,14 +161,41 @@ class LocalFeed:
         else:
             self.writer.write(code, feed)
 
+    def answered(self, code: str, tally: dict[str, Any] | None) -> None:
+        """An answer this process took: no other process to tell (the teacher's page is served here)."""
+
+
+TALLY_FIELDS = {"q": str, "answered": int, "students": int}
+"""An answer's news between processes: the round's id and its counts (``FeedHub.answered``), nothing else."""
+
+
+def clean_tally(tally: object) -> dict[str, Any] | None:
+    """``tally`` as another process may send it: only ``TALLY_FIELDS`` of their types, counts in 0..10**6 and an
+    id of at most 64 characters; None when nothing of it is usable (the count then comes from the panel's run)."""
+    if not isinstance(tally, dict):
+        return None
+    kept: dict[str, Any] = {}
+    for name, kind in TALLY_FIELDS.items():
+        value = tally.get(name)
+        if kind is int and isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 10**6:
+            kept[name] = value
+        elif kind is str and isinstance(value, str) and len(value) <= 64:
+            kept[name] = value
+    return kept if "q" in kept and "answered" in kept else None
+
 
 class RedisFeedRelay:
     """Feeds published on a Redis channel; a thread in every process writes them into its own folder."""
 
-    def __init__(self, client: Any, writer: FeedWriter, channel: str = "lucid:feeds") -> None:
+    def __init__(self, client: Any, writer: FeedWriter, channel: str = "lucid:feeds",
+                 on_answered: Callable[[str, dict[str, Any] | None], None] | None = None) -> None:
         self.client = client
         self.writer = writer
         self.channel = channel
+        self.on_answered = on_answered
+        """Called (from the relay's thread) with a room code and its tally when another process took an answer
+        there: the teacher's held count read in this process answers at once (``FeedHub.answered``)."""
+        self._origin = secrets.token_hex(8)  # this process, so its own news is not taken twice
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
 
@@ -182,6 +210,17 @@ class RedisFeedRelay:
         except redis.RedisError as err:
             raise StoreUnavailable(L_("The class server's store (Redis) cannot be reached: {error}",
                                       error=type(err).__name__)) from err
+
+    def answered(self, code: str, tally: dict[str, Any] | None) -> None:
+        """An answer this process took: every other process hears of it, so a teacher served by another one sees
+        the count at once instead of on the panel's timer. Best effort: the answer is stored already, and a lost
+        message costs only that wait."""
+        import redis
+
+        self.start()
+        with contextlib.suppress(redis.RedisError):
+            self.client.publish(self.channel, json.dumps({"code": code, "answered": clean_tally(tally) or {},
+                                                          "from": self._origin}))
 
     def start(self) -> None:
         with self._lock:
@@ -206,6 +245,10 @@ class RedisFeedRelay:
         except ValueError:
             return
         if not isinstance(item, dict) or clean_code(item.get("code")) is None:
+            return
+        if "answered" in item:  # another process took an answer in this room
+            if item.get("from") != self._origin and self.on_answered is not None:
+                self.on_answered(item["code"], clean_tally(item["answered"]))
             return
         feed = item.get("feed")
         LocalFeed(self.writer).publish(item["code"], feed if isinstance(feed, dict) else None)

@@ -8,7 +8,8 @@ changes: a teacher's key press is on every screen as soon as the server hears of
 costs one read per student per ``hold``.
 
 The teacher's panel reads another thing here: the open round's answer count (``read_answers``), held until this
-process takes another answer in that room, so the count is on the teacher's screen the moment a student's answer is
+process takes (or, through the Redis relay, hears of) another answer in that room, so the count is on the
+teacher's screen the moment a student's answer is
 stored, before any script run. It carries only numbers (how many answered the round, how many are connected) and
 only to the teacher: a read names the room's teacher key (``teacher_key``, drawn into the teacher's own page only),
 and a read without it is refused before anything is held.
@@ -189,7 +190,7 @@ class FeedHub:
         """``{"answers": n}``, how many answers to room ``code`` this process took (a version), with the round's
         count after the last of them (``answered``, ``students``, and ``q`` the round's id), once ``n`` differs
         from ``seen`` (or after ``hold`` seconds). The caller checked the teacher's key. An answer taken by another
-        process wakes nothing here: the teacher's panel still refreshes on its own timer."""
+        process counts too once the Redis relay tells of it (``RedisFeedRelay.on_answered``)."""
         with self._lock:
             self._loop = asyncio.get_running_loop()
             count = self._answers.get(code, 0)

@@ -87,3 +87,43 @@ def test_the_count_reaches_the_teacher_alone_and_a_students_answer_wakes_the_hel
     assert status == 200 and body == {"answers": 1, "q": data["q"], "answered": 1, "students": 1}
     assert WATCHER not in seen["drawn"] and data["key"].encode() not in seen["student"]
     assert any(line.startswith("**1 / 1** answered") for line in seen["panel"])  # the run agrees
+
+
+def test_with_two_processes_an_answer_taken_by_the_other_wakes_the_teachers_held_read(tmp_path):
+    """Two servers share rooms through Redis; the teacher is on the first, the student on the second: the
+    teacher's held count read answers with the student's answer, told over the relay, not on the panel's timer."""
+    from tests import redis_server
+
+    redis_server.require()
+    seen: dict = {}
+
+    async def teacher_side(port: int, other_port: int) -> None:
+        async with session(port, query="example=scalar", timeout=90) as teacher:
+            await teacher.run(timeout=90)
+            await teacher.run(_button(teacher, "Start a class"), timeout=90)
+            code = dict(urllib.parse.parse_qsl(teacher.query))["room"]
+            await teacher.run(timeout=90)
+            asked = await teacher.run(_button(teacher, "Ask the class"), timeout=90)
+            (watcher,) = [c for c in asked.of_type("bidi_component") if c.component_name == WATCHER]
+            data = json.loads(watcher.json)
+            held: dict = {}
+            url = f"http://127.0.0.1:{port}{data['feed']}?answers={data['seen']}"
+            reader = threading.Thread(target=lambda: held.update(got=_get(url, data["key"])))
+            reader.start()
+            async with session(other_port, query=f"room={code}", timeout=90) as student:
+                await student.run(timeout=90)
+                box = student.widget_id("text_input", "Your answer")
+                submit = _button(student, "Submit")
+                await student.ws.send(student.fragment_message(student.fragment_of[submit.id],
+                                                               student.set_text(box, "-0.5"), submit, auto=False))
+                await student.finish(90)
+                reader.join(30)
+                seen.update(data=data, answer=held.get("got"))
+
+    with redis_server.redis_server() as redis_url:
+        env = {"LUCID_REDIS_URL": redis_url}
+        with server(env={**env, "LUCID_DATA_DIR": str(tmp_path / "one")}) as one, \
+                server(env={**env, "LUCID_DATA_DIR": str(tmp_path / "two")}) as two:
+            run_sync(teacher_side(one.port, two.port))
+    status, body = seen["answer"]
+    assert status == 200 and body == {"answers": 1, "q": seen["data"]["q"], "answered": 1, "students": 1}

@@ -3,7 +3,8 @@
 The route takes the feed's own address (``room_feed.feed_url``), ahead of Streamlit's static route: a read with
 ``?v=<version>`` is held until the feed is newer than that version (at most ``feed_push.HOLD_SECONDS``), a read
 without it answers at once, as the static file did. A read with ``?answers=<count>`` is the teacher's panel: it is
-held until this process took another answer in that room (``FeedHub.answered``) and answers with the open round's
+held until this process took another answer in that room, or heard of one another process took
+(``FeedHub.answered``; ``room_service.answered`` tells the others) and answers with the open round's
 count. It must carry the room's teacher key in the ``X-Lucid-Teacher`` header (``teacher_key``: drawn only into the
 teacher's page, never in an address, so no log or shared link holds it); without it the read is refused at once
 (403), before anything is held. A custom header also keeps other sites' pages from sending it (their fetch would
@@ -78,17 +79,18 @@ async def _endpoint(request: Any) -> Any:
     return JSONResponse(feed, headers=_HEADERS)
 
 
-def answered(code: str, tally: Callable[[], dict[str, Any] | None] | None = None) -> None:
+def answered(code: str, tally: Callable[[], dict[str, Any] | None] | None = None) -> dict[str, Any] | None:
     """A student's answer was taken: the teacher's panel hears of it at once, with what ``tally()`` says (the round's
     count: ``{"q", "answered", "students"}``, read only where the route is served; a store out of reach sends the
-    news without it, and the answer stays taken)."""
+    news without it, and the answer stays taken). Returns the count told, for the other processes."""
     if not _state.get("on"):
-        return
+        return None
     try:
         counted = tally() if tally is not None else None
     except StoreUnavailable:
         counted = None
     hub().answered(code, counted)
+    return counted
 
 
 def teacher_key(code: str, token: str) -> str:

@@ -8,16 +8,18 @@ room's feed into its own static folder (``lucid.live_class.feed.RedisFeedRelay``
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from lucid.live_class import MemoryStore, RedisStore, Rooms, SQLiteStore
+from lucid.live_class import MemoryStore, RedisStore, Rooms, SQLiteStore, StoreUnavailable
 from lucid.live_class.feed import LocalFeed, RedisFeedRelay, published
-from lucid.ui.live_class import room_feed
+from lucid.ui.live_class import room_feed, room_push
 
 REDIS_ENV = "LUCID_REDIS_URL"
 DATA_ENV = "LUCID_DATA_DIR"
@@ -48,7 +50,8 @@ def rooms() -> Rooms:
             url = os.environ.get(REDIS_ENV, "").strip()
             if url:
                 store = RedisStore.from_url(url)
-                _made["feed"] = RedisFeedRelay(store.r, room_feed.writer())
+                _made["feed"] = RedisFeedRelay(store.r, room_feed.writer(),
+                                               on_answered=lambda code, tally: room_push.hub().answered(code, tally))
                 _made["feed"].start()
             else:
                 store = _embedded_store()
@@ -65,3 +68,12 @@ def publish(code: str) -> None:
     """Write the room's feed (or remove it when the room is gone), for every student's browser to poll."""
     view = rooms().view(code)
     _made["feed"].publish(code, None if view is None else published(view))
+
+
+def answered(code: str, tally: Callable[[], dict[str, Any] | None]) -> None:
+    """A student's answer was taken by this process: the teacher's panel hears of it at once, whichever process
+    serves the teacher (``room_push.answered`` here, the Redis relay for the others)."""
+    counted = room_push.answered(code, tally)
+    rooms()
+    with contextlib.suppress(StoreUnavailable):
+        _made["feed"].answered(code, counted)

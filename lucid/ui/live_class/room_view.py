@@ -782,7 +782,7 @@ def _submit(key: str, s: Seat, qid: str | None = None) -> None:
     except (AnswerRejected, RoomGone) as err:
         st.session_state[keys(key).answer_msg] = (qid, "error", _reason(err), _sent())
         return
-    room_push.answered(s.code, lambda: room_service.rooms().answer_tally(s.code, qid))  # the teacher's count, now
+    room_service.answered(s.code, lambda: room_service.rooms().answer_tally(s.code, qid))  # the teacher's count
     st.session_state[keys(key).answer_msg] = (qid, "ok", L_("Answer received: {value}. You may change it until "
                                                            "the reveal.", value=format_number(value)), _sent())
 
