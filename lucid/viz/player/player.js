@@ -352,6 +352,20 @@ function lensPicture(ui, svg, p, want) {
   }
 }
 
+function lensDrop(ui, patch) {
+  // Before a step changes its elements, the lens lets go of its copies of them: a <use> whose element changes is
+  // copied again whole, in view or not (out of the lens's view it is only clipped away), so a jump that changes most
+  // of the graph would copy every element the lens ever showed. ``lensPicture`` makes again the copies the new view
+  // reaches, one copy each, as the change would have.
+  const svg = ui.lens.querySelector(':scope > svg');
+  const have = svg && !svg.__whole && svg.__uses;
+  if (!have || !have.size) return;
+  for (const [id] of patch) {
+    const use = have.get(id);
+    if (use) { use.remove(); have.delete(id); }
+  }
+}
+
 function lensOrder(p) {
   // Element id -> its place in the graph group's paint order.
   if (!p.lensOrder) p.lensOrder = new Map(lensItems(p).map((g, i) => [g.id, i]));
@@ -498,9 +512,9 @@ function lensShow(ui, p, m) {
   ui.lens.dataset.mode = 'graph';
   const [vx, vy, vw, vh] = view.viewBox;
   lensPicture(ui, svg, p, m.want);
-  svg.setAttribute('viewBox', `${vx} ${vy} ${vw} ${vh}`);
-  svg.style.width = view.width + 'px';
-  svg.style.height = view.height + 'px';
+  setAttr(svg, 'viewBox', `${vx} ${vy} ${vw} ${vh}`);
+  setProp(svg.style, 'width', view.width + 'px');
+  setProp(svg.style, 'height', view.height + 'px');
   if (ui.lens.style.maxHeight !== px) ui.lens.style.maxHeight = px;
   // Setting a scroll lays the page out at once: skipped when the lens is known to be scrolled there already
   // (as read after the last time it was set, and nothing scrolled it since: any scroll, a clamp included,
@@ -513,10 +527,16 @@ function lensShow(ui, p, m) {
   }
 }
 
+let motionQuery;
+
 function reducedMotion() {
   // The reader asked for less motion (prefers-reduced-motion): every scroll jumps, nothing glides (player.css
   // turns off transitions and animations too); autoplay still changes the step, as plain step changes.
-  return typeof window.matchMedia === 'function' && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+  // The query is made once (its ``matches`` follows the setting), not on every step.
+  if (motionQuery === undefined) {
+    motionQuery = typeof window.matchMedia === 'function' ? window.matchMedia('(prefers-reduced-motion: reduce)') : null;
+  }
+  return !!motionQuery && motionQuery.matches;
 }
 
 function keepInView(ui, p, smooth) {
@@ -906,6 +926,7 @@ function show(ui, p, k, opts) {
     // A press of → or ← applies that step's patch, made once at load; a jump works out what differs.
     const patch = k === p.step + 1 ? p.patches.forward[k] : k === p.step - 1 ? p.patches.backward[p.step]
       : lookPatch(p.shown, looksAt(p.changes, p.variants, k));
+    lensDrop(ui, patch);
     for (const [id, v] of patch) setLook(p, id, v);
     ui.title.textContent = p.titles[k];
     putHtml(p, ui.text, 'text', k);
