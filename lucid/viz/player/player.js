@@ -646,6 +646,7 @@ function load(ui, p, data) {
   p.patches = stepPatches(p.changes, p.variants);
   p.models = new Map();
   p.htmlModels = new Map();
+  p.diffs = new Map();  // the writes between two looks of an element (or two steps' explanations): diffParts
   p.step = 0;
   // The node text that carries names, values and gradients: the size most node text is set in
   // (the small kind/shape caption line is smaller and does not set the scale).
@@ -800,6 +801,11 @@ function playerOf(p, t) {
   return playerStepOf(p.traceSteps, t);
 }
 
+function lookParts(g) {
+  // The parts of a node or edge that its looks draw: all its children but the <title> (its name).
+  return Array.from(g.children).filter((c) => c.tagName.toLowerCase() !== 'title');
+}
+
 function inner(g) {
   let html = '';
   for (const c of g.children) if (c.tagName.toLowerCase() !== 'title') html += c.outerHTML;
@@ -878,7 +884,81 @@ function htmlModel(p, kind, k) {
 
 function putHtml(p, host, kind, k) {
   // The host's children made the same as step k's parsed explanation or card (as ``host.innerHTML = ...`` would).
-  morphList(host, Array.from(host.childNodes), Array.from(htmlModel(p, kind, k).childNodes));
+  const key = `${p.animId}:${kind}:${k}`;
+  const from = host.__look;
+  if (from === key) return;
+  const model = () => Array.from(htmlModel(p, kind, k).childNodes);
+  const [fromKind, fromK] = from && from.startsWith(p.animId + ':') ? from.slice(p.animId.length + 1).split(':') : [];
+  if (fromKind === undefined
+      || !applyDiff(p, host, (h) => h.childNodes, from + '>' + key,
+                    () => Array.from(htmlModel(p, fromKind, Number(fromK)).childNodes), model)) {
+    morphList(host, Array.from(host.childNodes), model());
+    host.__flat = null;
+  }
+  host.__look = key;
+}
+
+function applyDiff(p, target, partsOf, key, fromParts, toParts) {
+  // Turn ``target`` (whose parts, ``partsOf(target)``, mirror the parsed look ``fromParts()``) into the look
+  // ``toParts()`` by the writes that tell them apart, worked out once per pair of looks (``diffParts``): a step
+  // back and forth over the same looks writes at once, without comparing every attribute and text again. False
+  // (nothing written) when the looks differ in their structure: then the caller morphs.
+  let ops = p.diffs.get(key);
+  if (ops === undefined) {
+    ops = diffParts(fromParts(), toParts());
+    p.diffs.set(key, ops);
+  }
+  if (ops === null) return false;
+  let flat = target.__flat;
+  if (!flat) {
+    flat = [];
+    for (const c of partsOf(target)) flatten(c, flat);
+    target.__flat = flat;
+  }
+  if (flat.length !== ops.size) return false;
+  for (const op of ops.list) {
+    const node = flat[op[1]];
+    if (op[0] === 0) node.nodeValue = op[2];
+    else if (op[0] === 1) node.setAttributeNS(op[2], op[3], op[4]);
+    else node.removeAttributeNS(op[2], op[3]);
+  }
+  return true;
+}
+
+function flatten(node, out) {
+  // ``node`` and everything inside it, in document order.
+  out.push(node);
+  for (let c = node.firstChild; c; c = c.nextSibling) flatten(c, out);
+}
+
+function diffParts(from, to) {
+  // The writes that turn parts ``from`` into parts ``to`` (lists of parsed nodes of the same structure: the same
+  // kinds of nodes, nested alike) as ``morphList`` would make them: [0, i, text] sets the text of the i-th node in
+  // document order, [1, i, ns, name, value] sets an attribute, [2, i, ns, local] removes one; null when the
+  // structures differ. ``size``: how many nodes the parts hold.
+  const list = [];
+  let i = 0;
+  const walk = (a, b) => {
+    if (!sameKind(a, b)) return false;
+    const at = i++;
+    if (a.nodeType !== Node.ELEMENT_NODE) {
+      if (a.nodeValue !== b.nodeValue) list.push([0, at, b.nodeValue]);
+      return true;
+    }
+    for (const x of a.attributes) {
+      if (!b.hasAttributeNS(x.namespaceURI, x.localName)) list.push([2, at, x.namespaceURI, x.localName]);
+    }
+    for (const x of b.attributes) {
+      if (a.getAttributeNS(x.namespaceURI, x.localName) !== x.value) list.push([1, at, x.namespaceURI, x.name, x.value]);
+    }
+    return walkAll(a.childNodes, b.childNodes);
+  };
+  const walkAll = (as, bs) => {
+    if (as.length !== bs.length) return false;
+    for (let j = 0; j < as.length; j++) if (!walk(as[j], bs[j])) return false;
+    return true;
+  };
+  return walkAll(from, to) ? { list, size: i } : null;
 }
 
 function parseLooksWhenIdle(p) {
@@ -890,6 +970,16 @@ function parseLooksWhenIdle(p) {
     todo.push(['html', 'text', k]);
     if (p.cards[k]) todo.push(['html', 'card', k]);
   }
+  // Then the writes of every → and ← (``diffParts``), so a first pass through the steps compares no looks either.
+  let looks = new Map();
+  for (let k = 1; k < p.n; k++) {
+    for (const [id, v] of p.patches.forward[k]) {
+      const from = looks.has(id) ? looks.get(id) : BASE;
+      todo.push(['diff', id, from, v], ['diff', id, v, from]);
+    }
+    for (const v of p.changes[k]) looks.set(p.variants[v][0], v);
+    todo.push(['hdiff', 'text', k - 1, k], ['hdiff', 'text', k, k - 1]);
+  }
   const later = typeof requestIdleCallback === 'function'
     ? (f) => requestIdleCallback(f, { timeout: 2000 }) : (f) => setTimeout(f, 50);
   let i = 0;
@@ -897,9 +987,19 @@ function parseLooksWhenIdle(p) {
     if (p.animId !== animId) return;  // another animation was loaded meanwhile
     const until = performance.now() + 6;
     while (i < todo.length && performance.now() < until) {
-      const [what, id, v] = todo[i++];
+      const [what, id, v, to] = todo[i++];
       if (what === 'html') htmlModel(p, id, v);
-      else if (p.els[id]) lookModel(p, id, v);
+      else if (what === 'hdiff') {
+        const key = `${p.animId}:${id}:${v}>${p.animId}:${id}:${to}`;
+        if (!p.diffs.has(key)) {
+          p.diffs.set(key, diffParts(Array.from(htmlModel(p, id, v).childNodes), Array.from(htmlModel(p, id, to).childNodes)));
+        }
+      } else if (!p.els[id]) continue;
+      else if (what === 'look') lookModel(p, id, v);
+      else if (!p.diffs.has(`${id}:${v}>${to}`)) {
+        p.diffs.set(`${id}:${v}>${to}`, diffParts(Array.from(lookModel(p, id, v).children),
+                                                  Array.from(lookModel(p, id, to).children)));
+      }
     }
     if (i < todo.length) later(run);
   };
@@ -914,7 +1014,14 @@ function setLook(p, id, v) {
   const model = lookModel(p, id, v);
   const cls = v === BASE ? p.base[id].cls : p.variants[v][1];
   if (g.getAttribute('class') !== cls) g.setAttribute('class', cls);
-  morphList(g, Array.from(g.children).filter((c) => c.tagName.toLowerCase() !== 'title'), Array.from(model.children));
+  // As drawn (the page's element mirrors its BASE look) until a look is put on it; ``applyDiff`` checks the count.
+  const from = g.__look === undefined ? BASE : g.__look;
+  if (from !== v && !applyDiff(p, g, lookParts, `${id}:${from}>${v}`, () => Array.from(lookModel(p, id, from).children),
+                               () => Array.from(model.children))) {
+    morphList(g, lookParts(g), Array.from(model.children));
+    g.__flat = null;
+  }
+  g.__look = v;
   if (v === BASE) p.shown.delete(id);
   else p.shown.set(id, v);
 }
