@@ -979,6 +979,7 @@ function parseLooksWhenIdle(p) {
     }
     for (const v of p.changes[k]) looks.set(p.variants[v][0], v);
     todo.push(['hdiff', 'text', k - 1, k], ['hdiff', 'text', k, k - 1]);
+    if (p.cards[k - 1] && p.cards[k]) todo.push(['hdiff', 'card', k - 1, k], ['hdiff', 'card', k, k - 1]);
   }
   const later = typeof requestIdleCallback === 'function'
     ? (f) => requestIdleCallback(f, { timeout: 2000 }) : (f) => setTimeout(f, 50);
