@@ -963,7 +963,8 @@ function diffParts(from, to) {
 
 function parseLooksWhenIdle(p) {
   // Every look of the animation (and every step's explanation and card) parsed while the page is idle, a few
-  // milliseconds at a time, so even the first pass through the steps parses none of them.
+  // milliseconds at a time, so even the first pass through the steps parses none of them; then the writes between
+  // the looks a step key puts on an element (``diffParts``).
   const animId = p.animId;
   const todo = [...Object.keys(p.base).map((id) => ['look', id, BASE]), ...p.variants.map((v, i) => ['look', v[0], i])];
   for (let k = 0; k < p.n; k++) {
@@ -981,6 +982,14 @@ function parseLooksWhenIdle(p) {
     todo.push(['hdiff', 'text', k - 1, k], ['hdiff', 'text', k, k - 1]);
     if (p.cards[k - 1] && p.cards[k]) todo.push(['hdiff', 'card', k - 1, k], ['hdiff', 'card', k, k - 1]);
   }
+  // And of Home and End from any step: every look of an element to its drawn look and to its look at the last step.
+  const last = looks;
+  p.variants.forEach(([id], v) => {
+    const end = last.has(id) ? last.get(id) : BASE;
+    todo.push(['diff', id, v, BASE]);
+    if (end !== v) todo.push(['diff', id, v, end]);
+  });
+  for (const [id, v] of last) todo.push(['diff', id, BASE, v]);
   const later = typeof requestIdleCallback === 'function'
     ? (f) => requestIdleCallback(f, { timeout: 2000 }) : (f) => setTimeout(f, 50);
   let i = 0;
@@ -997,7 +1006,7 @@ function parseLooksWhenIdle(p) {
         }
       } else if (!p.els[id]) continue;
       else if (what === 'look') lookModel(p, id, v);
-      else if (!p.diffs.has(`${id}:${v}>${to}`)) {
+      else if (v !== to && !p.diffs.has(`${id}:${v}>${to}`)) {
         p.diffs.set(`${id}:${v}>${to}`, diffParts(Array.from(lookModel(p, id, v).children),
                                                   Array.from(lookModel(p, id, to).children)));
       }
