@@ -352,6 +352,20 @@ function lensPicture(ui, svg, p, want) {
   }
 }
 
+function lensDrop(ui, patch) {
+  // Before a step changes its elements, the lens lets go of its copies of them: a <use> whose element changes is
+  // copied again whole, in view or not (out of the lens's view it is only clipped away), so a jump that changes most
+  // of the graph would copy every element the lens ever showed. ``lensPicture`` makes again the copies the new view
+  // reaches, one copy each, as the change would have.
+  const svg = ui.lens.querySelector(':scope > svg');
+  const have = svg && !svg.__whole && svg.__uses;
+  if (!have || !have.size) return;
+  for (const [id] of patch) {
+    const use = have.get(id);
+    if (use) { use.remove(); have.delete(id); }
+  }
+}
+
 function lensOrder(p) {
   // Element id -> its place in the graph group's paint order.
   if (!p.lensOrder) p.lensOrder = new Map(lensItems(p).map((g, i) => [g.id, i]));
@@ -498,9 +512,9 @@ function lensShow(ui, p, m) {
   ui.lens.dataset.mode = 'graph';
   const [vx, vy, vw, vh] = view.viewBox;
   lensPicture(ui, svg, p, m.want);
-  svg.setAttribute('viewBox', `${vx} ${vy} ${vw} ${vh}`);
-  svg.style.width = view.width + 'px';
-  svg.style.height = view.height + 'px';
+  setAttr(svg, 'viewBox', `${vx} ${vy} ${vw} ${vh}`);
+  setProp(svg.style, 'width', view.width + 'px');
+  setProp(svg.style, 'height', view.height + 'px');
   if (ui.lens.style.maxHeight !== px) ui.lens.style.maxHeight = px;
   // Setting a scroll lays the page out at once: skipped when the lens is known to be scrolled there already
   // (as read after the last time it was set, and nothing scrolled it since: any scroll, a clamp included,
@@ -513,10 +527,16 @@ function lensShow(ui, p, m) {
   }
 }
 
+let motionQuery;
+
 function reducedMotion() {
   // The reader asked for less motion (prefers-reduced-motion): every scroll jumps, nothing glides (player.css
   // turns off transitions and animations too); autoplay still changes the step, as plain step changes.
-  return typeof window.matchMedia === 'function' && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+  // The query is made once (its ``matches`` follows the setting), not on every step.
+  if (motionQuery === undefined) {
+    motionQuery = typeof window.matchMedia === 'function' ? window.matchMedia('(prefers-reduced-motion: reduce)') : null;
+  }
+  return !!motionQuery && motionQuery.matches;
 }
 
 function keepInView(ui, p, smooth) {
@@ -626,6 +646,7 @@ function load(ui, p, data) {
   p.patches = stepPatches(p.changes, p.variants);
   p.models = new Map();
   p.htmlModels = new Map();
+  p.diffs = new Map();  // the writes between two looks of an element (or two steps' explanations): diffParts
   p.step = 0;
   // The node text that carries names, values and gradients: the size most node text is set in
   // (the small kind/shape caption line is smaller and does not set the scale).
@@ -780,6 +801,11 @@ function playerOf(p, t) {
   return playerStepOf(p.traceSteps, t);
 }
 
+function lookParts(g) {
+  // The parts of a node or edge that its looks draw: all its children but the <title> (its name).
+  return Array.from(g.children).filter((c) => c.tagName.toLowerCase() !== 'title');
+}
+
 function inner(g) {
   let html = '';
   for (const c of g.children) if (c.tagName.toLowerCase() !== 'title') html += c.outerHTML;
@@ -858,18 +884,112 @@ function htmlModel(p, kind, k) {
 
 function putHtml(p, host, kind, k) {
   // The host's children made the same as step k's parsed explanation or card (as ``host.innerHTML = ...`` would).
-  morphList(host, Array.from(host.childNodes), Array.from(htmlModel(p, kind, k).childNodes));
+  const key = `${p.animId}:${kind}:${k}`;
+  const from = host.__look;
+  if (from === key) return;
+  const model = () => Array.from(htmlModel(p, kind, k).childNodes);
+  const [fromKind, fromK] = from && from.startsWith(p.animId + ':') ? from.slice(p.animId.length + 1).split(':') : [];
+  if (fromKind === undefined
+      || !applyDiff(p, host, (h) => h.childNodes, from + '>' + key,
+                    () => Array.from(htmlModel(p, fromKind, Number(fromK)).childNodes), model)) {
+    morphList(host, Array.from(host.childNodes), model());
+    host.__flat = null;
+  }
+  host.__look = key;
+}
+
+function applyDiff(p, target, partsOf, key, fromParts, toParts) {
+  // Turn ``target`` (whose parts, ``partsOf(target)``, mirror the parsed look ``fromParts()``) into the look
+  // ``toParts()`` by the writes that tell them apart, worked out once per pair of looks (``diffParts``): a step
+  // back and forth over the same looks writes at once, without comparing every attribute and text again. False
+  // (nothing written) when the looks differ in their structure: then the caller morphs.
+  let ops = p.diffs.get(key);
+  if (ops === undefined) {
+    ops = diffParts(fromParts(), toParts());
+    p.diffs.set(key, ops);
+  }
+  if (ops === null) return false;
+  let flat = target.__flat;
+  if (!flat) {
+    flat = [];
+    for (const c of partsOf(target)) flatten(c, flat);
+    target.__flat = flat;
+  }
+  if (flat.length !== ops.size) return false;
+  for (const op of ops.list) {
+    const node = flat[op[1]];
+    if (op[0] === 0) node.nodeValue = op[2];
+    else if (op[0] === 1) node.setAttributeNS(op[2], op[3], op[4]);
+    else node.removeAttributeNS(op[2], op[3]);
+  }
+  return true;
+}
+
+function flatten(node, out) {
+  // ``node`` and everything inside it, in document order.
+  out.push(node);
+  for (let c = node.firstChild; c; c = c.nextSibling) flatten(c, out);
+}
+
+function diffParts(from, to) {
+  // The writes that turn parts ``from`` into parts ``to`` (lists of parsed nodes of the same structure: the same
+  // kinds of nodes, nested alike) as ``morphList`` would make them: [0, i, text] sets the text of the i-th node in
+  // document order, [1, i, ns, name, value] sets an attribute, [2, i, ns, local] removes one; null when the
+  // structures differ. ``size``: how many nodes the parts hold.
+  const list = [];
+  let i = 0;
+  const walk = (a, b) => {
+    if (!sameKind(a, b)) return false;
+    const at = i++;
+    if (a.nodeType !== Node.ELEMENT_NODE) {
+      if (a.nodeValue !== b.nodeValue) list.push([0, at, b.nodeValue]);
+      return true;
+    }
+    for (const x of a.attributes) {
+      if (!b.hasAttributeNS(x.namespaceURI, x.localName)) list.push([2, at, x.namespaceURI, x.localName]);
+    }
+    for (const x of b.attributes) {
+      if (a.getAttributeNS(x.namespaceURI, x.localName) !== x.value) list.push([1, at, x.namespaceURI, x.name, x.value]);
+    }
+    return walkAll(a.childNodes, b.childNodes);
+  };
+  const walkAll = (as, bs) => {
+    if (as.length !== bs.length) return false;
+    for (let j = 0; j < as.length; j++) if (!walk(as[j], bs[j])) return false;
+    return true;
+  };
+  return walkAll(from, to) ? { list, size: i } : null;
 }
 
 function parseLooksWhenIdle(p) {
   // Every look of the animation (and every step's explanation and card) parsed while the page is idle, a few
-  // milliseconds at a time, so even the first pass through the steps parses none of them.
+  // milliseconds at a time, so even the first pass through the steps parses none of them; then the writes between
+  // the looks a step key puts on an element (``diffParts``).
   const animId = p.animId;
   const todo = [...Object.keys(p.base).map((id) => ['look', id, BASE]), ...p.variants.map((v, i) => ['look', v[0], i])];
   for (let k = 0; k < p.n; k++) {
     todo.push(['html', 'text', k]);
     if (p.cards[k]) todo.push(['html', 'card', k]);
   }
+  // Then the writes of every → and ← (``diffParts``), so a first pass through the steps compares no looks either.
+  let looks = new Map();
+  for (let k = 1; k < p.n; k++) {
+    for (const [id, v] of p.patches.forward[k]) {
+      const from = looks.has(id) ? looks.get(id) : BASE;
+      todo.push(['diff', id, from, v], ['diff', id, v, from]);
+    }
+    for (const v of p.changes[k]) looks.set(p.variants[v][0], v);
+    todo.push(['hdiff', 'text', k - 1, k], ['hdiff', 'text', k, k - 1]);
+    if (p.cards[k - 1] && p.cards[k]) todo.push(['hdiff', 'card', k - 1, k], ['hdiff', 'card', k, k - 1]);
+  }
+  // And of Home and End from any step: every look of an element to its drawn look and to its look at the last step.
+  const last = looks;
+  p.variants.forEach(([id], v) => {
+    const end = last.has(id) ? last.get(id) : BASE;
+    todo.push(['diff', id, v, BASE]);
+    if (end !== v) todo.push(['diff', id, v, end]);
+  });
+  for (const [id, v] of last) todo.push(['diff', id, BASE, v]);
   const later = typeof requestIdleCallback === 'function'
     ? (f) => requestIdleCallback(f, { timeout: 2000 }) : (f) => setTimeout(f, 50);
   let i = 0;
@@ -877,9 +997,19 @@ function parseLooksWhenIdle(p) {
     if (p.animId !== animId) return;  // another animation was loaded meanwhile
     const until = performance.now() + 6;
     while (i < todo.length && performance.now() < until) {
-      const [what, id, v] = todo[i++];
+      const [what, id, v, to] = todo[i++];
       if (what === 'html') htmlModel(p, id, v);
-      else if (p.els[id]) lookModel(p, id, v);
+      else if (what === 'hdiff') {
+        const key = `${p.animId}:${id}:${v}>${p.animId}:${id}:${to}`;
+        if (!p.diffs.has(key)) {
+          p.diffs.set(key, diffParts(Array.from(htmlModel(p, id, v).childNodes), Array.from(htmlModel(p, id, to).childNodes)));
+        }
+      } else if (!p.els[id]) continue;
+      else if (what === 'look') lookModel(p, id, v);
+      else if (v !== to && !p.diffs.has(`${id}:${v}>${to}`)) {
+        p.diffs.set(`${id}:${v}>${to}`, diffParts(Array.from(lookModel(p, id, v).children),
+                                                  Array.from(lookModel(p, id, to).children)));
+      }
     }
     if (i < todo.length) later(run);
   };
@@ -894,7 +1024,14 @@ function setLook(p, id, v) {
   const model = lookModel(p, id, v);
   const cls = v === BASE ? p.base[id].cls : p.variants[v][1];
   if (g.getAttribute('class') !== cls) g.setAttribute('class', cls);
-  morphList(g, Array.from(g.children).filter((c) => c.tagName.toLowerCase() !== 'title'), Array.from(model.children));
+  // As drawn (the page's element mirrors its BASE look) until a look is put on it; ``applyDiff`` checks the count.
+  const from = g.__look === undefined ? BASE : g.__look;
+  if (from !== v && !applyDiff(p, g, lookParts, `${id}:${from}>${v}`, () => Array.from(lookModel(p, id, from).children),
+                               () => Array.from(model.children))) {
+    morphList(g, lookParts(g), Array.from(model.children));
+    g.__flat = null;
+  }
+  g.__look = v;
   if (v === BASE) p.shown.delete(id);
   else p.shown.set(id, v);
 }
@@ -906,6 +1043,7 @@ function show(ui, p, k, opts) {
     // A press of → or ← applies that step's patch, made once at load; a jump works out what differs.
     const patch = k === p.step + 1 ? p.patches.forward[k] : k === p.step - 1 ? p.patches.backward[p.step]
       : lookPatch(p.shown, looksAt(p.changes, p.variants, k));
+    lensDrop(ui, patch);
     for (const [id, v] of patch) setLook(p, id, v);
     ui.title.textContent = p.titles[k];
     putHtml(p, ui.text, 'text', k);
