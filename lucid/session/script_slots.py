@@ -66,6 +66,7 @@ class FairSlots:
         """Slots handed out so far."""
         self.borrowed = 0
         """Times a run went on without a slot after ``REACQUIRE_SECONDS`` (should stay 0)."""
+        self._queued_at = float("-inf")  # when a run last had to wait for a slot (this clock)
 
     def favour(self, owner: Hashable, seconds: float = FAVOUR_SECONDS) -> None:
         """For ``seconds`` from now, ``owner``'s runs wait only behind urgent ones (a class's teacher)."""
@@ -92,6 +93,11 @@ class FairSlots:
         with self._cond:
             return len(self._waiting)
 
+    def queued_within(self, seconds: float) -> bool:
+        """Whether a run waited for a slot in the last ``seconds`` (or waits now): a crowd is here, or just was."""
+        with self._cond:
+            return bool(self._waiting) or self._clock() - self._queued_at <= seconds
+
     def holds(self) -> bool:
         """Whether the calling thread holds a slot."""
         return getattr(self._mine, "held", None) is not None
@@ -113,6 +119,7 @@ class FairSlots:
             deadline = None if timeout is None else time.monotonic() + timeout
             try:
                 while not (self._free > 0 and min(self._waiting.values()) == rank):
+                    self._queued_at = self._clock()
                     if should_stop is not None and should_stop():
                         return False
                     left = poll if deadline is None else min(poll, deadline - time.monotonic())

@@ -314,3 +314,20 @@ def test_a_run_that_waits_for_other_work_frees_its_slot_meanwhile_and_takes_it_b
     assert slots.free == 1
     with slots.set_aside():  # a thread holding no slot: nothing to set aside
         assert slots.free == 1
+
+
+def test_slots_remember_a_crowd_for_a_moment_after_its_runs_stopped_queueing():
+    clock = Clock()
+    slots = FairSlots(1, clock=clock)
+    assert not slots.queued_within(3.0)  # nobody ever waited
+    assert slots.acquire("a") and not slots.queued_within(3.0)  # a free slot is no queue
+    waiter = threading.Thread(target=lambda: slots.acquire("b", timeout=HANG_GUARD))
+    waiter.start()
+    until_waiting(slots, 1)
+    assert slots.queued_within(0.0)  # one waits now
+    slots.release()
+    waiter.join()
+    assert slots.queued_within(3.0)  # between two waves of a class: no one waits, but someone just did
+    clock.advance(3.5)
+    assert not slots.queued_within(3.0)
+    slots.release()
