@@ -50,10 +50,11 @@ running its programs, then clicking, is seconds of queued runs each time, and th
 the middle of them were the class's (the last students' graphs, later). A visitor of a page the warm-up is still
 preparing ends the wait at once (``pending``); a server crowded for longer still gets warmed."""
 CROWD_MEMORY_SECONDS = 3.0
-"""A crowd is still here this long after runs last queued for a run slot: a class moves in waves (everyone opens the
-link, then runs a program, then clicks), and between two waves no run may be queued or even running for a moment.
-Measured with ``bench/bench_load.py -n 60``: a warm-up that went on in that moment took 0.36 s of CPU while the
-last students of the class were still opening the link."""
+"""A crowd is still here this long after more runs than run slots were last under way: a class moves in waves
+(everyone opens the link, then runs a program, then clicks), and between two waves no run may be under way for a
+moment. Measured with ``bench/bench_load.py -n 60``: a warm-up that went on while the class waited for the link's
+first computation (every slot set aside, none queued) or between two waves took 0.36-0.51 s of CPU while the last
+students were still opening the link."""
 PREPARING = N_("Preparing this experiment for everyone: the server has just started. It appears here in a moment.")
 
 
@@ -277,11 +278,12 @@ def _runs_in_progress() -> bool:
 
 
 def _runs_queued() -> bool:
-    """Whether script runs wait for a run slot, or did within ``CROWD_MEMORY_SECONDS``: more visitors at once than
-    slots, now or a moment ago."""
+    """Whether more script runs than run slots are under way, or were within ``CROWD_MEMORY_SECONDS``: more visitors
+    at once than slots, now or a moment ago. Runs waiting for a computation another run does count too: a class
+    opening one link waits mostly for its first student's computation, with every slot free."""
     from lucid.session.script_slots import RUNS
 
-    return RUNS.queued_within(CROWD_MEMORY_SECONDS)
+    return RUNS.crowded_within(CROWD_MEMORY_SECONDS)
 
 
 _CURRENT: WarmUp | None = None
