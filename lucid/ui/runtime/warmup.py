@@ -256,9 +256,9 @@ def freeze_first_run(starter: threading.Thread) -> None:
     That run imported the app, Streamlit's elements and the page's libraries: most of what the process will ever
     hold. The warm-up's ``settle_heap`` freezes it too, but only once every page is warm, which a class arriving at
     a fresh server puts off (``CROWD_PATIENCE_SECONDS``); until then each full collection walked all of it again.
-    Measured with ``bench/bench_load.py -n 60 --distinct``: 3 full collections while the class opened the link
-    and 2 while it ran its programs, 50-70 ms of CPU each, holding the GIL. Freezing is a moment's work (no
-    collection: the garbage of that moment stays, once).
+    Measured with ``bench/bench_load.py -n 60 --distinct``: the full collections after the class opened the link
+    took 100-130 ms of CPU each (holding the GIL), 12-18 ms once this froze the heap. Freezing is a moment's work
+    (no collection: the garbage of that moment stays, once).
     """
     if starter is not threading.current_thread() and starter is not threading.main_thread():
         starter.join(FIRST_RUN_SECONDS)
