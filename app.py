@@ -5,7 +5,7 @@ import lucid.ui.runtime.a11y as a11y
 from lucid.i18n import _
 from lucid.ui.projector import contrast
 from lucid.ui.projector import mode as classroom_state
-from lucid.ui.runtime import document, language, shutdown, streamlit_internals, warmup
+from lucid.ui.runtime import document, language, rerun_gate, shutdown, streamlit_internals, warmup
 
 shutdown.install()  # once per process: SIGTERM ends the server within seconds, even mid-computation
 streamlit_internals.find_server_app()  # once per process, before any thread of ours imports or freezes
@@ -39,4 +39,4 @@ classroom_state.follow_link()  # Classroom mode holds on every page and is in ev
 if current is not playground:  # the Playground has the picker in its own title row
     language.corner_picker("page")
 a11y.install()  # keyboard fixes to Streamlit's own widgets (a popover's panel takes the focus), on every page
-current.run()
+rerun_gate.in_a_slot(current.run)  # a fresh server's first runs, started before the gate was installed

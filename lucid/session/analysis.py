@@ -13,6 +13,7 @@ the others are recomputed when asked for again).
 """
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -187,15 +188,27 @@ ANALYSIS_LANES = BuildLanes(cheap=2, costly=1)
 memory of near-limit programs: one at a time)."""
 
 
+PREDICTIONS_KEPT = 256
+"""Programs whose predicted cost is kept (their text is at most 10,000 characters: a few MB at most)."""
+
+
+@functools.lru_cache(maxsize=PREDICTIONS_KEPT)
+def _predicted_cost(source: str) -> int | None:
+    """``predicted_cost(source)``, once per program text: it depends on the text alone."""
+    return predicted_cost(source)
+
+
 def shared_analysis(source: str, seed: int = 0) -> Analysis:
     """``analyze(source, seed)`` computed once per server process and shared (read-only) by every session.
 
-    A program nobody has run yet is checked first (parsed, nothing evaluated) to pick its lane.
+    A program nobody has run yet is checked first (parsed, nothing evaluated) to pick its lane, once per program
+    text: a class opening one link arrives while the first student's analysis is still computing, and every
+    session then parsed the program again only to join that computation (bench_load -n 60: 35 of 60 students).
     """
     key = ("analysis", source, seed)
     slots = None
     if key not in ANALYSES:
-        cost = predicted_cost(source)
+        cost = _predicted_cost(source)
         slots = ANALYSIS_LANES.slot(cost is not None and cost <= CHEAP_ANALYSIS)
     return ANALYSES.get(key, lambda: analyze(source, seed), slots=slots)
 

@@ -66,6 +66,8 @@ class FairSlots:
         """Slots handed out so far."""
         self.borrowed = 0
         """Times a run went on without a slot after ``REACQUIRE_SECONDS`` (should stay 0)."""
+        self._inside = 0  # runs between their slot's first acquire and its last release (set-aside waits included)
+        self._crowded_at = float("-inf")  # when more runs than slots were last inside (this clock)
 
     def favour(self, owner: Hashable, seconds: float = FAVOUR_SECONDS) -> None:
         """For ``seconds`` from now, ``owner``'s runs wait only behind urgent ones (a class's teacher)."""
@@ -92,6 +94,20 @@ class FairSlots:
         with self._cond:
             return len(self._waiting)
 
+    def crowded_within(self, seconds: float) -> bool:
+        """Whether more runs than slots were under way in the last ``seconds`` (or are now): computing, queued for a
+        slot, or waiting for work another run does (``set_aside``). A crowd is here, or just was."""
+        with self._cond:
+            return self._inside > self.n or self._clock() - self._crowded_at <= seconds
+
+    def _enter(self, delta: int) -> None:
+        """A run comes in (1) or leaves (-1); called with ``_cond`` held."""
+        if self._inside > self.n:
+            self._crowded_at = self._clock()
+        self._inside += delta
+        if self._inside > self.n:
+            self._crowded_at = self._clock()
+
     def holds(self) -> bool:
         """Whether the calling thread holds a slot."""
         return getattr(self._mine, "held", None) is not None
@@ -105,12 +121,16 @@ class FairSlots:
         favoured owner's runs (``favour``), then ``quick`` ones (a fragment's run: a student's *Submit*, the class
         panel showing a question), then the rest (whole pages), each tier by least recent use.
         """
+        aside = getattr(self._mine, "aside", False)  # a run taking back the slot it set aside is already inside
         with self._cond:
+            if not aside:
+                self._enter(1)
             now = self._clock()
             ticket = next(self._tickets)
             tier = 0 if urgent else 1 if self._favoured.get(owner, float("-inf")) > now else 2 if quick else 3
             self._waiting[ticket] = rank = (tier, self._use_now(owner, now), ticket)
             deadline = None if timeout is None else time.monotonic() + timeout
+            got = False
             try:
                 while not (self._free > 0 and min(self._waiting.values()) == rank):
                     if should_stop is not None and should_stop():
@@ -122,8 +142,11 @@ class FairSlots:
                 self._free -= 1
                 self.taken += 1
                 self._charge(owner, self.run_charge, now)
+                got = True
             finally:
                 del self._waiting[ticket]
+                if not got and not aside:
+                    self._enter(-1)
                 self._cond.notify_all()
         self._mine.held = (owner, self._clock())
         return True
@@ -139,6 +162,8 @@ class FairSlots:
             now = self._clock()
             self._charge(owner, max(0.0, now - since), now)
             self._free += 1
+            if not getattr(self._mine, "aside", False):
+                self._enter(-1)
             self._forget_idle(now)
             self._cond.notify_all()
 
@@ -152,13 +177,18 @@ class FairSlots:
         if held is None:
             yield
             return
-        self.release()
+        self._mine.aside = True  # the run stays inside while it waits
         try:
-            yield
+            self.release()
+            try:
+                yield
+            finally:
+                if not self.acquire(held[0], timeout=REACQUIRE_SECONDS, urgent=True):
+                    with self._cond:
+                        self.borrowed += 1
+                        self._enter(-1)  # it goes on without a slot: it no longer counts
         finally:
-            if not self.acquire(held[0], timeout=REACQUIRE_SECONDS, urgent=True):
-                with self._cond:
-                    self.borrowed += 1
+            self._mine.aside = False
 
     def _use_now(self, owner: Hashable, now: float) -> float:
         value, at = self._use.get(owner, (0.0, now))

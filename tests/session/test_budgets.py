@@ -223,3 +223,16 @@ def test_near_limit_programs_are_analysed_one_at_a_time():
         assert not done.wait(0.5)  # waits for the expensive lane
     worker.join(120)
     assert done.is_set()
+
+
+def test_a_program_s_cost_is_predicted_once_for_every_session_that_asks(monkeypatch):
+    from lucid.session import analysis
+
+    calls = []
+    monkeypatch.setattr(analysis, "predicted_cost", lambda source: calls.append(source) or len(source))
+    analysis._predicted_cost.cache_clear()
+    try:
+        assert [analysis._predicted_cost("a = 2.0\nout = a * a") for _ in range(3)] == [19] * 3
+        assert analysis._predicted_cost("b = 1.0") == 7 and calls == ["a = 2.0\nout = a * a", "b = 1.0"]
+    finally:
+        analysis._predicted_cost.cache_clear()

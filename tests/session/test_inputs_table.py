@@ -22,3 +22,27 @@ def test_finite_differences_are_skipped_when_the_reruns_would_be_too_much_work()
     (row,) = input_rows(source)
     assert row.numerical is None and row.max_rel_error is None
     assert row.gradient.shape == (300,) and np.all(row.gradient == row.gradient[0])
+
+
+def test_the_playground_s_table_is_arrow_s_own_from_the_rows_without_pandas():
+    import subprocess
+    import sys
+
+    import pyarrow as pa
+
+    from lucid.session.inputs_table import input_rows
+    from lucid.ui.playground import inputs_view
+
+    rows = input_rows("a = 1.5\nb = randn(2, 3)\nout = (a * b).sum()\n", 0)
+    table = inputs_view._table(rows)
+    by_row = pa.Table.from_pylist([dict(zip(table.column_names, values))
+                                   for values in zip(*(table.column(n).to_pylist() for n in table.column_names))])
+    assert table.equals(by_row) and table.schema == by_row.schema and table.num_rows == len(rows) == 2
+    assert table.column(0).to_pylist() == ["a", "b"] and table.column(5).to_pylist()[0] != ""
+    unicode = inputs_view._strings(["—", "", "é∂"])
+    assert unicode.equals(pa.array(["—", "", "é∂"], type=pa.string()))
+    script = ("import sys; from lucid.session.inputs_table import input_rows; "
+              "from lucid.ui.playground import inputs_view; "
+              "inputs_view._table(input_rows('a = 1.5\\nc = a * a\\n', 0)); print('pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=300)
+    assert out.stdout.strip() == "False"  # a fresh server's first Playground visit imports no pandas

@@ -149,6 +149,53 @@ def test_the_warm_up_waits_longer_for_a_crowd_queued_for_run_slots_but_not_forev
     assert order[-1] == "anyway" and 0.2 <= waited["anyway"] < 5.0  # a server crowded for ever still warms
 
 
+def test_the_warm_up_waits_between_the_waves_of_a_crowd_not_only_while_runs_queue():
+    crowd = {"here": True}
+    order = []
+    warm_up = warmup.WarmUp([warmup.Page("a", (), lambda: order.append("warm-up"))], modules=(),
+                            languages=("en",), patience=0.01, busy=lambda: False, crowd_patience=30.0,
+                            crowded=lambda: crowd["here"])
+    thread = threading.Thread(target=warm_up.run)
+    thread.start()
+    time.sleep(0.3)  # no run in progress (the class between opening the link and running its programs)
+    order.append("the class's next wave")
+    crowd["here"] = False
+    thread.join(TIMEOUT)
+    assert order == ["the class's next wave", "warm-up"]
+
+
+def test_a_visitor_waiting_for_a_page_ends_the_warm_up_s_wait_for_a_crowd():
+    order = []
+    warm_up = warmup.WarmUp([warmup.Page("a", (), lambda: order.append("warmed"))], modules=(),
+                            languages=("en",), patience=0.01, busy=lambda: True, crowd_patience=300.0,
+                            crowded=lambda: True)
+    thread = threading.Thread(target=warm_up.run, daemon=True)
+    thread.start()
+    time.sleep(0.2)
+    assert order == [] and warm_up.running  # the crowd goes first
+    assert warm_up.pending("a", "en")  # a visitor of page a waits for it
+    thread.join(TIMEOUT)
+    assert order == ["warmed"] and not warm_up.pending("a", "en")
+
+
+def test_the_heap_is_frozen_once_the_server_s_first_run_is_over():
+    first_run = threading.Event()
+    frozen = []
+    starter = threading.Thread(target=lambda: first_run.wait(TIMEOUT))
+    starter.start()
+    before = gc.get_freeze_count()
+    freezer = threading.Thread(target=lambda: (warmup.freeze_first_run(starter), frozen.append(gc.get_freeze_count())))
+    try:
+        freezer.start()
+        time.sleep(0.2)
+        assert frozen == []  # the first run still imports and computes
+        first_run.set()
+        freezer.join(TIMEOUT)
+        assert frozen and frozen[0] > before + 10_000  # this test process's modules and objects, at least
+    finally:
+        gc.unfreeze()
+
+
 def test_once_warm_the_server_freezes_what_its_start_made_out_of_the_collectors_way():
     events = []
     warm_up = warmup.WarmUp([warmup.Page("a", (), lambda: events.append("a"))], modules=(), languages=("en", "ko"),

@@ -314,3 +314,67 @@ def test_a_run_that_waits_for_other_work_frees_its_slot_meanwhile_and_takes_it_b
     assert slots.free == 1
     with slots.set_aside():  # a thread holding no slot: nothing to set aside
         assert slots.free == 1
+
+
+def test_slots_remember_a_crowd_for_a_moment_after_it_left():
+    clock = Clock()
+    slots = FairSlots(1, clock=clock)
+    assert not slots.crowded_within(3.0)  # nobody ever came
+    assert slots.acquire("a") and not slots.crowded_within(3.0)  # one run for one slot is no crowd
+    waiter = threading.Thread(target=lambda: (slots.acquire("b", timeout=HANG_GUARD), slots.release()))
+    waiter.start()
+    until_waiting(slots, 1)
+    assert slots.crowded_within(0.0)  # two runs for one slot
+    slots.release()
+    waiter.join()
+    assert slots.crowded_within(3.0)  # between two waves of a class: no run under way, but a crowd just was
+    clock.advance(3.5)
+    assert not slots.crowded_within(3.0)
+
+
+def test_runs_waiting_for_another_run_s_work_are_still_a_crowd_with_every_slot_free():
+    clock = Clock()
+    slots = FairSlots(1, clock=clock)
+    shared_work = threading.Event()
+    aside = threading.Barrier(3, timeout=HANG_GUARD)
+
+    def run(owner: str) -> None:
+        assert slots.acquire(owner, timeout=HANG_GUARD)
+        with slots.set_aside():  # waits for a computation another session owns
+            aside.wait()
+            assert shared_work.wait(HANG_GUARD)
+        slots.release()
+
+    runs = [threading.Thread(target=run, args=(o,)) for o in "ab"]
+    for t in runs:
+        t.start()
+    aside.wait()
+    assert slots.free == 1 and slots.waiting() == 0 and slots.crowded_within(0.0)
+    shared_work.set()
+    for t in runs:
+        t.join()
+    clock.advance(3.5)
+    assert slots.free == 1 and not slots.crowded_within(3.0) and slots.borrowed == 0
+
+
+def test_a_run_started_before_the_gate_was_installed_takes_a_slot_for_its_page(monkeypatch):
+    from types import SimpleNamespace
+
+    from lucid.session import script_slots
+
+    slots = FairSlots(1)
+    monkeypatch.setattr(rerun_gate, "RUNS", slots)
+    monkeypatch.setattr(script_slots, "RUNS", slots)
+    ctx = SimpleNamespace(session_id="first-wave", script_requests=None, fragment_ids_this_run=[])
+    monkeypatch.setattr(rerun_gate.streamlit_internals, "script_run_context", lambda: ctx)
+    seen = []
+    assert rerun_gate.in_a_slot(lambda: seen.append((slots.free, slots.holds())) or "drawn") == "drawn"
+    assert seen == [(0, True)] and slots.free == 1 and not slots.holds()  # held for the page, given back after
+    with pytest.raises(ZeroDivisionError):
+        rerun_gate.in_a_slot(lambda: 1 / 0)
+    assert slots.free == 1  # a run that raised (an st.stop, an error) gives it back too
+    assert slots.acquire("gated run")
+    assert rerun_gate.in_a_slot(lambda: slots.free) == 0  # a run the gate already put in a slot just runs
+    slots.release()
+    monkeypatch.setattr(rerun_gate.streamlit_internals, "script_run_context", lambda: None)
+    assert rerun_gate.in_a_slot(lambda: slots.free) == 1  # bare mode: no session, no slot

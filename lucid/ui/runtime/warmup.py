@@ -44,10 +44,17 @@ PATIENCE_SECONDS = 1.0
 """Longest the warm-up waits, before each of its steps, for the script runs in progress to end: two cores and
 one GIL, so a visitor's run (the first Playground visit of a fresh server, say) goes first, and a server
 that is never idle still gets warmed."""
-CROWD_PATIENCE_SECONDS = 10.0
-"""Longest it waits while runs queue for a run slot (``lucid.session.script_slots``): a class of 60 opening the
-teacher's link at once is a few seconds of queued runs, and the warm-up's seconds of CPU taken in the middle
-of them were the class's (each student's graph later); a server crowded for longer still gets warmed."""
+CROWD_PATIENCE_SECONDS = 60.0
+"""Longest it waits while a crowd is here (``CROWD_MEMORY_SECONDS``): a class of 60 opening the teacher's link, then
+running its programs, then clicking, is seconds of queued runs each time, and the warm-up's seconds of CPU taken in
+the middle of them were the class's (the last students' graphs, later). A visitor of a page the warm-up is still
+preparing ends the wait at once (``pending``); a server crowded for longer still gets warmed."""
+CROWD_MEMORY_SECONDS = 3.0
+"""A crowd is still here this long after more runs than run slots were last under way: a class moves in waves
+(everyone opens the link, then runs a program, then clicks), and between two waves no run may be under way for a
+moment. Measured with ``bench/bench_load.py -n 60``: a warm-up that went on while the class waited for the link's
+first computation (every slot set aside, none queued) or between two waves took 0.36-0.51 s of CPU while the last
+students were still opening the link."""
 PREPARING = N_("Preparing this experiment for everyone: the server has just started. It appears here in a moment.")
 
 
@@ -139,14 +146,19 @@ class WarmUp:
         self.crowd_patience = crowd_patience
         self._crowded = crowded or _runs_queued
         self._settle = settle
+        self._wanted = threading.Event()  # a visitor waits for a page not prepared yet: the crowd no longer goes first
 
     def _after_visitors(self) -> None:
-        """Wait until no script run is computing: at most ``patience`` seconds, or ``crowd_patience`` while runs
-        queue for a slot (a crowd is served first)."""
+        """Wait until no script run is computing and no crowd is here: at most ``patience`` seconds for runs in
+        progress, or ``crowd_patience`` while a crowd is (``crowded``: it is served first), unless a visitor waits
+        for a page the warm-up has not prepared yet (``pending``)."""
         start = time.monotonic()
-        while self._busy():
+        while True:
+            crowded = self._crowded()
+            if not crowded and not self._busy():
+                return
             waited = time.monotonic() - start
-            if waited >= self.patience and (waited >= self.crowd_patience or not self._crowded()):
+            if waited >= self.patience and (not crowded or waited >= self.crowd_patience or self._wanted.is_set()):
                 return
             time.sleep(0.05)
 
@@ -156,7 +168,10 @@ class WarmUp:
         with self._lock:
             if not self.running or page not in self.pages or language not in self.languages:
                 return False
-            return (page, language) not in self._ready
+            waiting = (page, language) not in self._ready
+        if waiting:
+            self._wanted.set()
+        return waiting
 
     def _import(self, module: str) -> None:
         with self._lock:
@@ -231,6 +246,30 @@ def settle_heap() -> None:
     gc.freeze()
 
 
+FIRST_RUN_SECONDS = 120.0
+"""Longest the warm-up's thread waits for the server's first script run to end before it freezes the heap anyway."""
+
+
+def freeze_first_run(starter: threading.Thread) -> None:
+    """Once the server's first script run (``starter``) is over, freeze what it made (``gc.freeze``, no collection).
+
+    That run imported the app, Streamlit's elements and the page's libraries: most of what the process will ever
+    hold. The warm-up's ``settle_heap`` freezes it too, but only once every page is warm, which a class arriving at
+    a fresh server puts off (``CROWD_PATIENCE_SECONDS``); until then each full collection walked all of it again.
+    Measured with ``bench/bench_load.py -n 60 --distinct``: the full collections after the class opened the link
+    took 100-130 ms of CPU each (holding the GIL), 12-18 ms once this froze the heap. Freezing is a moment's work
+    (no collection: the garbage of that moment stays, once).
+    """
+    if starter is not threading.current_thread() and starter is not threading.main_thread():
+        starter.join(FIRST_RUN_SECONDS)
+    gc.freeze()
+
+
+def _after_first_run(warm_up: WarmUp, starter: threading.Thread) -> None:
+    freeze_first_run(starter)
+    warm_up.run()
+
+
 def _runs_in_progress() -> bool:
     """Whether a page's script run holds a run slot right now (``lucid.session.script_slots``)."""
     from lucid.session.script_slots import RUNS
@@ -239,10 +278,12 @@ def _runs_in_progress() -> bool:
 
 
 def _runs_queued() -> bool:
-    """Whether script runs wait for a run slot right now: more visitors at once than slots."""
+    """Whether more script runs than run slots are under way, or were within ``CROWD_MEMORY_SECONDS``: more visitors
+    at once than slots, now or a moment ago. Runs waiting for a computation another run does count too: a class
+    opening one link waits mostly for its first student's computation, with every slot free."""
     from lucid.session.script_slots import RUNS
 
-    return RUNS.waiting() > 0
+    return RUNS.crowded_within(CROWD_MEMORY_SECONDS)
 
 
 _CURRENT: WarmUp | None = None
@@ -266,7 +307,8 @@ def start(warm_up: WarmUp | None = None) -> WarmUp | None:
                                          settle=settle_heap)
             with _CURRENT._lock:
                 _CURRENT.running = True  # pending from this moment, before the thread is scheduled
-            threading.Thread(target=_CURRENT.run, name="lucid-page-warmup", daemon=True).start()
+            threading.Thread(target=_after_first_run, args=(_CURRENT, starter), name="lucid-page-warmup",
+                             daemon=True).start()
         return _CURRENT
 
 
