@@ -133,23 +133,26 @@ class mean(_reduction):
             n = x.size  # the mean of everything (a batch's loss): no axis bookkeeping; locals from local_rule
             # ``float(g) / n`` is ``g / n`` to the bit, without NumPy's 0-d overhead
 
-            def grad_function(g: Any) -> tuple[np.ndarray]:  # one value everywhere, in a fresh float64 array
+            # one value everywhere; its values as defaults, not a closure: see ``binary.add``
+            def grad_function(g: Any, shape=shape, n=n) -> tuple[np.ndarray]:
                 out = _empty(shape)
                 out.fill(float(g) / n)
                 return (out,)
 
             return tensor_from_array(np.add.reduce(x, None) / n), grad_function
         axes, keep = self._axes(a), params["keepdims"]
-        n = x.size if len(axes) == x.ndim else math.prod([shape[i] for i in axes])
+        n = x.size if len(axes) == x.ndim else math.prod(map(shape.__getitem__, axes))  # no comprehension: see below
         if not axes:
             out = x.copy()
         elif x.dtype.kind == "f":  # np.mean without its Python wrapper
             out = np.add.reduce(x, axis=axes, keepdims=keep) / n
         else:
             out = np.mean(x, axis=axes, keepdims=keep)
-        self._locals = lambda: (np.full(shape, 1.0 / n),)
+        # defaults, not a closure, here too: a name any inner function captures is a cell on every call
+        self._locals = lambda shape=shape, n=n: (np.full(shape, 1.0 / n),)
         # divide before copying out
-        return tensor_from_array(out), lambda g: (expand_reduced(g / n, shape, axes, keep),)
+        return tensor_from_array(out), lambda g, shape=shape, n=n, axes=axes, keep=keep: (
+            expand_reduced(g / n, shape, axes, keep),)
 
     def vjp(self, g, inputs, out):
         a = inputs[0]
