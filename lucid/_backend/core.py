@@ -83,6 +83,10 @@ class operation:
     # ``summary`` is the one line of its docstring and of the language's table, which lists the op
     # when ``language`` (a ``Language``) says how a program calls it.
     method: ClassVar[bool] = False
+    # True when ``cls()`` is ``object.__new__(cls)``: the class's own attributes (``params`` among them) are what
+    # ``__init__`` sets when it is given no options, so the public function of an op with options skips
+    # ``__init__`` (a Python call and a dict per op call) when it is called without any
+    defaults_on_class: ClassVar[bool] = False
     aliases: ClassVar[tuple[str, ...]] = ()
     summary: ClassVar[str] = ""
     language: ClassVar[Any] = None
@@ -334,7 +338,26 @@ def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Call
                     result._grad_fn = grad_function
                 return result
 
-            def make_function(cls: type) -> Callable[..., Any]:
+            def make_function(cls: type, options: bool = False) -> Callable[..., Any]:
+                if options:  # ``function(a, **options)`` is ``wrapper(cls(**options), a)``
+                    new = object.__new__
+
+                    def with_options(a: Any, *args: Any, **kwargs: Any) -> Any:
+                        # without options, ``cls()`` is the bare instance: the class holds the defaults
+                        # (see ``operation.defaults_on_class``), so ``__init__`` and its dict are skipped
+                        op = cls(*args, **kwargs) if args or kwargs else new(cls)
+                        if a.__class__ is not Tensor:
+                            a = as_tensor(a)
+                        result, grad_function = forward(op, a)
+                        op._result = weakref_ref(result)
+                        if has_gradient and a.requires_grad and grad_enabled():
+                            result.requires_grad = True
+                            result._op = op
+                            result._prev = [a]
+                            result._grad_fn = grad_function
+                        return result
+                    return with_options
+
                 def function(a: Any, *args: Any) -> Any:  # ``wrapper(cls(), a, *args)`` in one frame
                     op = cls()
                     if a.__class__ is not Tensor:

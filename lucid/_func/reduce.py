@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,7 @@ from lucid._tensor.tensor import Tensor, tensor_from_array
 
 Axis = int | tuple[int, ...] | None
 _FLOAT64 = np.dtype(np.float64)
-_empty = np.empty
+_empty, _array = np.empty, np.array
 
 
 def normalize_axis(axis: Any, ndim: int) -> tuple[int, ...]:
@@ -84,6 +85,9 @@ def _reduction_samples(rng: np.random.Generator, maker=uniform) -> list[Sample]:
 
 class _reduction(operation):
     group, language, method = "reduction", REDUCTION, True
+    # ``x.mean()`` without options: the instance reads these (``defaults_on_class``), read-only as ``operation``'s
+    params = MappingProxyType({"axis": None, "keepdims": False})
+    defaults_on_class = True
 
     def __init__(self, axis: Axis = None, keepdims: bool = False) -> None:
         self.params = {"axis": axis, "keepdims": keepdims}  # operation.__init__'s work, without the **kwargs
@@ -139,7 +143,10 @@ class mean(_reduction):
                 out.fill(float(g) / n)
                 return (out,)
 
-            return tensor_from_array(np.add.reduce(x, None) / n), grad_function
+            total = np.add.reduce(x, None)
+            # the sum's NumPy scalar divided as a Python float, then made a 0-d array: the same bits, without
+            # NumPy's scalar division and the array made from its result (an empty array keeps NumPy's 0/0)
+            return tensor_from_array(_array(float(total) / n) if n else total / n), grad_function
         axes, keep = self._axes(a), params["keepdims"]
         n = x.size if len(axes) == x.ndim else math.prod(map(shape.__getitem__, axes))  # no comprehension: see below
         if not axes:
