@@ -114,8 +114,11 @@ class operation:
             for listener in ON_REGISTER:
                 listener(cls)
 
-    # per-call state; class-level defaults so an instance only stores what it sets
-    _result: Any = None  # weak reference(s) to the result(s)
+    # Per-call state. ``_result`` (weak reference(s) to the result(s)), which every call sets, is a slot; anything
+    # else goes in the instance's ``__dict__``, made only when a call sets something else (``params``, ``_locals``):
+    # an op such as ``add`` allocates no dict at all, where an instance dict costs an allocation per call and
+    # another to free it. The class-level defaults below mean an instance stores only what it sets.
+    __slots__ = ("_result", "__dict__", "__weakref__")
     _locals: Callable[[], Sequence[np.ndarray | None]] | None = None
     params: Mapping[str, Any] = MappingProxyType({})  # read-only default: an op without parameters
     # the forward node whose gradient this call helps compute, when a recorded backward pass made it
@@ -129,7 +132,7 @@ class operation:
     def result(self) -> Tensor | tuple[Tensor, ...] | None:
         """The tensor(s) this call produced (held weakly: ``result._op`` is this op, and a
         strong link back would make every graph a reference cycle that only the GC frees)."""
-        ref = self._result
+        ref = getattr(self, "_result", None)  # a slot: unset until the call has made its result
         if ref is None:
             return None
         if isinstance(ref, tuple):
