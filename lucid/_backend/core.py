@@ -83,6 +83,10 @@ class operation:
     # ``summary`` is the one line of its docstring and of the language's table, which lists the op
     # when ``language`` (a ``Language``) says how a program calls it.
     method: ClassVar[bool] = False
+    # True when ``cls()`` is ``object.__new__(cls)``: the class's own attributes (``params`` among them) are what
+    # ``__init__`` sets when it is given no options, so the public function of an op with options skips
+    # ``__init__`` (a Python call and a dict per op call) when it is called without any
+    defaults_on_class: ClassVar[bool] = False
     aliases: ClassVar[tuple[str, ...]] = ()
     summary: ClassVar[str] = ""
     language: ClassVar[Any] = None
@@ -110,8 +114,11 @@ class operation:
             for listener in ON_REGISTER:
                 listener(cls)
 
-    # per-call state; class-level defaults so an instance only stores what it sets
-    _result: Any = None  # weak reference(s) to the result(s)
+    # Per-call state. ``_result`` (weak reference(s) to the result(s)), which every call sets, is a slot; anything
+    # else goes in the instance's ``__dict__``, made only when a call sets something else (``params``, ``_locals``):
+    # an op such as ``add`` allocates no dict at all, where an instance dict costs an allocation per call and
+    # another to free it. The class-level defaults below mean an instance stores only what it sets.
+    __slots__ = ("_result", "__dict__", "__weakref__")
     _locals: Callable[[], Sequence[np.ndarray | None]] | None = None
     params: Mapping[str, Any] = MappingProxyType({})  # read-only default: an op without parameters
     # the forward node whose gradient this call helps compute, when a recorded backward pass made it
@@ -125,7 +132,7 @@ class operation:
     def result(self) -> Tensor | tuple[Tensor, ...] | None:
         """The tensor(s) this call produced (held weakly: ``result._op`` is this op, and a
         strong link back would make every graph a reference cycle that only the GC frees)."""
-        ref = self._result
+        ref = getattr(self, "_result", None)  # a slot: unset until the call has made its result
         if ref is None:
             return None
         if isinstance(ref, tuple):
@@ -334,7 +341,26 @@ def func_op(n_in: int | None, n_ret: int = 1, has_gradient: bool = True) -> Call
                     result._grad_fn = grad_function
                 return result
 
-            def make_function(cls: type) -> Callable[..., Any]:
+            def make_function(cls: type, options: bool = False) -> Callable[..., Any]:
+                if options:  # ``function(a, **options)`` is ``wrapper(cls(**options), a)``
+                    new = object.__new__
+
+                    def with_options(a: Any, *args: Any, **kwargs: Any) -> Any:
+                        # without options, ``cls()`` is the bare instance: the class holds the defaults
+                        # (see ``operation.defaults_on_class``), so ``__init__`` and its dict are skipped
+                        op = cls(*args, **kwargs) if args or kwargs else new(cls)
+                        if a.__class__ is not Tensor:
+                            a = as_tensor(a)
+                        result, grad_function = forward(op, a)
+                        op._result = weakref_ref(result)
+                        if has_gradient and a.requires_grad and grad_enabled():
+                            result.requires_grad = True
+                            result._op = op
+                            result._prev = [a]
+                            result._grad_fn = grad_function
+                        return result
+                    return with_options
+
                 def function(a: Any, *args: Any) -> Any:  # ``wrapper(cls(), a, *args)`` in one frame
                     op = cls()
                     if a.__class__ is not Tensor:

@@ -50,6 +50,12 @@ def names_of(cls: type) -> tuple[str, ...]:
     return (cls.name, *cls.aliases)
 
 
+def _defaults_on_class(cls: type[operation]) -> bool:
+    """Whether ``cls()`` is the bare instance: ``defaults_on_class`` set by a class whose ``__init__`` ``cls`` keeps."""
+    owner = next(c for c in cls.__mro__ if "defaults_on_class" in c.__dict__)
+    return bool(owner.__dict__["defaults_on_class"]) and cls.__init__ is owner.__init__
+
+
 def public_function(cls: type[operation]) -> Callable[..., Any]:
     """``lucid.<name>``: a fresh instance per call, its options (``__init__``'s parameters) after the tensors.
 
@@ -71,7 +77,10 @@ def public_function(cls: type[operation]) -> Callable[..., Any]:
         options = []
     else:
         options = list(inspect.signature(cls.__init__).parameters.values())[1:]
-        if len(tensors) == 1:
+        make = getattr(forward, "make_function", None)
+        if len(tensors) == 1 and make is not None and _defaults_on_class(cls):
+            function = make(cls, options=True)  # the same call in one frame, no ``__init__`` without options
+        elif len(tensors) == 1:
             def function(a: Any, *args: Any, **kwargs: Any) -> Any:
                 return forward(cls(*args, **kwargs), a)
         else:

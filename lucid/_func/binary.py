@@ -31,7 +31,11 @@ class add(operation):
     @binary_func_op()
     def forward(self, a: Tensor, b: Tensor):
         out = a.data + b.data
-        return tensor_from_array(out), lambda g: (g if a.requires_grad else None, g if b.requires_grad else None)
+        # The gradient function gets what it reads as defaults, not from a closure: a closure makes a cell per
+        # captured name on every call (with two names, about a third of the op's bookkeeping); defaults are one
+        # tuple. Callers pass the upstream only; the hot ops below do the same.
+        return tensor_from_array(out), lambda g, a=a, b=b: (g if a.requires_grad else None,
+                                                            g if b.requires_grad else None)
 
     def local(self, i, inputs, out):
         return 1.0
@@ -46,7 +50,8 @@ class sub(operation):
     @binary_func_op()
     def forward(self, a: Tensor, b: Tensor):
         out = a.data - b.data
-        return tensor_from_array(out), lambda g: (g if a.requires_grad else None, -g if b.requires_grad else None)
+        return tensor_from_array(out), lambda g, a=a, b=b: (g if a.requires_grad else None,
+                                                            -g if b.requires_grad else None)
 
     def local(self, i, inputs, out):
         return -1.0 if i else 1.0
@@ -63,8 +68,8 @@ class mul(operation):
         out = a.data * b.data
         # upstream · b equals upstream · broadcast(b) elementwise; skipping the
         # broadcast copies and the unneeded side keeps the per-op cost small
-        return tensor_from_array(out), lambda g: (g * b.data if a.requires_grad else None,
-                                       g * a.data if b.requires_grad else None)
+        return tensor_from_array(out), lambda g, a=a, b=b: (g * b.data if a.requires_grad else None,
+                                                            g * a.data if b.requires_grad else None)
 
     def local(self, i, inputs, out):
         return inputs[1 - i]  # ∂(a·b)/∂a = b, ∂(a·b)/∂b = a
@@ -139,7 +144,7 @@ class matmul(operation):
         A, B = a.data, b.data
         matrices = A.ndim == 2 and B.ndim == 2  # read once: each ``ndim`` is an attribute lookup in C
 
-        def grad_function(g: np.ndarray):
+        def grad_function(g: np.ndarray, A=A, B=B, matrices=matrices, a=a, b=b):  # defaults: see ``add``
             ga = gb = None  # only the inputs that need a gradient get one
             if matrices:  # the common case: plain transposes, no Python wrappers
                 if a.requires_grad:

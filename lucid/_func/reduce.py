@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,7 @@ from lucid._tensor.tensor import Tensor, tensor_from_array
 
 Axis = int | tuple[int, ...] | None
 _FLOAT64 = np.dtype(np.float64)
-_empty = np.empty
+_empty, _array = np.empty, np.array
 
 
 def normalize_axis(axis: Any, ndim: int) -> tuple[int, ...]:
@@ -84,6 +85,9 @@ def _reduction_samples(rng: np.random.Generator, maker=uniform) -> list[Sample]:
 
 class _reduction(operation):
     group, language, method = "reduction", REDUCTION, True
+    # ``x.mean()`` without options: the instance reads these (``defaults_on_class``), read-only as ``operation``'s
+    params = MappingProxyType({"axis": None, "keepdims": False})
+    defaults_on_class = True
 
     def __init__(self, axis: Axis = None, keepdims: bool = False) -> None:
         self.params = {"axis": axis, "keepdims": keepdims}  # operation.__init__'s work, without the **kwargs
@@ -133,23 +137,29 @@ class mean(_reduction):
             n = x.size  # the mean of everything (a batch's loss): no axis bookkeeping; locals from local_rule
             # ``float(g) / n`` is ``g / n`` to the bit, without NumPy's 0-d overhead
 
-            def grad_function(g: Any) -> tuple[np.ndarray]:  # one value everywhere, in a fresh float64 array
+            # one value everywhere; its values as defaults, not a closure: see ``binary.add``
+            def grad_function(g: Any, shape=shape, n=n) -> tuple[np.ndarray]:
                 out = _empty(shape)
                 out.fill(float(g) / n)
                 return (out,)
 
-            return tensor_from_array(np.add.reduce(x, None) / n), grad_function
+            total = np.add.reduce(x, None)
+            # the sum's NumPy scalar divided as a Python float, then made a 0-d array: the same bits, without
+            # NumPy's scalar division and the array made from its result (an empty array keeps NumPy's 0/0)
+            return tensor_from_array(_array(float(total) / n) if n else total / n), grad_function
         axes, keep = self._axes(a), params["keepdims"]
-        n = x.size if len(axes) == x.ndim else math.prod([shape[i] for i in axes])
+        n = x.size if len(axes) == x.ndim else math.prod(map(shape.__getitem__, axes))  # no comprehension: see below
         if not axes:
             out = x.copy()
         elif x.dtype.kind == "f":  # np.mean without its Python wrapper
             out = np.add.reduce(x, axis=axes, keepdims=keep) / n
         else:
             out = np.mean(x, axis=axes, keepdims=keep)
-        self._locals = lambda: (np.full(shape, 1.0 / n),)
+        # defaults, not a closure, here too: a name any inner function captures is a cell on every call
+        self._locals = lambda shape=shape, n=n: (np.full(shape, 1.0 / n),)
         # divide before copying out
-        return tensor_from_array(out), lambda g: (expand_reduced(g / n, shape, axes, keep),)
+        return tensor_from_array(out), lambda g, shape=shape, n=n, axes=axes, keep=keep: (
+            expand_reduced(g / n, shape, axes, keep),)
 
     def vjp(self, g, inputs, out):
         a = inputs[0]

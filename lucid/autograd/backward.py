@@ -64,22 +64,22 @@ def _operation_order(root: Tensor) -> list[Tensor]:
     root.grad = None
     # The set holds the tensors themselves: a Tensor hashes by identity in C (``object.__hash__``),
     # and two live objects never share that hash, so membership never calls the elementwise ``==``.
+    # ``order.append``, ``visited.add`` and the stacks' appends are called as methods, not kept as bound
+    # methods in locals: Python 3.11 runs a list's ``append`` method call without a call at all.
     visited = {root}
-    mark, finish = visited.add, order.append
     nodes = [root]
     parents = [iter(root._prev)]
-    push_node, push_parents = nodes.append, parents.append
     while parents:
         for parent in parents[-1]:
             prev = parent._prev
             if prev and parent not in visited:
-                mark(parent)
+                visited.add(parent)
                 parent.grad = None
-                push_node(parent)
-                push_parents(iter(prev))
+                nodes.append(parent)
+                parents.append(iter(prev))
                 break
         else:
-            finish(nodes.pop())
+            order.append(nodes.pop())
             parents.pop()
     return order
 
@@ -104,9 +104,9 @@ def _propagate(order: list[Tensor]) -> None:
     ``retain_grad()``: the pass needs no separate release loop.
 
     The same steps as ``push_gradient`` (shape matching, then accumulation
-    in the parent's dtype), inlined because this loop is the engine's hot path.
-    A gradient that already has its parent's exact class, shape and dtype (nearly
-    all of them) takes three lines; any other goes through ``match_shape`` and
+    in float64), inlined because this loop is the engine's hot path.
+    A float64 array of its parent's shape (nearly every gradient) takes a few lines,
+    and so does a bias's batch sum; any other goes through ``match_shape`` and
     ``_set_tensor_grad``, as in ``push_gradient``. Two savings on top, neither
     visible to a caller:
 
@@ -132,15 +132,26 @@ def _propagate(order: list[Tensor]) -> None:
                 continue
             data = parent.data
             if raw.__class__ is ndarray:
+                # every gradient is float64 (``_grad_dtype``): one dtype read, against the constant, instead
+                # of the parent's too (a parent whose data was set to float32 by hand still gets float64)
+                if raw.dtype is not f64:  # another dtype (a grad function's int or float32 array): the general rule
+                    _set_tensor_grad(parent, match_shape(raw, data.shape)[0])
+                    continue
                 shape, data_shape = raw.shape, data.shape  # each read makes a tuple: read once, test twice
                 if shape != data_shape:
-                    if raw.dtype is data.dtype and len(shape) == len(data_shape) + 1 and shape[1:] == data_shape:
-                        raw = add_reduce(raw, 0)  # a bias over a batch: ``match_shape``'s first case, without the call
+                    if len(shape) == len(data_shape) + 1 and shape[1:] == data_shape:
+                        # a bias over a batch: ``match_shape``'s first case, without the call; the sum is a
+                        # fresh array that only this loop holds, so the parent owns it without a check
+                        raw = add_reduce(raw, 0)
+                        current = parent.grad
+                        if current is None:
+                            parent.grad = raw
+                        else:
+                            total = current + raw
+                            parent.grad = total if total.__class__ is ndarray else np.asarray(
+                                total.data if total.__class__ is Tensor else total)
                     else:  # a broadcast input: the general rule, fresh array
                         _set_tensor_grad(parent, match_shape(raw, data_shape)[0])
-                        continue
-                elif raw.dtype is not data.dtype:  # another dtype (a float32 upstream given by hand): the general rule
-                    _set_tensor_grad(parent, match_shape(raw, data_shape)[0])
                     continue
             elif raw.__class__ is float64 and data.__class__ is ndarray and data.dtype is f64 and not data.ndim:
                 raw = array(raw)  # a 0-d result's gradient, decayed to a NumPy scalar by its ufunc
