@@ -219,8 +219,6 @@ def _install() -> None:
     AppSession, AppSessionState = streamlit_internals.app_session()
     script_runner = streamlit_internals.script_runner_module()
     ScriptRunnerEvent = streamlit_internals.script_runner_event()
-    StopException = streamlit_internals.stop_exception()
-    ScriptRequestType = streamlit_internals.script_request_type()
 
     handle = AppSession._handle_rerun_script_request
     on_event = AppSession._handle_scriptrunner_event_on_event_loop
@@ -277,20 +275,8 @@ def _install() -> None:
             if gate_of(self).pending is not None:
                 flush(self)
 
-    def stopping(ctx: Any) -> bool:
-        requests = getattr(ctx, "script_requests", None)
-        return requests is not None and getattr(requests, "_state", None) == ScriptRequestType.STOP
-
     def run_in_a_slot(func: Callable[[], Any], ctx: Any) -> Any:
-        def run() -> Any:
-            quick = bool(getattr(ctx, "fragment_ids_this_run", None))  # a fragment's run: short, goes first
-            if not RUNS.acquire(ctx.session_id, should_stop=lambda: stopping(ctx), quick=quick):
-                raise StopException()  # replaced while it waited: this run never starts
-            try:
-                return func()
-            finally:
-                RUNS.release()
-        return run_with_errors(run, ctx)
+        return run_with_errors(lambda: _holding_a_slot(func, ctx), ctx)
 
     gated_request.__doc__ = handle.__doc__
     AppSession._handle_rerun_script_request = gated_request  # type: ignore[method-assign]
@@ -312,15 +298,21 @@ def in_a_slot(run: Callable[[], R]) -> R:
     ctx = streamlit_internals.script_run_context()
     if ctx is None:  # bare mode: no session to queue for
         return run()
-    STOP = streamlit_internals.script_request_type().STOP
+    return _holding_a_slot(run, ctx)
+
+
+def _holding_a_slot(run: Callable[[], R], ctx: Any) -> R:
+    """``run()`` once this session's run holds one of ``RUNS``' slots (a fragment's short run goes first); a run
+    replaced while it waited (its session asked to stop) never starts."""
+    stop = streamlit_internals.script_request_type().STOP
 
     def stopping() -> bool:
         requests = getattr(ctx, "script_requests", None)
-        return requests is not None and getattr(requests, "_state", None) == STOP
+        return requests is not None and getattr(requests, "_state", None) == stop
 
     quick = bool(getattr(ctx, "fragment_ids_this_run", None))
     if not RUNS.acquire(ctx.session_id, should_stop=stopping, quick=quick):
-        raise streamlit_internals.stop_exception()()  # replaced while it waited: this run never starts
+        raise streamlit_internals.stop_exception()()
     try:
         return run()
     finally:
