@@ -32,18 +32,24 @@ def _get(url: str, key: str | None = None, timeout: float = 30) -> tuple[int, di
         return err.code, None
 
 
+async def _a_class_asked(teacher) -> tuple[str, dict]:
+    """The teacher's page starts a class on its program and asks a question: the room's code and what the
+    teacher's answer watcher was given (its feed address, key, the count seen)."""
+    await teacher.run(timeout=90)
+    await teacher.run(_button(teacher, "Start a class"), timeout=90)
+    code = dict(urllib.parse.parse_qsl(teacher.query))["room"]
+    await teacher.run(timeout=90)
+    asked = await teacher.run(_button(teacher, "Ask the class"), timeout=90)
+    (watcher,) = [c for c in asked.of_type("bidi_component") if c.component_name == WATCHER]
+    return code, json.loads(watcher.json)
+
+
 def test_the_count_reaches_the_teacher_alone_and_a_students_answer_wakes_the_held_read(tmp_path):
     seen: dict = {}
 
     async def scenario(port: int) -> None:
         async with session(port, query="example=scalar", timeout=90) as teacher:
-            await teacher.run(timeout=90)
-            await teacher.run(_button(teacher, "Start a class"), timeout=90)
-            code = dict(urllib.parse.parse_qsl(teacher.query))["room"]
-            await teacher.run(timeout=90)
-            asked = await teacher.run(_button(teacher, "Ask the class"), timeout=90)
-            (watcher,) = [c for c in asked.of_type("bidi_component") if c.component_name == WATCHER]
-            data = json.loads(watcher.json)
+            code, data = await _a_class_asked(teacher)
             base = f"http://127.0.0.1:{port}{data['feed']}"
             other = "ACD347" if code != "ACD347" else "ACD349"  # a room code nobody opened
             seen.update(code=code, data=data, refused={
@@ -99,13 +105,7 @@ def test_with_two_processes_an_answer_taken_by_the_other_wakes_the_teachers_held
 
     async def teacher_side(port: int, other_port: int) -> None:
         async with session(port, query="example=scalar", timeout=90) as teacher:
-            await teacher.run(timeout=90)
-            await teacher.run(_button(teacher, "Start a class"), timeout=90)
-            code = dict(urllib.parse.parse_qsl(teacher.query))["room"]
-            await teacher.run(timeout=90)
-            asked = await teacher.run(_button(teacher, "Ask the class"), timeout=90)
-            (watcher,) = [c for c in asked.of_type("bidi_component") if c.component_name == WATCHER]
-            data = json.loads(watcher.json)
+            code, data = await _a_class_asked(teacher)
             held: dict = {}
             url = f"http://127.0.0.1:{port}{data['feed']}?answers={data['seen']}"
             reader = threading.Thread(target=lambda: held.update(got=_get(url, data["key"])))
