@@ -225,9 +225,10 @@ def test_jupyterlab_steppers_fit_their_column_after_a_reload(tab, tmp_path):
         players = f"() => document.querySelectorAll('{PLAYER} .lucid-svg-host g.node.current').length === 2"
         page.wait_for_function(players, timeout=SLOW)
         page.wait_for_function(ALL_RUN, timeout=SLOW)
-        page.locator(".jp-NotebookPanel .jp-Cell").first.click()
-        page.keyboard.press("Escape")  # command mode: Ctrl+S saves the notebook with its widget views
-        page.keyboard.press("Control+s")
+        # Saved from the File menu: a Ctrl+S pressed after clicking a cell reached the player drawn in it, and the
+        # notebook was saved only by JupyterLab's autosave two minutes later (the test took 135 s, 20 s now).
+        page.get_by_role("menuitem", name="File", exact=True).click()
+        page.get_by_role("menuitem", name="Save Notebook").first.click()
         page.wait_for_function("() => !document.querySelector('.lm-TabBar-tab.jp-mod-dirty')", timeout=SLOW)
         saved = json.loads((tmp_path / name).read_text(encoding="utf-8"))
         views = [o for c in saved["cells"] for o in c["outputs"]
