@@ -26,6 +26,7 @@ def sent(at: AppTest) -> str:
     """Everything the page put on screen or in the player, as one text."""
     parts = [c.proto.json for c in at.get("bidi_component")]
     parts += [e.value for e in (*at.markdown, *at.code, *at.caption)]
+    parts += [h.proto.body for h in at.get("html")]  # the node inspector's arrays among them
     return "\n".join(str(p) for p in parts)
 
 

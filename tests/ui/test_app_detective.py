@@ -23,8 +23,9 @@ SOURCE = by_slug("scalar").source
 
 
 def texts(at) -> str:
-    return "\n".join(str(e.value) for e in (*at.markdown, *at.caption, *at.success, *at.error, *at.info,
-                                            *at.warning, *at.code))
+    return "\n".join([*(str(e.value) for e in (*at.markdown, *at.caption, *at.success, *at.error, *at.info,
+                                               *at.warning, *at.code)),
+                      *(h.proto.body for h in at.get("html"))])  # the node inspector's arrays among them
 
 
 def tanh_target():

@@ -10,6 +10,7 @@ from lucid.session import analysis as shared
 from lucid.session import share
 from lucid.viz.player.animation import Animation
 from tests.class_pages import players
+from tests.inspector_arrays import inspector_arrays
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "playground.py")
@@ -96,7 +97,22 @@ def test_the_step_the_server_last_heard_of_drives_the_inspector():
     assert player(at)["step"] == 3
     inspector = "".join(m.value for m in at.markdown)
     assert "**t13 · " in inspector  # it follows the node receiving gradient at step 3 (log's input)
-    assert any(c.value.strip() == "0.671141" for c in at.code)  # ∂out/∂t13 = 1/1.490
+    assert "0.671141" in [a.strip() for a in inspector_arrays(at)]  # ∂out/∂t13 = 1/1.490
+
+
+def test_the_inspectors_arrays_are_preformatted_text_and_the_page_opens_without_a_code_block():
+    # A code block's first use on a page makes the browser load Streamlit's syntax highlighter (about 0.5 s of CPU)
+    at = start(example="mlp")
+    assert not at.code
+    value, gradient = inspector_arrays(at)
+    assert (value.strip(), gradient.strip()) == ("1.07998", "1")  # the loss, and its seed gradient
+    at.selectbox(key="pg_inspect").set_value(next(o for o in at.selectbox(key="pg_inspect").options
+                                                 if o.startswith("t1 "))).run()
+    value, gradient = inspector_arrays(at)
+    assert value.splitlines() == ["[[ 0.41163  1.04251 -0.12853  1.36646]",  # W1, 3×4: a row per line
+                                  " [-0.66519  0.35151  0.90347  0.09401]",
+                                  " [-0.7435  -0.92173 -0.45773  0.2202 ]]"]
+    assert gradient == "not reached yet at this step"
 
 
 def test_bad_program_shows_line_and_column_and_keeps_the_old_graph():

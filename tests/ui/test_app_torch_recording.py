@@ -22,6 +22,7 @@ from lucid.i18n import use_language
 from lucid.session.inspector import full_array
 from lucid.torch import from_json
 from tests.class_pages import players
+from tests.inspector_arrays import inspector_arrays
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "playground.py")
@@ -72,8 +73,8 @@ def inspect(at: AppTest, label_part: str, step: int) -> tuple[str, str]:
     at.run()
     box = at.selectbox(key="pg_inspect")
     box.set_value(next(o for o in box.options if label_part in o)).run()
-    codes = [c.value for c in at.code]
-    return codes[-2], codes[-1]
+    value, gradient = inspector_arrays(at)[-2:]
+    return value, gradient
 
 
 def torch_step():
