@@ -150,41 +150,90 @@ def pytest_runtest_makereport(item, call):
     return report
 
 
-@pytest.fixture(scope="session")
-def tabs_context(browser) -> Iterator[object]:
-    """The browser context every ``tab`` of this process opens in.
+VIEWPORT = {"width": 1400, "height": 950}
+OUTLIVES_THE_PAGE = ("on", "once", "add_init_script", "route", "route_from_har", "expose_function", "expose_binding",
+                     "set_extra_http_headers", "emulate_media")
+"""What a test can do to a tab that lasts beyond the page it is on: a tab where one of these was done is closed after
+the test, not handed to the next."""
 
-    A context of its own per tab started with empty caches, so each page load fetched and compiled Streamlit's
-    frontend (about 140 files, 6 MB) again: a Playground load cost 5.3-6.0 s of CPU in a fresh context against
-    4.5-5.4 s in one that had loaded it before (six loads each, three rounds, alternating). A tab is still its own
-    page: its own Streamlit session and sessionStorage; what a test grants the context is taken back after it.
+
+class Tabs:
+    """This process's browser tab, handed from test to test.
+
+    Each test used to get a new tab in a new context, and each new tab started Streamlit's frontend (about 140
+    files, 6 MB of script) in a new renderer with nothing compiled. Measured per Playground load (cgroup CPU, three
+    rounds): a new context 5.3-6.0 s, a new tab in a context that had loaded it 2.7 s, a new address in a tab that
+    had 1.6-1.8 s. Between tests the tab's storage is cleared and it is sent to ``about:blank``, which ends its
+    Streamlit session; its permissions and cookies are taken back. A tab whose test failed, or that was given
+    something that outlives its page (``OUTLIVES_THE_PAGE``), is closed and the next test gets a new one.
     Tests that cut a context's network or need a context's own settings open their own (``class_tabs``).
     """
-    context = browser.new_context(viewport={"width": 1400, "height": 950})
-    yield context
+
+    def __init__(self, context) -> None:
+        self.context = context
+        self.current = None
+
+    def take(self) -> tuple[object, list[str]]:
+        if self.current is None or self.current.is_closed():
+            self.current = self.context.new_page()
+        tab = self.current
+        tab.set_default_timeout(ACTION_TIMEOUT_MS)
+        tab.set_default_navigation_timeout(ACTION_TIMEOUT_MS)
+        tab.set_viewport_size(VIEWPORT)
+        marks: list[str] = []
+        for name in OUTLIVES_THE_PAGE:
+            setattr(tab, name, self._marking(getattr(tab, name), name, marks))
+        return tab, marks
+
+    @staticmethod
+    def _marking(method, name: str, marks: list[str]):
+        def marked(*args, **kwargs):
+            marks.append(name)
+            return method(*args, **kwargs)
+        return marked
+
+    def give_back(self, tab, marks: list[str], failed: bool) -> None:
+        for name in OUTLIVES_THE_PAGE:
+            vars(tab).pop(name, None)
+        self.context.clear_permissions()  # the clipboard a test was given is not the next test's
+        self.context.clear_cookies()
+        if not failed and not marks and not tab.is_closed():
+            try:
+                tab.evaluate("() => { try { sessionStorage.clear(); localStorage.clear(); } catch (e) {} }")
+                tab.goto("about:blank")
+                return
+            except Exception as err:  # noqa: BLE001 - a tab that cannot be cleared is replaced
+                print(f"the tab could not be cleared for the next test ({err}); it is replaced")
+        if not tab.is_closed():
+            tab.close()
+        self.current = None
+
+
+@pytest.fixture(scope="session")
+def tabs(browser) -> Iterator[Tabs]:
+    """The browser context (and its one reused tab) every ``tab`` of this process is."""
+    context = browser.new_context(viewport=VIEWPORT)
+    yield Tabs(context)
     context.close()
 
 
 @pytest.fixture()
-def tab(tabs_context, request):
-    """A fresh browser tab (own Streamlit session) at 1400×950, not yet pointed anywhere.
+def tab(tabs, request):
+    """A browser tab (its own Streamlit session, empty storage) at 1400×950, on ``about:blank``.
 
     When the test fails, the tab's last state is saved as ``artifacts/e2e-failure-<test>.png``.
     """
-    new_tab = tabs_context.new_page()
-    new_tab.set_default_timeout(ACTION_TIMEOUT_MS)
-    new_tab.set_default_navigation_timeout(ACTION_TIMEOUT_MS)
+    new_tab, marks = tabs.take()
     yield new_tab
     report = getattr(request.node, "report_call", None)
-    if report is not None and report.failed:
+    failed = report is not None and report.failed
+    if failed:
         ARTIFACTS.mkdir(exist_ok=True)
         try:
             new_tab.screenshot(path=str(ARTIFACTS / f"e2e-failure-{request.node.name}.png"))
         except Exception as err:  # noqa: BLE001 - a failed picture must not hide the test's own failure
             print(f"could not save the failure screenshot: {err}")
-    new_tab.close()
-    tabs_context.clear_permissions()  # the clipboard a test was given is not the next test's
-    tabs_context.clear_cookies()
+    tabs.give_back(new_tab, marks, failed)
 
 
 @pytest.fixture()
