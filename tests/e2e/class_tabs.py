@@ -13,9 +13,37 @@ ROOM_STATUS = ".lucid-room-status"
 """The player's connection line (not connected, class ended)."""
 
 
-def new_tab(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    tab = context.new_page()
+PROJECTOR = {"width": 1280, "height": 720}
+_SHARED: dict[int, object] = {}
+"""Per browser, the context the class tabs open in (closed with the browser)."""
+
+
+class SharedTab:
+    """What a test holds of a class tab opened in the shared context: closing it closes the tab (the student
+    leaves), never the context the other tabs are in."""
+
+    def __init__(self, tab) -> None:
+        self.tab = tab
+
+    def close(self) -> None:
+        if not self.tab.is_closed():
+            self.tab.close()
+
+
+def new_tab(browser, own_context: bool = False):
+    """A tab at 1280×720 and what closes it. Each is its own page (its own Streamlit session and sessionStorage);
+    they share one context, whose caches hold Streamlit's frontend after the first (a fresh context costs 5.3-6.0 s
+    of CPU per Playground load, a new tab in a warm one 2.7 s), unless ``own_context``: a test that cuts one tab's
+    network (``context.set_offline``) gives that tab a context of its own."""
+    if own_context:
+        context = browser.new_context(viewport=PROJECTOR)
+        tab = context.new_page()
+    else:
+        shared = _SHARED.get(id(browser))
+        if shared is None or not shared.browser.is_connected():
+            shared = _SHARED[id(browser)] = browser.new_context(viewport=PROJECTOR)
+        tab = shared.new_page()
+        context = SharedTab(tab)
     tab.set_default_timeout(ACTION_TIMEOUT_MS)
     return context, tab
 
@@ -73,13 +101,14 @@ def teacher_starts_a_class(browser, app_url: str, contexts: list, example: str =
     return teacher
 
 
-def students_join(browser, app_url: str, code: str, n: int, contexts: list) -> list:
-    """``n`` students' tabs open the join link and follow the teacher (each its own context)."""
+def students_join(browser, app_url: str, code: str, n: int, contexts: list, own_contexts: bool = False) -> list:
+    """``n`` students' tabs open the join link and follow the teacher (``own_contexts``: each in a context of its
+    own, for a test that cuts one's network)."""
     from tests.e2e.waits import wait_until_idle
 
     students = []
     for _ in range(n):
-        context, student = new_tab(browser)
+        context, student = new_tab(browser, own_context=own_contexts)
         contexts.append(context)
         student.goto(f"{app_url}/playground?room={code}")
         student.get_by_text("following the teacher").wait_for(timeout=SLOW)

@@ -45,7 +45,7 @@ def test_the_projected_panel_keeps_the_graph_on_screen_and_the_answers_hidden_un
         teacher = teacher_starts_a_class(browser, app_url, contexts, extra="&classroom=1")
         code = parse_qs(urlparse(teacher.url).query)["room"][0]
 
-        tabs = students_join(browser, app_url, code, 2, contexts)
+        tabs = students_join(browser, app_url, code, 2, contexts, own_contexts=True)  # one goes offline
         students = list(zip(contexts[1:], tabs, strict=True))
         teacher.get_by_text("2 students").wait_for(timeout=SOON)  # no rerun of the teacher's page needed
 

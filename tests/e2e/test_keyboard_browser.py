@@ -146,7 +146,7 @@ def test_a_student_joins_answers_and_hears_the_question_receipt_and_verdict_by_k
     try:
         teacher = teacher_starts_a_class(browser, app_url, contexts)  # the teacher is not the one under test
         code = urllib.parse.parse_qs(urllib.parse.urlparse(teacher.url).query)["room"][0]
-        context, student = new_tab(browser)
+        context, student = new_tab(browser, own_context=True)  # its network is cut below
         contexts.append(context)
         student.goto(f"{app_url}/playground?room={code}")  # the join link
         student.get_by_text("following the teacher").wait_for(timeout=SLOW)
